@@ -1,0 +1,34 @@
+/* Barrier, dissemination algorithm (Hensgen, Finkel and Manber).
+ *
+ * Cost: ceil(log2 p) rounds; in round k each rank sends a zero-byte message
+ * to rank + 2^k and receives one from rank - 2^k (mod p). Right for any p.
+ *
+ * Example, p = 5: round 0: 0->1 1->2 2->3 3->4 4->0; round 1: 0->2 1->3 ...
+ * round 2: 0->4 1->0 ... After round k every rank has heard, directly or
+ * not, from the 2^(k+1) ranks before it, so after ceil(log2 5) = 3 rounds
+ * from all of them. */
+#include "coll.h"
+#include "pt2pt.h"
+
+ol_status_t ol_coll_barrier_dissemination(ol_comm_t *comm)
+{
+    const ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
+    for (int distance = 1, round = 0; distance < comm->size; distance <<= 1, round++) {
+        int to = (comm->rank + distance) % comm->size;
+        int from = (comm->rank - distance + comm->size) % comm->size;
+        int tag = OL_COLL_TAG_BARRIER + round;
+        ol_pt2pt_request_t *recv_req;
+        ol_status_t rc = ol_pt2pt_irecv(NULL, 0, byte, from, tag, comm, OL_TAGSPACE_COLL, &recv_req);
+        if (rc != OL_OK)
+            return rc;
+        rc = ol_pt2pt_send(NULL, 0, byte, to, tag, comm, OL_TAGSPACE_COLL);
+        if (rc != OL_OK) {
+            ol_pt2pt_cancel(recv_req);
+            return rc;
+        }
+        rc = ol_pt2pt_wait(recv_req, NULL);
+        if (rc != OL_OK)
+            return rc;
+    }
+    return OL_OK;
+}

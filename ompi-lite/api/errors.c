@@ -1,0 +1,194 @@
+/* Error classes, their strings, and the error path of every binding:
+ * the detail sentence a check records and the handler that reports it. */
+#include "gen_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const class_strings[] = {
+    [MPI_SUCCESS] = "MPI_SUCCESS: no error",
+    [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer",
+    [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count argument",
+    [MPI_ERR_TYPE] = "MPI_ERR_TYPE: invalid datatype",
+    [MPI_ERR_TAG] = "MPI_ERR_TAG: invalid tag",
+    [MPI_ERR_COMM] = "MPI_ERR_COMM: invalid communicator",
+    [MPI_ERR_RANK] = "MPI_ERR_RANK: invalid rank",
+    [MPI_ERR_REQUEST] = "MPI_ERR_REQUEST: invalid request",
+    [MPI_ERR_ROOT] = "MPI_ERR_ROOT: invalid root",
+    [MPI_ERR_GROUP] = "MPI_ERR_GROUP: invalid group",
+    [MPI_ERR_OP] = "MPI_ERR_OP: invalid reduction operation",
+    [MPI_ERR_TOPOLOGY] = "MPI_ERR_TOPOLOGY: invalid topology",
+    [MPI_ERR_DIMS] = "MPI_ERR_DIMS: invalid dimension argument",
+    [MPI_ERR_ARG] = "MPI_ERR_ARG: invalid argument of some other kind",
+    [MPI_ERR_UNKNOWN] = "MPI_ERR_UNKNOWN: unknown error",
+    [MPI_ERR_TRUNCATE] = "MPI_ERR_TRUNCATE: message truncated on receive",
+    [MPI_ERR_OTHER] = "MPI_ERR_OTHER: known error not in this list",
+    [MPI_ERR_INTERN] = "MPI_ERR_INTERN: internal error",
+    [MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
+    [MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error code is in status",
+    [MPI_ERR_ACCESS] = "MPI_ERR_ACCESS: permission denied",
+    [MPI_ERR_AMODE] = "MPI_ERR_AMODE: invalid access mode",
+    [MPI_ERR_ASSERT] = "MPI_ERR_ASSERT: invalid assertion",
+    [MPI_ERR_BAD_FILE] = "MPI_ERR_BAD_FILE: invalid file name",
+    [MPI_ERR_BASE] = "MPI_ERR_BASE: invalid base",
+    [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: error in a data conversion function",
+    [MPI_ERR_DISP] = "MPI_ERR_DISP: invalid displacement",
+    [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already registered",
+    [MPI_ERR_FILE_EXISTS] = "MPI_ERR_FILE_EXISTS: file exists",
+    [MPI_ERR_FILE_IN_USE] = "MPI_ERR_FILE_IN_USE: file in use by another process",
+    [MPI_ERR_FILE] = "MPI_ERR_FILE: invalid file handle",
+    [MPI_ERR_INFO_KEY] = "MPI_ERR_INFO_KEY: info key too long",
+    [MPI_ERR_INFO_NOKEY] = "MPI_ERR_INFO_NOKEY: no such info key",
+    [MPI_ERR_INFO_VALUE] = "MPI_ERR_INFO_VALUE: info value too long",
+    [MPI_ERR_INFO] = "MPI_ERR_INFO: invalid info object",
+    [MPI_ERR_IO] = "MPI_ERR_IO: input/output error",
+    [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid attribute key",
+    [MPI_ERR_LOCKTYPE] = "MPI_ERR_LOCKTYPE: invalid lock type",
+    [MPI_ERR_NAME] = "MPI_ERR_NAME: service name not published",
+    [MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+    [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: arguments differ between processes",
+    [MPI_ERR_NO_SPACE] = "MPI_ERR_NO_SPACE: not enough space",
+    [MPI_ERR_NO_SUCH_FILE] = "MPI_ERR_NO_SUCH_FILE: file does not exist",
+    [MPI_ERR_PORT] = "MPI_ERR_PORT: invalid port name",
+    [MPI_ERR_QUOTA] = "MPI_ERR_QUOTA: quota exceeded",
+    [MPI_ERR_READ_ONLY] = "MPI_ERR_READ_ONLY: read-only file or file system",
+    [MPI_ERR_RMA_ATTACH] = "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+    [MPI_ERR_RMA_CONFLICT] = "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+    [MPI_ERR_RMA_RANGE] = "MPI_ERR_RMA_RANGE: target memory outside the window",
+    [MPI_ERR_RMA_SHARED] = "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls",
+    [MPI_ERR_SERVICE] = "MPI_ERR_SERVICE: invalid service name",
+    [MPI_ERR_SIZE] = "MPI_ERR_SIZE: invalid size argument",
+    [MPI_ERR_SPAWN] = "MPI_ERR_SPAWN: error spawning processes",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+    [MPI_ERR_WIN] = "MPI_ERR_WIN: invalid window",
+    [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+    [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: a peer process aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large for its output",
+    [MPI_ERR_SESSION] = "MPI_ERR_SESSION: invalid session",
+    [MPI_ERR_ERRHANDLER] = "MPI_ERR_ERRHANDLER: invalid error handler",
+    [MPI_ERR_ABI] = "MPI_ERR_ABI: ABI mismatch",
+};
+
+static const char *const tool_strings[] = {
+    [MPI_T_ERR_CANNOT_INIT - 1000] = "MPI_T_ERR_CANNOT_INIT: the tool interface cannot start",
+    [MPI_T_ERR_NOT_ACCESSIBLE - 1000] = "MPI_T_ERR_NOT_ACCESSIBLE: not accessible now",
+    [MPI_T_ERR_NOT_INITIALIZED - 1000] = "MPI_T_ERR_NOT_INITIALIZED: tool interface not started",
+    [MPI_T_ERR_NOT_SUPPORTED - 1000] = "MPI_T_ERR_NOT_SUPPORTED: not supported",
+    [MPI_T_ERR_MEMORY - 1000] = "MPI_T_ERR_MEMORY: out of memory",
+    [MPI_T_ERR_INVALID - 1000] = "MPI_T_ERR_INVALID: invalid use of the tool interface",
+    [MPI_T_ERR_INVALID_INDEX - 1000] = "MPI_T_ERR_INVALID_INDEX: invalid index",
+    [MPI_T_ERR_INVALID_ITEM - 1000] = "MPI_T_ERR_INVALID_ITEM: invalid item",
+    [MPI_T_ERR_INVALID_SESSION - 1000] = "MPI_T_ERR_INVALID_SESSION: invalid session",
+    [MPI_T_ERR_INVALID_HANDLE - 1000] = "MPI_T_ERR_INVALID_HANDLE: invalid handle",
+    [MPI_T_ERR_INVALID_NAME - 1000] = "MPI_T_ERR_INVALID_NAME: invalid name",
+    [MPI_T_ERR_OUT_OF_HANDLES - 1000] = "MPI_T_ERR_OUT_OF_HANDLES: no more handles",
+    [MPI_T_ERR_OUT_OF_SESSIONS - 1000] = "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW - 1000] = "MPI_T_ERR_CVAR_SET_NOT_NOW: cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER - 1000] = "MPI_T_ERR_CVAR_SET_NEVER: can never be set",
+    [MPI_T_ERR_PVAR_NO_WRITE - 1000] = "MPI_T_ERR_PVAR_NO_WRITE: cannot be written",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP - 1000] = "MPI_T_ERR_PVAR_NO_STARTSTOP: cannot be started or stopped",
+    [MPI_T_ERR_PVAR_NO_ATOMIC - 1000] = "MPI_T_ERR_PVAR_NO_ATOMIC: cannot be read and reset atomically",
+};
+
+/* NULL for a code that is no error class. */
+static const char *class_string(int code)
+{
+    if (code >= 0 && (size_t)code < OL_ARRAY_SIZE(class_strings))
+        return class_strings[code];
+    if (code > 1000 && (size_t)(code - 1000) < OL_ARRAY_SIZE(tool_strings))
+        return tool_strings[code - 1000];
+    return NULL;
+}
+
+int ol_api_error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *text = class_string(errorcode);
+    if (!text) {
+        ol_api_set_detail("errorcode %d is not an error class or code", errorcode);
+        return MPI_ERR_ARG;
+    }
+    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+int ol_api_error_class(int errorcode, int *errorclass)
+{
+    if (!class_string(errorcode)) {
+        ol_api_set_detail("errorcode %d is not an error class or code", errorcode);
+        return MPI_ERR_ARG;
+    }
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+
+static __thread char detail[512];
+
+void ol_api_set_detail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+}
+
+static void report_and_abort(const char *function, int err)
+{
+    const char *text = class_string(err);
+    char where[400] = "";
+    if (ol_rt.state == OL_RT_RUNNING)
+        snprintf(where, sizeof(where), " on rank %d (host %s, pid %d)", ol_rt.rank,
+                 ol_rt.hostname, (int)getpid());
+    char message[1400];
+    snprintf(message, sizeof(message), "ompi-lite: error in %s%s: %s [%s]", function, where,
+             detail[0] ? detail : "no detail", text ? text : "unknown error");
+    detail[0] = '\0';
+    ol_rt_abort(err, message);
+}
+
+int ol_api_raise(const char *function, ol_comm_t *comm, int err)
+{
+    if (ol_rt.state != OL_RT_RUNNING)
+        report_and_abort(function, err); /* no handler exists outside MPI */
+    MPI_Errhandler handler = (comm ? comm : &ol_comm_self)->errhandler;
+    if (handler == MPI_ERRORS_RETURN) {
+        detail[0] = '\0';
+        return err;
+    }
+    report_and_abort(function, err);
+    return err;
+}
+
+ol_status_t ol_check_running_slow(void)
+{
+    ol_api_set_detail(ol_rt.state == OL_RT_NOT_STARTED ? "called before MPI_Init"
+                                                       : "called after MPI_Finalize");
+    return MPI_ERR_OTHER;
+}
+
+/* Only the predefined handlers exist until user error handlers arrive. */
+static bool is_predefined_handler(MPI_Errhandler handler)
+{
+    return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_ABORT ||
+           handler == MPI_ERRORS_RETURN;
+}
+
+int ol_api_comm_set_errhandler(ol_comm_t *comm, MPI_Errhandler errhandler)
+{
+    if (!is_predefined_handler(errhandler)) {
+        ol_api_set_detail("errhandler is not a valid error handler");
+        return MPI_ERR_ARG;
+    }
+    comm->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_get_errhandler(ol_comm_t *comm, MPI_Errhandler *errhandler)
+{
+    *errhandler = comm->errhandler;
+    return MPI_SUCCESS;
+}

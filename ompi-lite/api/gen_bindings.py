@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Writes the MPI C bindings from functions.def (see README.md here).
+
+For every function of the table whose implementation exists, i.e. one of
+the given source files defines `ol_api_<name in lower case>(`, it writes:
+
+  * PMPI_<Name>: the initialisation check, the checks of every parameter by
+    its KIND (communicator first, so later errors go to its handler), the
+    translation of handles to internal objects, the call into the
+    implementation, and the error handler on failure;
+  * MPI_<Name>: a weak alias of PMPI_<Name>, so profiling tools can
+    interpose;
+
+and a header with the prototype every implementation must have. A function
+without an implementation is not written, hence not exported: linking a
+program that calls it fails with its name.
+
+usage: gen_bindings.py TABLE OUT.c OUT.h IMPL.c...
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fntable  # noqa: E402
+
+# Callable before MPI_Init and after MPI_Finalize (MPI-4.1 section 11.2.1).
+CALLABLE_ANYTIME = {
+    "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized",
+    "MPI_Get_version", "MPI_Get_library_version", "MPI_Abi_get_version",
+    "MPI_Abi_get_info", "MPI_Abi_get_fortran_info", "MPI_Wtime", "MPI_Wtick",
+    "MPI_Error_class", "MPI_Error_string", "MPI_Query_thread",
+}
+
+# Handle kinds that have an internal object: (C type, lookup check).
+TRANSLATED = {
+    "COMM": ("ol_comm_t *", "ol_check_comm"),
+    "DATATYPE": ("ol_datatype_t *", "ol_check_datatype"),
+}
+
+# Kinds checked against the communicator: (check function).
+RANK_CHECKS = {"DEST": "ol_check_dest", "SOURCE": "ol_check_source", "ROOT": "ol_check_root"}
+
+
+def impl_name(fn):
+    return "ol_api_" + fn.name[len("MPI_"):].lower()
+
+
+def implemented_names(sources):
+    found = set()
+    pattern = re.compile(r"^[A-Za-z_][\w \*]*\bol_api_(\w+)\s*\(", re.M)
+    for path in sources:
+        with open(path, encoding="utf-8") as f:
+            found.update("ol_api_" + m.group(1) for m in pattern.finditer(f.read()))
+    return found
+
+
+def impl_param(p):
+    """The implementation's declaration of a parameter: handles translated."""
+    if p.kind in TRANSLATED:
+        return "%s%s" % (TRANSLATED[p.kind][0], p.name)
+    return p.decl
+
+
+def impl_prototype(fn):
+    params = ", ".join(impl_param(p) for p in fn.params) or "void"
+    return "%s %s(%s)" % (fn.ret, impl_name(fn), params)
+
+
+def first_of(fn, kind):
+    return next((p for p in fn.params if p.kind == kind), None)
+
+
+def buffer_count(fn, buf):
+    """The COUNT and DATATYPE that follow a BUFFER describe it."""
+    after = fn.params[fn.params.index(buf) + 1:]
+    count = next((p for p in after if p.kind == "COUNT"), None)
+    dtype = next((p for p in after if p.kind == "DATATYPE"), None)
+    return count, dtype
+
+
+def checks(fn):
+    """C statements checking the parameters, each setting `err`."""
+    out = []
+    comm = first_of(fn, "COMM")
+    ordered = ([comm] if comm else []) + [p for p in fn.params if p is not comm]
+    buffers = []
+    for p in ordered:
+        if p.kind in TRANSLATED:
+            out.append('%s(%s, "%s", &%s_obj)' % (TRANSLATED[p.kind][1], p.name, p.name, p.name))
+        elif p.kind == "COUNT":
+            out.append('ol_check_count((MPI_Count)%s, "%s")' % (p.name, p.name))
+        elif p.kind in RANK_CHECKS:
+            if not comm:
+                raise fntable.TableError("%s: %s %s needs a COMM parameter" % (fn.name, p.kind, p.name))
+            out.append('%s(%s_obj, %s, "%s")' % (RANK_CHECKS[p.kind], comm.name, p.name, p.name))
+        elif p.kind == "TAG":
+            out.append('ol_check_tag(%s, "%s")' % (p.name, p.name))
+        elif p.kind == "RECV_TAG":
+            out.append('ol_check_recv_tag(%s, "%s")' % (p.name, p.name))
+        elif p.kind in ("OUT", "INOUT"):
+            out.append('ol_check_not_null(%s, "%s")' % (p.name, p.name))
+        elif p.kind == "BUFFER":
+            buffers.append(p)
+    for buf in buffers:  # after their counts and datatypes are known valid
+        count, dtype = buffer_count(fn, buf)
+        if count and dtype:
+            out.append('ol_check_buffer(%s, (MPI_Count)%s, %s_obj, "%s")'
+                       % (buf.name, count.name, dtype.name, buf.name))
+    return out
+
+
+def call_args(fn):
+    return ", ".join(p.name + "_obj" if p.kind in TRANSLATED else p.name for p in fn.params)
+
+
+def int_binding(fn):
+    comm = first_of(fn, "COMM")
+    lines = ["OL_EXPORT %s" % fn.prototype("P" + fn.name), "{"]
+    lines.append('    static const char fn_name[] = "%s";' % fn.name)
+    for p in fn.params:
+        if p.kind in TRANSLATED:
+            lines.append("    %s%s_obj = NULL;" % (TRANSLATED[p.kind][0], p.name))
+    lines.append("    int err;")
+    statements = [] if fn.name in CALLABLE_ANYTIME else ["ol_check_running()"]
+    statements += checks(fn)
+    statements.append("%s(%s)" % (impl_name(fn), call_args(fn)))
+    for s in statements:
+        lines.append("    if (OL_UNLIKELY((err = %s) != MPI_SUCCESS))" % s)
+        lines.append("        goto fail;")
+    lines.append("    return MPI_SUCCESS;")
+    lines.append("fail:")
+    lines.append("    return ol_api_raise(fn_name, %s, err);" % (comm.name + "_obj" if comm else "NULL"))
+    lines.append("}")
+    return lines
+
+
+def value_binding(fn):
+    """Functions that return a value (MPI_Wtime, MPI_Comm_fromint ...) have
+    no error code to return: they do no checks."""
+    args = ", ".join(p.name for p in fn.params)
+    return ["OL_EXPORT %s" % fn.prototype("P" + fn.name), "{",
+            "    return %s(%s);" % (impl_name(fn), args), "}"]
+
+
+def binding(fn):
+    lines = int_binding(fn) if fn.ret == "int" else value_binding(fn)
+    lines.append('OL_EXPORT extern __typeof__(P%s) %s __attribute__((weak, alias("P%s")));'
+                 % (fn.name, fn.name, fn.name))
+    return lines
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    table, out_c, out_h, sources = argv[0], argv[1], argv[2], argv[3:]
+    functions = fntable.load(table)
+    present = implemented_names(sources)
+    chosen = [fn for fn in functions if impl_name(fn) in present and not fn.varargs]
+    banner = "/* Generated by gen_bindings.py from functions.def: do not edit. */\n"
+    header = [banner, "#ifndef OL_GEN_IMPL_H", "#define OL_GEN_IMPL_H",
+              '#include "ol_api.h"', ""]
+    header += ["%s;" % impl_prototype(fn) for fn in chosen]
+    header += ["", "#endif", ""]
+    body = [banner, '#include "gen_impl.h"', '#include "ol_api_checks.h"', ""]
+    for fn in chosen:
+        body += binding(fn) + [""]
+    write(out_h, "\n".join(header))
+    write(out_c, "\n".join(body))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,34 @@
+/* The parameter table: every tunable of ompi-lite is one row (name, type,
+ * default, help) and is read from the environment variable OMPI_LITE_<NAME>.
+ * mpirun --param NAME=VALUE sets the same variable for the ranks. */
+#ifndef OL_PARAMS_H
+#define OL_PARAMS_H
+
+#include <stdio.h>
+
+typedef enum { OL_PARAM_INT, OL_PARAM_STRING } ol_param_type_t;
+
+typedef struct {
+    const char *name;       /* without the OMPI_LITE_ prefix */
+    ol_param_type_t type;
+    const char *default_value;
+    const char *help;
+    void *storage;          /* int * or const char ** */
+} ol_param_t;
+
+/* The values, read by ol_params_load(). */
+extern struct ol_param_values {
+    const char *debug;          /* DEBUG */
+    const char *debug_subsys;   /* DEBUG_SUBSYS */
+    int spin_us;                /* SPIN_US */
+    int wait_poll_ms;           /* WAIT_POLL_MS */
+} ol_param;
+
+/* Reads every OMPI_LITE_<NAME> variable; a value that does not parse is
+ * reported on stderr and the default is kept. Returns the number of bad values. */
+int ol_params_load(void);
+
+/* Prints the table with current values and help (ompi_lite_info --params). */
+void ol_params_print(FILE *out);
+
+#endif

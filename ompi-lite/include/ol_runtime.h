@@ -1,0 +1,63 @@
+/* The runtime: process start and end (PMIx client, UCX context and worker),
+ * the job's facts, and the progress engine every blocking call waits in. */
+#ifndef OL_RUNTIME_H
+#define OL_RUNTIME_H
+
+#include "ol_common.h"
+#include <stdbool.h>
+#include <ucp/api/ucp.h>
+
+typedef enum {
+    OL_RT_NOT_STARTED = 0,
+    OL_RT_RUNNING,
+    OL_RT_FINALIZED,
+} ol_rt_state_t;
+
+typedef struct {
+    ol_rt_state_t state;
+    int thread_level;        /* granted MPI_THREAD_* */
+    int rank;                /* in MPI_COMM_WORLD */
+    int size;
+    int local_rank;          /* among the ranks of this host */
+    int local_size;
+    int node_rank;
+    int appnum;
+    bool singleton;          /* started without a PMIx server */
+    char hostname[256];
+    ucp_context_h ucp_context;
+    ucp_worker_h ucp_worker;
+    int worker_efd;          /* UCX wakeup fd: blocked ranks sleep on it */
+    int spin_us;             /* how long a waiting rank polls before sleeping */
+} ol_runtime_t;
+
+extern ol_runtime_t ol_rt;
+
+/* What the layer that owns UCX requests (pt2pt) needs of the UCX context:
+ * the runtime cannot know it, so the caller of ol_rt_init passes it down. */
+typedef struct {
+    size_t request_size;
+    void (*request_init)(void *request);
+} ol_rt_request_spec_t;
+
+/* Starts PMIx (or a singleton) and UCX. */
+ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests);
+ol_status_t ol_rt_finalize(void);
+
+/* Ends the whole job with this exit code; message goes to stderr first. */
+void ol_rt_abort(int exit_code, const char *message) __attribute__((noreturn));
+
+/* The UCX worker address another rank published at start-up. The returned
+ * buffer is the caller's to free with ol_rt_free_peer_address(). */
+ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length);
+void ol_rt_free_peer_address(void *address);
+
+/* Progress: one call advances every outstanding operation. */
+static inline int ol_progress(void) { return (int)ucp_worker_progress(ol_rt.ucp_worker); }
+
+/* Waits until done(arg) is true, progressing; spins for spin_us and then
+ * sleeps on the worker's event fd so that oversubscribed ranks yield. */
+void ol_progress_wait(bool (*done)(void *arg), void *arg);
+
+double ol_rt_wtime(void);
+
+#endif

@@ -1,0 +1,50 @@
+# The library libmpi_abi: API bindings (generated), runtime, datatypes,
+# plus the pt2pt/ and coll/ layers that pt2pt/local.mk and coll/local.mk add
+# to the convenience library libol_core.
+include_HEADERS += ompi-lite/include/mpi.h
+noinst_LTLIBRARIES = libol_core.la
+lib_LTLIBRARIES += libmpi_abi.la
+
+OL_CORE_CPPFLAGS = -I$(top_srcdir)/ompi-lite/include -I$(top_builddir)/ompi-lite/include \
+	-I$(top_srcdir)/ompi-lite/api -I$(top_builddir)/ompi-lite/api \
+	-I$(top_srcdir)/pt2pt -I$(top_srcdir)/coll \
+	$(UCX_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+OL_CORE_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -pthread
+OL_CORE_LIBS = $(UCX_LIBS) $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
+
+libol_core_la_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+libol_core_la_CFLAGS = $(OL_CORE_CFLAGS)
+libol_core_la_LIBADD = $(OL_CORE_LIBS)
+libol_core_la_SOURCES = \
+	ompi-lite/include/ol_common.h ompi-lite/include/ol_log.h ompi-lite/include/ol_params.h \
+	ompi-lite/include/ol_runtime.h ompi-lite/include/ol_comm.h ompi-lite/include/ol_datatype.h \
+	ompi-lite/runtime/params.c ompi-lite/runtime/log.c ompi-lite/runtime/init.c \
+	ompi-lite/runtime/progress.c ompi-lite/runtime/pmix_client.c ompi-lite/runtime/pmix_client.h \
+	ompi-lite/datatype/predefined.c
+
+# The API layer: hand-written implementations, and the bindings generated
+# from functions.def for exactly the functions those files implement.
+OL_API_IMPL = \
+	ompi-lite/api/init.c ompi-lite/api/environment.c ompi-lite/api/errors.c \
+	ompi-lite/api/comm.c ompi-lite/api/pt2pt.c ompi-lite/api/coll.c
+OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
+BUILT_SOURCES += $(OL_API_GENERATED)
+CLEANFILES += $(OL_API_GENERATED)
+EXTRA_DIST += ompi-lite/api/gen_bindings.py
+$(OL_API_GENERATED): ompi-lite/api/gen-stamp
+ompi-lite/api/gen-stamp: $(srcdir)/ompi-lite/api/gen_bindings.py $(srcdir)/ompi-lite/api/fntable.py \
+		$(srcdir)/ompi-lite/api/functions.def $(OL_API_IMPL:%=$(srcdir)/%)
+	$(AM_V_GEN)$(MKDIR_P) ompi-lite/api && $(PYTHON) $(srcdir)/ompi-lite/api/gen_bindings.py \
+		$(srcdir)/ompi-lite/api/functions.def ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h \
+		$(OL_API_IMPL:%=$(srcdir)/%) && touch $@
+CLEANFILES += ompi-lite/api/gen-stamp
+
+libmpi_abi_la_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+libmpi_abi_la_CFLAGS = $(OL_CORE_CFLAGS)
+libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
+	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h
+libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
+# libmpi_abi.so.1, as the standard ABI names it.
+libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined
+
+include ompi-lite/tools/local.mk

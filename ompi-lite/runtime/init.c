@@ -1,0 +1,167 @@
+/* Process start and end: parameters, PMIx (or singleton), UCX context and
+ * worker, and the publication of this rank's UCX address. */
+#include "ol_log.h"
+#include "ol_params.h"
+#include "ol_runtime.h"
+#include "pmix_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UCX_ADDRESS_KEY "ol.ucx.addr"
+
+ol_runtime_t ol_rt;
+
+static ucp_address_t *own_address;
+static size_t own_address_length;
+
+static int host_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Polling before sleeping pays only when every local rank has a core. */
+static int choose_spin_us(void)
+{
+    if (ol_param.spin_us >= 0)
+        return ol_param.spin_us;
+    return ol_rt.local_size > host_cores() ? 0 : 50;
+}
+
+static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *requests)
+{
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE |
+                      UCP_PARAM_FIELD_REQUEST_INIT | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN,
+        .features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+        .request_size = requests->request_size,
+        .request_init = requests->request_init,
+        .mt_workers_shared = 0,
+        .estimated_num_eps = (size_t)ol_rt.size,
+        .estimated_num_ppn = (size_t)ol_rt.local_size,
+    };
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        goto fail;
+    st = ucp_init(&params, config, &ol_rt.ucp_context);
+    ucp_config_release(config);
+    if (st != UCS_OK)
+        goto fail;
+
+    ucp_worker_params_t wparams = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = thread_level == MPI_THREAD_MULTIPLE ? UCS_THREAD_MODE_MULTI
+                                                           : UCS_THREAD_MODE_SINGLE,
+    };
+    st = ucp_worker_create(ol_rt.ucp_context, &wparams, &ol_rt.ucp_worker);
+    if (st != UCS_OK)
+        goto fail_cleanup;
+    st = ucp_worker_get_efd(ol_rt.ucp_worker, &ol_rt.worker_efd);
+    if (st != UCS_OK)
+        goto fail_worker;
+    st = ucp_worker_get_address(ol_rt.ucp_worker, &own_address, &own_address_length);
+    if (st != UCS_OK)
+        goto fail_worker;
+    return OL_OK;
+
+fail_worker:
+    ucp_worker_destroy(ol_rt.ucp_worker);
+fail_cleanup:
+    ucp_cleanup(ol_rt.ucp_context);
+fail:
+    OL_WARN("runtime", "UCX start failed: %s", ucs_status_string(st));
+    return MPI_ERR_INTERN;
+}
+
+static void ucx_stop(void)
+{
+    ucp_worker_release_address(ol_rt.ucp_worker, own_address);
+    ucp_worker_destroy(ol_rt.ucp_worker);
+    ucp_cleanup(ol_rt.ucp_context);
+}
+
+static void set_singleton_facts(void)
+{
+    ol_rt.singleton = true;
+    ol_rt.rank = 0;
+    ol_rt.size = 1;
+    ol_rt.local_rank = 0;
+    ol_rt.local_size = 1;
+    ol_rt.node_rank = 0;
+    ol_rt.appnum = 0;
+}
+
+ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests)
+{
+    ol_params_load();
+    gethostname(ol_rt.hostname, sizeof(ol_rt.hostname) - 1);
+    ol_log_init();
+    if (!ol_pmix_start())
+        set_singleton_facts();
+    ol_rt.thread_level = requested_thread_level;
+    ol_rt.spin_us = choose_spin_us();
+
+    ol_status_t rc = ucx_start(requested_thread_level, requests);
+    if (rc != OL_OK)
+        goto fail_pmix;
+    rc = ol_pmix_publish(UCX_ADDRESS_KEY, own_address, own_address_length);
+    if (rc != OL_OK)
+        goto fail_ucx;
+    rc = ol_pmix_fence();
+    if (rc != OL_OK)
+        goto fail_ucx;
+    ol_rt.state = OL_RT_RUNNING;
+    OL_INFO("runtime", "started: rank %d of %d (local %d of %d)%s, spin %d us", ol_rt.rank,
+            ol_rt.size, ol_rt.local_rank, ol_rt.local_size,
+            ol_rt.singleton ? ", singleton" : "", ol_rt.spin_us);
+    return OL_OK;
+
+fail_ucx:
+    ucx_stop();
+fail_pmix:
+    ol_pmix_stop();
+    return rc;
+}
+
+ol_status_t ol_rt_finalize(void)
+{
+    /* No rank may tear down its worker while a peer may still need it. */
+    ol_status_t rc = ol_pmix_fence();
+    ucx_stop();
+    ol_pmix_stop();
+    ol_rt.state = OL_RT_FINALIZED;
+    return rc;
+}
+
+void ol_rt_abort(int exit_code, const char *message)
+{
+    if (message && *message)
+        fprintf(stderr, "%s\n", message);
+    fflush(stderr);
+    fflush(stdout);
+    ol_pmix_abort(exit_code, message ? message : "");
+    _exit(exit_code);
+}
+
+ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length)
+{
+    if (world_rank == ol_rt.rank) {
+        *address = malloc(own_address_length);
+        if (!*address)
+            return MPI_ERR_NO_MEM;
+        memcpy(*address, own_address, own_address_length);
+        *length = own_address_length;
+        return OL_OK;
+    }
+    return ol_pmix_lookup(world_rank, UCX_ADDRESS_KEY, address, length);
+}
+
+void ol_rt_free_peer_address(void *address)
+{
+    free(address);
+}

@@ -1,0 +1,144 @@
+/* PMIx client: see pmix_client.h. */
+#include "pmix_client.h"
+#include "ol_log.h"
+#include "ol_runtime.h"
+
+#include <pmix.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pmix_proc_t self_proc;
+static bool pmix_started;
+
+static int job_uint32(const char *key, pmix_rank_t rank, int fallback)
+{
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&proc, self_proc.nspace, rank);
+    if (PMIx_Get(&proc, key, NULL, 0, &val) != PMIX_SUCCESS || !val)
+        return fallback;
+    int result = fallback;
+    switch (val->type) {
+    case PMIX_UINT32: result = (int)val->data.uint32; break;
+    case PMIX_UINT16: result = (int)val->data.uint16; break;
+    case PMIX_INT: result = val->data.integer; break;
+    case PMIX_PROC_RANK: result = (int)val->data.rank; break;
+    default: break;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return result;
+}
+
+bool ol_pmix_start(void)
+{
+    /* PMIx_Init without a server prints nothing and fails: a singleton. The
+     * server's environment variables tell whether one was meant to exist. */
+    if (!getenv("PMIX_NAMESPACE") && !getenv("PMIX_SERVER_URI41") &&
+        !getenv("PMIX_SERVER_URI4") && !getenv("PMIX_SERVER_URI3") &&
+        !getenv("PMIX_SERVER_URI2") && !getenv("PMIX_SERVER_URI21"))
+        return false;
+    if (PMIx_Init(&self_proc, NULL, 0) != PMIX_SUCCESS)
+        return false;
+    pmix_started = true;
+    ol_rt.rank = (int)self_proc.rank;
+    ol_rt.size = job_uint32(PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, 1);
+    ol_rt.local_size = job_uint32(PMIX_LOCAL_SIZE, PMIX_RANK_WILDCARD, 1);
+    ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
+    ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
+    ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
+    return true;
+}
+
+void ol_pmix_stop(void)
+{
+    if (pmix_started)
+        PMIx_Finalize(NULL, 0);
+    pmix_started = false;
+}
+
+ol_status_t ol_pmix_publish(const char *key, const void *data, size_t length)
+{
+    if (!pmix_started)
+        return OL_OK;
+    pmix_value_t value;
+    PMIX_VALUE_CONSTRUCT(&value);
+    value.type = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = (char *)data;
+    value.data.bo.size = length;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &value);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) {
+        OL_WARN("runtime", "PMIx_Put of %s failed: %s", key, PMIx_Error_string(rc));
+        return MPI_ERR_INTERN;
+    }
+    return OL_OK;
+}
+
+ol_status_t ol_pmix_lookup(int rank, const char *key, void **data, size_t *length)
+{
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&proc, self_proc.nspace, (pmix_rank_t)rank);
+    pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || !val || val->type != PMIX_BYTE_OBJECT) {
+        OL_WARN("runtime", "PMIx_Get of %s for rank %d failed: %s", key, rank,
+                PMIx_Error_string(rc));
+        if (val)
+            PMIX_VALUE_RELEASE(val);
+        return MPI_ERR_INTERN;
+    }
+    /* Take the bytes out of the value, so the caller frees one buffer. */
+    *data = val->data.bo.bytes;
+    *length = val->data.bo.size;
+    val->data.bo.bytes = NULL;
+    val->data.bo.size = 0;
+    PMIX_VALUE_RELEASE(val);
+    return OL_OK;
+}
+
+typedef struct {
+    volatile bool done;
+    pmix_status_t status;
+} fence_state_t;
+
+/* Runs on PMIx's thread: wake the rank sleeping on the UCX worker. */
+static void fence_complete(pmix_status_t status, void *cbdata)
+{
+    fence_state_t *fence = cbdata;
+    fence->status = status;
+    __atomic_store_n(&fence->done, true, __ATOMIC_RELEASE);
+    ucp_worker_signal(ol_rt.ucp_worker);
+}
+
+static bool fence_done(void *arg)
+{
+    return __atomic_load_n(&((fence_state_t *)arg)->done, __ATOMIC_ACQUIRE);
+}
+
+/* The fence keeps UCX progressing, so that peers still flushing their
+ * endpoints to this rank (at finalize) are not stalled by it. */
+ol_status_t ol_pmix_fence(void)
+{
+    if (!pmix_started)
+        return OL_OK;
+    fence_state_t fence = {.done = false, .status = PMIX_SUCCESS};
+    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, NULL, 0, fence_complete, &fence);
+    if (rc == PMIX_SUCCESS) {
+        ol_progress_wait(fence_done, &fence);
+        rc = fence.status;
+    } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS; /* completed at once, no callback comes */
+    }
+    if (rc != PMIX_SUCCESS) {
+        OL_WARN("runtime", "PMIx_Fence failed: %s", PMIx_Error_string(rc));
+        return MPI_ERR_INTERN;
+    }
+    return OL_OK;
+}
+
+void ol_pmix_abort(int exit_code, const char *message)
+{
+    if (pmix_started)
+        PMIx_Abort(exit_code, message, NULL, 0);
+}

@@ -1,0 +1,17 @@
+# Tools: compiler wrappers, pkg-config file, ompi_lite_info.
+bin_SCRIPTS += ompi-lite/tools/mpicc
+pkgconfig_DATA += ompi-lite/tools/ompi-lite.pc
+EXTRA_DIST += ompi-lite/tools/mpicc.in ompi-lite/tools/ompi-lite.pc.in
+
+bin_PROGRAMS += ompi-lite/tools/ompi_lite_info
+ompi_lite_tools_ompi_lite_info_SOURCES = ompi-lite/tools/ompi_lite_info.c
+ompi_lite_tools_ompi_lite_info_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+ompi_lite_tools_ompi_lite_info_LDADD = libol_core.la
+
+# mpicxx is mpicc under another name; libmpi.so is a link-time alias of
+# libmpi_abi.so for build systems that ask for -lmpi.
+install-exec-hook: install-exec-hook-launcher
+	cd $(DESTDIR)$(bindir) && rm -f mpicxx && $(LN_S) mpicc mpicxx
+	cd $(DESTDIR)$(libdir) && rm -f libmpi.so && $(LN_S) libmpi_abi.so libmpi.so
+uninstall-hook:
+	rm -f $(DESTDIR)$(bindir)/mpicxx $(DESTDIR)$(libdir)/libmpi.so

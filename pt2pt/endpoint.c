@@ -1,0 +1,60 @@
+/* UCX endpoints to peers, created on first use: the peer's worker address
+ * is looked up through PMIx only when this rank first talks to it, so the
+ * start-up cost does not grow with the job. */
+#include "endpoint.h"
+#include "ol_log.h"
+
+#include <stdlib.h>
+
+ucp_ep_h *ol_endpoints;
+
+ol_status_t ol_ep_init(void)
+{
+    ol_endpoints = calloc((size_t)ol_rt.size, sizeof(*ol_endpoints));
+    return ol_endpoints ? OL_OK : MPI_ERR_NO_MEM;
+}
+
+ol_status_t ol_ep_connect(int world_rank, ucp_ep_h *ep)
+{
+    void *address;
+    size_t length;
+    ol_status_t rc = ol_rt_peer_address(world_rank, &address, &length);
+    if (rc != OL_OK)
+        return rc;
+    ucp_ep_params_t params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+        .address = address,
+    };
+    ucs_status_t st = ucp_ep_create(ol_rt.ucp_worker, &params, &ol_endpoints[world_rank]);
+    ol_rt_free_peer_address(address);
+    if (st != UCS_OK) {
+        OL_WARN("pt2pt", "cannot connect to rank %d: %s", world_rank, ucs_status_string(st));
+        return MPI_ERR_OTHER;
+    }
+    OL_TRACE("pt2pt", "connected to rank %d", world_rank);
+    *ep = ol_endpoints[world_rank];
+    return OL_OK;
+}
+
+static bool request_done(void *request)
+{
+    return ucp_request_check_status(request) != UCS_INPROGRESS;
+}
+
+void ol_ep_close_all(void)
+{
+    if (!ol_endpoints)
+        return;
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
+    for (int r = 0; r < ol_rt.size; r++) {
+        if (!ol_endpoints[r])
+            continue;
+        void *req = ucp_ep_close_nbx(ol_endpoints[r], &param);
+        if (UCS_PTR_IS_PTR(req)) {
+            ol_progress_wait(request_done, req);
+            ucp_request_free(req);
+        }
+    }
+    free(ol_endpoints);
+    ol_endpoints = NULL;
+}

@@ -1,0 +1,3 @@
+# Point-to-point over UCX, part of libol_core.
+libol_core_la_SOURCES += pt2pt/pt2pt.h pt2pt/tag_layout.h pt2pt/endpoint.h pt2pt/endpoint.c \
+	pt2pt/send_recv.c

@@ -1,0 +1,64 @@
+/* The 64-bit UCX tag that carries MPI matching.
+ *
+ *   63                44 43 42                23 22                     0
+ *  +--------------------+--+--------------------+------------------------+
+ *  |  context id (20)   |C |  source rank (20)  |      MPI tag (23)      |
+ *  +--------------------+--+--------------------+------------------------+
+ *
+ *  context id  the communicator (allocated by the communicator layer)
+ *  C           1 for the library's collective traffic: a different tag
+ *              space that no user receive, not even MPI_ANY_TAG, matches
+ *  source      the sender's rank in the communicator
+ *  MPI tag     0 .. MPI_TAG_UB (2^23 - 1 = 8388607)
+ *
+ * A receive for a given source and tag uses an all-ones mask: UCX hashes
+ * those and keeps any other mask on a slower linear queue. MPI_ANY_SOURCE
+ * clears the source bits of the mask, MPI_ANY_TAG the tag bits. */
+#ifndef OL_PT2PT_TAG_LAYOUT_H
+#define OL_PT2PT_TAG_LAYOUT_H
+
+#include <stdint.h>
+
+#define OL_TAG_BITS 23
+#define OL_SOURCE_BITS 20
+#define OL_COLL_BITS 1
+#define OL_CONTEXT_BITS 20
+
+#define OL_TAG_SHIFT 0
+#define OL_SOURCE_SHIFT (OL_TAG_SHIFT + OL_TAG_BITS)
+#define OL_COLL_SHIFT (OL_SOURCE_SHIFT + OL_SOURCE_BITS)
+#define OL_CONTEXT_SHIFT (OL_COLL_SHIFT + OL_COLL_BITS)
+
+#define OL_FIELD_MASK(bits, shift) ((((uint64_t)1 << (bits)) - 1) << (shift))
+#define OL_TAG_MASK OL_FIELD_MASK(OL_TAG_BITS, OL_TAG_SHIFT)
+#define OL_SOURCE_MASK OL_FIELD_MASK(OL_SOURCE_BITS, OL_SOURCE_SHIFT)
+#define OL_COLL_MASK OL_FIELD_MASK(OL_COLL_BITS, OL_COLL_SHIFT)
+#define OL_CONTEXT_MASK OL_FIELD_MASK(OL_CONTEXT_BITS, OL_CONTEXT_SHIFT)
+
+#define OL_TAG_UB ((1 << OL_TAG_BITS) - 1)
+#define OL_MAX_RANKS (1 << OL_SOURCE_BITS)
+#define OL_MAX_CONTEXT_IDS (1 << OL_CONTEXT_BITS)
+
+_Static_assert(OL_TAG_BITS + OL_SOURCE_BITS + OL_COLL_BITS + OL_CONTEXT_BITS == 64,
+               "the tag fields must fill the 64-bit UCX tag");
+_Static_assert(OL_TAG_UB >= 32767, "MPI requires MPI_TAG_UB >= 32767");
+
+typedef enum { OL_TAGSPACE_USER = 0, OL_TAGSPACE_COLL = 1 } ol_tagspace_t;
+
+static inline uint64_t ol_tag_make(uint32_t context_id, ol_tagspace_t space, int source, int tag)
+{
+    return ((uint64_t)context_id << OL_CONTEXT_SHIFT) | ((uint64_t)space << OL_COLL_SHIFT) |
+           ((uint64_t)(uint32_t)source << OL_SOURCE_SHIFT) | (uint64_t)(uint32_t)tag;
+}
+
+static inline int ol_tag_source(uint64_t ucx_tag)
+{
+    return (int)((ucx_tag & OL_SOURCE_MASK) >> OL_SOURCE_SHIFT);
+}
+
+static inline int ol_tag_mpi_tag(uint64_t ucx_tag)
+{
+    return (int)(ucx_tag & OL_TAG_MASK);
+}
+
+#endif

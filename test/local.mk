@@ -1,0 +1,21 @@
+# Test harness: automake's parallel harness; every test runs under a timeout
+# (test/with-timeout.sh, default 120 s, TEST_TIMEOUT overrides), exit 77 = skipped.
+TEST_EXTENSIONS = .sh
+LOG_COMPILER = $(SHELL) $(top_srcdir)/test/with-timeout.sh
+SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/test/with-timeout.sh
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
+	MPIRUN='$(abs_top_builddir)/launcher/mpirun'; \
+	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; \
+	export top_srcdir top_builddir MPIRUN PYTHON CC CXX;
+EXTRA_DIST += test/with-timeout.sh test/run-tests.sh
+
+# Programs linked against the build tree's library without libtool wrapper
+# scripts, so mpirun execs the real binary.
+MPI_TEST_LIBS = libmpi_abi.la
+MPI_TEST_LINK_FLAGS = -no-install
+MPI_TEST_INCLUDES = -I$(top_srcdir)/ompi-lite/include
+
+include test/unit/local.mk
+include test/mpi/local.mk
+include test/launcher/local.mk
