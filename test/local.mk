@@ -5,10 +5,11 @@ LOG_COMPILER = $(SHELL) $(top_srcdir)/test/with-timeout.sh
 SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/test/with-timeout.sh
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
-	MPIRUN='$(abs_top_builddir)/launcher/mpirun'; \
+	MPIRUN='$(abs_top_builddir)/launcher/mpirun'; OL_PREFIX='$(prefix)'; \
 	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; \
-	export top_srcdir top_builddir MPIRUN PYTHON CC CXX;
-EXTRA_DIST += test/with-timeout.sh test/run-tests.sh
+	export top_srcdir top_builddir MPIRUN OL_PREFIX PYTHON CC CXX;
+EXTRA_DIST += test/with-timeout.sh test/run-tests.sh test/unit/installed-tools.sh
+TESTS += test/unit/installed-tools.sh
 
 # Programs linked against the build tree's library without libtool wrapper
 # scripts, so mpirun execs the real binary.
