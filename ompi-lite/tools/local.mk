@@ -13,5 +13,5 @@ ompi_lite_tools_ompi_lite_info_LDADD = libol_core.la
 install-exec-hook: install-exec-hook-launcher
 	cd $(DESTDIR)$(bindir) && rm -f mpicxx && $(LN_S) mpicc mpicxx
 	cd $(DESTDIR)$(libdir) && rm -f libmpi.so && $(LN_S) libmpi_abi.so libmpi.so
-uninstall-hook:
+uninstall-hook: uninstall-hook-launcher
 	rm -f $(DESTDIR)$(bindir)/mpicxx $(DESTDIR)$(libdir)/libmpi.so

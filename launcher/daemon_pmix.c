@@ -1,0 +1,386 @@
+/* The daemon's PMIx server: the module the PMIx library calls up into, and
+ * the registration of a job's namespace and clients.
+ *
+ * Upcalls run on PMIx's progress thread. They touch only the atomics of a
+ * rank and the upcall pipe (see daemon.h), and always call the PMIx callback
+ * themselves, because the client is blocked until it runs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include "daemon.h"
+#include "util.h"
+
+/* ---- waiting for PMIx's non-blocking registration calls ---- */
+
+struct op_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int pending;
+    pmix_status_t status;
+};
+
+static void op_wait_init(struct op_wait *w)
+{
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    w->pending = 0;
+    w->status = PMIX_SUCCESS;
+}
+
+static void op_wait_done(pmix_status_t status, void *cbdata)
+{
+    struct op_wait *w = cbdata;
+    pthread_mutex_lock(&w->lock);
+    if (status != PMIX_SUCCESS && w->status == PMIX_SUCCESS)
+        w->status = status;
+    w->pending--;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Accounts for a call's immediate return: SUCCESS means the callback will
+ * come; anything else (including OPERATION_SUCCEEDED) means it will not. */
+static void op_wait_started(struct op_wait *w, pmix_status_t rc)
+{
+    pthread_mutex_lock(&w->lock);
+    w->pending++;
+    pthread_mutex_unlock(&w->lock);
+    if (rc != PMIX_SUCCESS)
+        op_wait_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, w);
+}
+
+static pmix_status_t op_wait_all(struct op_wait *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->pending > 0)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pmix_status_t st = w->status;
+    pthread_mutex_unlock(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    return st;
+}
+
+/* ---- module upcalls ---- */
+
+static struct ol_daemon *the_daemon;
+
+static void post_note(uint32_t kind, struct ol_rank *r)
+{
+    struct ol_upcall_note note = { .kind = kind, .local_rank = r->local_rank };
+    /* Smaller than PIPE_BUF, so the write is atomic; the pipe is blocking on
+     * this end, and the main loop drains it promptly. */
+    ssize_t n;
+    do {
+        n = write(the_daemon->upcall_pipe[1], &note, sizeof note);
+    } while (n < 0 && errno == EINTR);
+}
+
+static pmix_status_t client_connected(const pmix_proc_t *proc, void *server_object,
+                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    struct ol_rank *r = server_object;
+    if (r != NULL)
+        atomic_store(&r->connected, true);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t client_finalized(const pmix_proc_t *proc, void *server_object,
+                                      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    struct ol_rank *r = server_object;
+    /* Recorded before the client is released, so before it can exit and be
+     * reaped: the reaper never sees a finalized rank as unfinalized. */
+    if (r != NULL)
+        atomic_store(&r->finalized, true);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t client_abort(const pmix_proc_t *proc, void *server_object, int status,
+                                  const char msg[], pmix_proc_t procs[], size_t nprocs,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    (void)msg;
+    /* Aborting a subset of the job is treated as aborting the whole job:
+     * MPI_Abort on any communicator ends the job in this implementation. */
+    (void)procs;
+    (void)nprocs;
+    struct ol_rank *r = server_object;
+    if (r != NULL) {
+        atomic_store(&r->abort_code, status);
+        atomic_store(&r->aborted, true);
+        post_note(OL_UPCALL_ABORT, r);
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static void release_fence_data(void *cbdata)
+{
+    free(cbdata);
+}
+
+/* On one host every participant is local, so when PMIx calls this every
+ * contribution has arrived and `data` already holds all of them: hand it
+ * straight back. That covers PMIX_COLLECT_DATA too (the collected blob is
+ * exactly this). `data` belongs to PMIx and may be freed once we return, so
+ * we return a copy and free it when PMIx calls the release function.
+ * Many hosts: this becomes "send data to mpirun, complete on the reply". */
+static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                              void *cbdata)
+{
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    if (cbfunc == NULL)
+        return PMIX_SUCCESS;
+    char *copy = NULL;
+    if (ndata > 0) {
+        copy = malloc(ndata);
+        if (copy == NULL)
+            return PMIX_ERR_NOMEM;
+        memcpy(copy, data, ndata);
+    }
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_fence_data : NULL, copy);
+    return PMIX_SUCCESS;
+}
+
+/* Every peer is local today, and PMIx serves local peers' data itself; a
+ * request reaching us would be for a remote peer, which cannot exist yet. */
+static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                  pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc;
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
+static pmix_server_module_t module = {
+    .client_connected = client_connected,
+    .client_finalized = client_finalized,
+    .abort = client_abort,
+    .fence_nb = fence_nb,
+    .direct_modex = direct_modex,
+};
+
+int ol_dpmix_init(struct ol_daemon *d, char **err)
+{
+    the_daemon = d;
+    char *server_ns = ol_xasprintf("ompi-lite-daemon.%s.%d", ol_hostname(), (int)getpid());
+    pmix_rank_t server_rank = d->node_id;
+    bool no = false;
+    pmix_info_t info[5];
+    size_t ninfo = 0;
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_NSPACE, server_ns, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
+    /* Our topology (cached across jobs) spares PMIx its own discovery; the
+     * object must live until PMIx_server_finalize. */
+    d->topo = ol_daemon_load_topology();
+    pmix_topology_t topo = { .source = "hwloc", .topology = d->topo };
+    if (d->topo != NULL)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+    pmix_status_t rc = PMIx_server_init(&module, info, ninfo);
+    for (size_t i = 0; i < ninfo; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    free(server_ns);
+    if (rc != PMIX_SUCCESS) {
+        *err = ol_xasprintf("PMIx_server_init failed: %s", PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- job registration ---- */
+
+/* "a,b,c" of this host's ranks, and ";"-separated per node for the ppn map. */
+static char *rank_list(uint32_t first, uint32_t count)
+{
+    size_t cap = (size_t)count * 11 + 1;
+    char *s = ol_xmalloc(cap);
+    size_t len = 0;
+    s[0] = '\0';
+    for (uint32_t i = 0; i < count; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s%u", i ? "," : "", first + i);
+    return s;
+}
+
+static char *proc_map_input(const ol_msg_launch_t *job)
+{
+    char *out = ol_xstrdup("");
+    uint32_t first = 0;
+    for (size_t n = 0; job->nodes[n] != NULL; n++) {
+        char *list = rank_list(first, job->ppn[n]);
+        char *next = ol_xasprintf("%s%s%s", out, n ? ";" : "", list);
+        free(list);
+        free(out);
+        out = next;
+        first += job->ppn[n];
+    }
+    return out;
+}
+
+static char *node_list(const ol_msg_launch_t *job)
+{
+    char *out = ol_xstrdup("");
+    for (size_t n = 0; job->nodes[n] != NULL; n++) {
+        char *next = ol_xasprintf("%s%s%s", out, n ? "," : "", job->nodes[n]);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
+/* A PMIX_DATA_ARRAY of pmix_info_t, owned by `slot` once attached. */
+static pmix_info_t *attach_info_array(pmix_info_t *slot, const char *key, size_t n)
+{
+    pmix_data_array_t *arr;
+    PMIX_DATA_ARRAY_CREATE(arr, n, PMIX_INFO);
+    PMIX_LOAD_KEY(slot->key, key);
+    slot->value.type = PMIX_DATA_ARRAY;
+    slot->value.data.darray = arr;
+    return arr->array;
+}
+
+static void load_proc_data(pmix_info_t *slot, struct ol_daemon *d, struct ol_rank *r)
+{
+    pmix_info_t *pi = attach_info_array(slot, PMIX_PROC_DATA, 7);
+    pmix_rank_t rank = r->rank;
+    uint16_t local_rank = (uint16_t)r->local_rank;
+    uint32_t appnum = 0, nodeid = d->node_id;
+    PMIX_INFO_LOAD(&pi[0], PMIX_RANK, &rank, PMIX_PROC_RANK); /* must come first */
+    PMIX_INFO_LOAD(&pi[1], PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&pi[2], PMIX_NODE_RANK, &local_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&pi[3], PMIX_APPNUM, &appnum, PMIX_UINT32);
+    PMIX_INFO_LOAD(&pi[4], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
+    PMIX_INFO_LOAD(&pi[5], PMIX_NODEID, &nodeid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&pi[6], PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+}
+
+static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const char *peers)
+{
+    pmix_info_t *ni = attach_info_array(slot, PMIX_NODE_INFO_ARRAY, 6);
+    uint32_t nodeid = d->node_id, local_size = d->nranks;
+    pmix_rank_t leader = d->first_rank;
+    PMIX_INFO_LOAD(&ni[0], PMIX_NODEID, &nodeid, PMIX_UINT32);
+    PMIX_INFO_LOAD(&ni[1], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
+    PMIX_INFO_LOAD(&ni[2], PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&ni[3], PMIX_NODE_SIZE, &local_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&ni[4], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    PMIX_INFO_LOAD(&ni[5], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+}
+
+enum { JOB_KEYS = 14 };
+
+/* Job-level keys, then the local node's array, then one PROC_DATA per rank. */
+static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
+{
+    const ol_msg_launch_t *job = &d->job;
+    char *peers = rank_list(d->first_rank, d->nranks);
+    char *nodes = node_list(job);
+    char *ppn_in = proc_map_input(job);
+    char *node_regex = NULL, *ppn_regex = NULL;
+    PMIx_generate_regex(nodes, &node_regex);
+    PMIx_generate_ppn(ppn_in, &ppn_regex);
+
+    size_t n = JOB_KEYS + 1 + d->nranks;
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, n);
+    uint32_t job_size = job->job_size, local_size = d->nranks, appnum = 0;
+    uint32_t num_nodes = (uint32_t)ol_strv_len(job->nodes);
+    pmix_rank_t leader = d->first_rank, app_leader = 0;
+    size_t k = 0;
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, job->nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_APP_SIZE, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_APPNUM, &appnum, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_APPLDR, &app_leader, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NUM_NODES, &num_nodes, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NODE_MAP, node_regex, PMIX_REGEX);
+    PMIX_INFO_LOAD(&info[k++], PMIX_PROC_MAP, ppn_regex, PMIX_REGEX);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&info[k++], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
+    load_local_node_info(&info[k++], d, peers);
+    for (uint32_t i = 0; i < d->nranks; i++)
+        load_proc_data(&info[k++], d, &d->ranks[i]);
+    free(peers);
+    free(nodes);
+    free(ppn_in);
+    free(node_regex);
+    free(ppn_regex);
+    *ninfo = k;
+    return info;
+}
+
+int ol_dpmix_register_job(struct ol_daemon *d, char **err)
+{
+    size_t ninfo;
+    pmix_info_t *info = build_job_info(d, &ninfo);
+    struct op_wait w;
+    op_wait_init(&w);
+    op_wait_started(&w, PMIx_server_register_nspace(d->job.nspace, (int)d->nranks, info, ninfo,
+                                                    op_wait_done, &w));
+    /* Local support (fabric credentials, device settings) for the job; a
+     * no-op on plain hosts, kept so that such hosts work unchanged. */
+    op_wait_started(&w, PMIx_server_setup_local_support(d->job.nspace, info, ninfo, op_wait_done, &w));
+    /* Clients may be registered while the namespace registration is still
+     * in flight: PMIx orders them on its thread. */
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        pmix_proc_t proc;
+        PMIX_LOAD_PROCID(&proc, d->job.nspace, d->ranks[i].rank);
+        op_wait_started(&w, PMIx_server_register_client(&proc, getuid(), getgid(), &d->ranks[i],
+                                                        op_wait_done, &w));
+    }
+    pmix_status_t rc = op_wait_all(&w);
+    PMIX_INFO_FREE(info, ninfo);
+    if (rc != PMIX_SUCCESS) {
+        *err = ol_xasprintf("PMIx registration of job %s failed: %s", d->job.nspace,
+                            PMIx_Error_string(rc));
+        return -1;
+    }
+    d->job_registered = true;
+    return 0;
+}
+
+int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env)
+{
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, d->job.nspace, r->rank);
+    return PMIx_server_setup_fork(&proc, env) == PMIX_SUCCESS ? 0 : -1;
+}
+
+void ol_dpmix_finalize(struct ol_daemon *d)
+{
+    /* Finalize releases the namespace and its clients with everything else
+     * (and removes the rendezvous files); deregistering first only costs. */
+    d->job_registered = false;
+    PMIx_server_finalize();
+    if (d->topo != NULL)
+        hwloc_topology_destroy(d->topo);
+    d->topo = NULL;
+}

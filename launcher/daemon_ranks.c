@@ -1,0 +1,415 @@
+/* The daemon's ranks: fork/exec with their stdio on pipes, exec-failure
+ * detection, reaping, line-whole forwarding of their output, stdin for the
+ * stdin rank, and killing.
+ *
+ * Invariants:
+ * - each rank leads its own process group (pgid == pid), so a kill reaches
+ *   whatever the rank started too; it also dies with the daemon
+ *   (PR_SET_PDEATHSIG), so no rank outlives a daemon that is SIGKILLed;
+ * - a rank is "finished" when it is reaped and both its pipes reached EOF
+ *   (or a short drain bound passed): only then is its exit reported, so its
+ *   last lines always arrive before mpirun hears it ended;
+ * - IO frames carry whole lines only (up to IO_MAX_PENDING without a
+ *   newline, and the tail at EOF). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "util.h"
+
+#define IO_MAX_PENDING (64 * 1024)
+#define DRAIN_BOUND_MS 500
+
+extern char **environ;
+
+/* ---- output forwarding ---- */
+
+static void send_io(struct ol_rank *r, uint8_t stream, const void *data, size_t len)
+{
+    ol_msg_io_t m = { .rank = r->rank, .stream = stream, .data = data, .len = (uint32_t)len };
+    ol_wbuf_t w = { 0 };
+    ol_msg_io_encode(&m, &w);
+    ol_daemon_send(r->d, OL_MSG_IO, &w);
+    ol_wbuf_free(&w);
+}
+
+/* Forwards everything up to the last newline (or all of it when `all`, or
+ * when a line grew too long to keep waiting for its end). */
+static void forward_lines(struct ol_rank *r, struct bufferevent *bev, uint8_t stream, bool all)
+{
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t len = evbuffer_get_length(in);
+    if (len == 0)
+        return;
+    const char *p = (const char *)evbuffer_pullup(in, -1);
+    size_t take = len;
+    if (!all && len < IO_MAX_PENDING) {
+        const char *nl = memrchr(p, '\n', len);
+        if (nl == NULL)
+            return;
+        take = (size_t)(nl - p) + 1;
+    }
+    send_io(r, stream, p, take);
+    evbuffer_drain(in, take);
+}
+
+static void on_output(struct bufferevent *bev, void *arg)
+{
+    struct ol_rank *r = arg;
+    forward_lines(r, bev, bev == r->out ? OL_STREAM_STDOUT : OL_STREAM_STDERR, false);
+}
+
+static void rank_check_finished(struct ol_rank *r)
+{
+    if (r->reaped && r->out == NULL && r->err == NULL && !r->reported)
+        ol_daemon_rank_finished(r->d, r);
+}
+
+static void close_output(struct ol_rank *r, struct bufferevent **slot)
+{
+    uint8_t stream = *slot == r->out ? OL_STREAM_STDOUT : OL_STREAM_STDERR;
+    forward_lines(r, *slot, stream, true);
+    bufferevent_free(*slot);
+    *slot = NULL;
+}
+
+static void on_output_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct ol_rank *r = arg;
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+        return;
+    close_output(r, bev == r->out ? &r->out : &r->err);
+    rank_check_finished(r);
+}
+
+static struct bufferevent *watch_output(struct ol_daemon *d, struct ol_rank *r, int fd)
+{
+    ol_set_nonblock(fd, true);
+    struct bufferevent *bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(bev, on_output, NULL, on_output_event, r);
+    bufferevent_enable(bev, EV_READ);
+    return bev;
+}
+
+/* ---- stdin ---- */
+
+static void on_stdin_written(struct bufferevent *bev, void *arg)
+{
+    struct ol_rank *r = arg;
+    if (r->in_eof_pending && evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+        bufferevent_free(r->in);
+        r->in = NULL;
+    }
+}
+
+static void on_stdin_event(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    struct ol_rank *r = arg;
+    /* The rank closed its stdin (EPIPE): drop what is left and later input. */
+    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
+        bufferevent_free(r->in);
+        r->in = NULL;
+    }
+}
+
+void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len)
+{
+    if (d->job.stdin_rank < d->first_rank || d->job.stdin_rank - d->first_rank >= d->nranks)
+        return;
+    struct ol_rank *r = &d->ranks[d->job.stdin_rank - d->first_rank];
+    if (r->in == NULL)
+        return;
+    if (len == 0) {
+        r->in_eof_pending = true;
+        on_stdin_written(r->in, r);
+        return;
+    }
+    bufferevent_write(r->in, data, len);
+}
+
+/* ---- spawning ---- */
+
+struct rank_fds {
+    int in[2], out[2], err[2], status[2];
+};
+
+static void close_pair(int p[2])
+{
+    for (int i = 0; i < 2; i++) {
+        if (p[i] >= 0)
+            close(p[i]);
+        p[i] = -1;
+    }
+}
+
+static void close_rank_fds(struct rank_fds *f)
+{
+    close_pair(f->in);
+    close_pair(f->out);
+    close_pair(f->err);
+    close_pair(f->status);
+}
+
+static int open_rank_fds(struct ol_daemon *d, struct ol_rank *r, struct rank_fds *f)
+{
+    f->in[0] = f->in[1] = f->out[0] = f->out[1] = -1;
+    f->err[0] = f->err[1] = f->status[0] = f->status[1] = -1;
+    bool wants_stdin = r->rank == d->job.stdin_rank;
+    if (wants_stdin) {
+        if (pipe2(f->in, O_CLOEXEC) != 0)
+            goto fail;
+    } else if ((f->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        goto fail;
+    }
+    if (pipe2(f->out, O_CLOEXEC) != 0 || pipe2(f->err, O_CLOEXEC) != 0 ||
+        pipe2(f->status, O_CLOEXEC) != 0)
+        goto fail;
+    return 0;
+fail:
+    close_rank_fds(f);
+    return -1;
+}
+
+/* Between fork and exec in a multi-threaded parent: async-signal-safe calls
+ * only, nothing allocated. */
+static void __attribute__((noreturn))
+exec_rank_child(const struct ol_daemon *d, const struct rank_fds *f, char **env, pid_t parent)
+{
+    int e;
+    setpgid(0, 0);
+    /* Die with the daemon, and do not start at all if it is already gone. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    if (dup2(f->in[0], STDIN_FILENO) < 0 || dup2(f->out[1], STDOUT_FILENO) < 0 ||
+        dup2(f->err[1], STDERR_FILENO) < 0)
+        goto fail;
+    /* Whatever PMIx or libevent opened without CLOEXEC must not leak. */
+    close_range(3, UINT_MAX, CLOSE_RANGE_CLOEXEC);
+    ol_child_reset_signals();
+    if (chdir(d->job.cwd) != 0)
+        goto fail;
+    execve(d->job.exe, d->job.argv, env);
+fail:
+    e = errno;
+    (void)!write(f->status[1], &e, sizeof e);
+    _exit(127);
+}
+
+static char **rank_environment(struct ol_daemon *d, struct ol_rank *r)
+{
+    char **env = ol_strv_dup(environ);
+    char num[16];
+    for (size_t i = 0; d->job.env != NULL && d->job.env[i] != NULL; i++) {
+        char *eq = strchr(d->job.env[i], '=');
+        if (eq == NULL)
+            continue;
+        char *name = strndup(d->job.env[i], (size_t)(eq - d->job.env[i]));
+        ol_env_set(&env, name, eq + 1);
+        free(name);
+    }
+    /* Convenience for scripts, like OMPI_COMM_WORLD_RANK / PMI_RANK. */
+    snprintf(num, sizeof num, "%u", r->rank);
+    ol_env_set(&env, "OMPI_LITE_RANK", num);
+    snprintf(num, sizeof num, "%u", d->job.job_size);
+    ol_env_set(&env, "OMPI_LITE_SIZE", num);
+    snprintf(num, sizeof num, "%u", r->local_rank);
+    ol_env_set(&env, "OMPI_LITE_LOCAL_RANK", num);
+    snprintf(num, sizeof num, "%u", d->nranks);
+    ol_env_set(&env, "OMPI_LITE_LOCAL_SIZE", num);
+    if (ol_dpmix_rank_env(d, r, &env) != 0) {
+        ol_strv_free(env);
+        return NULL;
+    }
+    return env;
+}
+
+static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
+{
+    struct rank_fds f;
+    char **env = rank_environment(d, r);
+    if (env == NULL) {
+        *err = ol_xasprintf("PMIx_server_setup_fork failed for rank %u", r->rank);
+        return -1;
+    }
+    if (open_rank_fds(d, r, &f) != 0) {
+        *err = ol_xasprintf("cannot create pipes for rank %u: %s", r->rank, strerror(errno));
+        ol_strv_free(env);
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_rank_child(d, &f, env, parent);
+    int fork_errno = errno;
+    ol_strv_free(env);
+    if (pid < 0) {
+        close_rank_fds(&f);
+        *err = ol_xasprintf("cannot fork rank %u: %s", r->rank, strerror(fork_errno));
+        return -1;
+    }
+    /* Also here, so that a kill before the child ran setpgid still works. */
+    setpgid(pid, pid);
+    r->pid = pid;
+    r->status_fd = f.status[0];
+    f.status[0] = -1;
+    r->out = watch_output(d, r, f.out[0]);
+    f.out[0] = -1;
+    r->err = watch_output(d, r, f.err[0]);
+    f.err[0] = -1;
+    if (f.in[1] >= 0) {
+        ol_set_nonblock(f.in[1], true);
+        r->in = bufferevent_socket_new(d->base, f.in[1], BEV_OPT_CLOSE_ON_FREE);
+        bufferevent_setcb(r->in, NULL, on_stdin_written, on_stdin_event, r);
+        bufferevent_enable(r->in, EV_WRITE);
+        f.in[1] = -1;
+    }
+    close_rank_fds(&f);
+    return 0;
+}
+
+/* Waits for each started child to exec (status pipe closes) or to report
+ * why it could not. All children were forked first, so they exec in
+ * parallel and this costs one exec, not N. */
+static void collect_exec_status(struct ol_daemon *d)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct ol_rank *r = &d->ranks[i];
+        if (r->status_fd < 0)
+            continue;
+        int e = 0;
+        ssize_t n;
+        do {
+            n = read(r->status_fd, &e, sizeof e);
+        } while (n < 0 && errno == EINTR);
+        if (n == (ssize_t)sizeof e)
+            r->exec_errno = e ? e : EIO;
+        close(r->status_fd);
+        r->status_fd = -1;
+    }
+}
+
+int ol_ranks_launch(struct ol_daemon *d, char **err)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        if (spawn_rank(d, &d->ranks[i], err) != 0) {
+            collect_exec_status(d);
+            return -1;
+        }
+    }
+    collect_exec_status(d);
+    return 0;
+}
+
+/* ---- reaping and killing ---- */
+
+static struct ol_rank *rank_by_pid(struct ol_daemon *d, pid_t pid)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        if (d->ranks[i].pid == pid)
+            return &d->ranks[i];
+    }
+    return NULL;
+}
+
+static void on_drain_bound(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct ol_rank *r = arg;
+    /* Something the rank started still holds its pipes: stop waiting. */
+    if (r->out != NULL)
+        close_output(r, &r->out);
+    if (r->err != NULL)
+        close_output(r, &r->err);
+    rank_check_finished(r);
+}
+
+static void rank_reaped(struct ol_daemon *d, struct ol_rank *r, int wstatus)
+{
+    r->reaped = true;
+    r->wstatus = wstatus;
+    if (r->out != NULL || r->err != NULL) {
+        struct timeval tv = { 0, DRAIN_BOUND_MS * 1000 };
+        r->drain_timer = evtimer_new(d->base, on_drain_bound, r);
+        evtimer_add(r->drain_timer, &tv);
+    }
+    rank_check_finished(r);
+}
+
+void ol_ranks_reap(struct ol_daemon *d)
+{
+    int wstatus;
+    pid_t pid;
+    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+        struct ol_rank *r = rank_by_pid(d, pid);
+        if (r != NULL && !r->reaped)
+            rank_reaped(d, r, wstatus);
+    }
+}
+
+static void signal_live_ranks(struct ol_daemon *d, int sig)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct ol_rank *r = &d->ranks[i];
+        if (r->pid > 0 && !r->reaped) {
+            if (killpg(r->pid, sig) != 0)
+                kill(r->pid, sig);
+        }
+    }
+}
+
+static void on_kill_grace_over(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    signal_live_ranks(arg, SIGKILL);
+}
+
+void ol_ranks_kill(struct ol_daemon *d)
+{
+    if (d->killing)
+        return;
+    d->killing = true;
+    signal_live_ranks(d, SIGTERM);
+    uint32_t ms = d->have_job ? d->job.kill_grace_ms : 0;
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    d->kill_timer = evtimer_new(d->base, on_kill_grace_over, d);
+    evtimer_add(d->kill_timer, &tv);
+}
+
+void ol_ranks_free(struct ol_daemon *d)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct ol_rank *r = &d->ranks[i];
+        if (r->out)
+            bufferevent_free(r->out);
+        if (r->err)
+            bufferevent_free(r->err);
+        if (r->in)
+            bufferevent_free(r->in);
+        if (r->drain_timer)
+            event_free(r->drain_timer);
+        if (r->status_fd >= 0)
+            close(r->status_fd);
+    }
+    if (d->kill_timer)
+        event_free(d->kill_timer);
+    d->kill_timer = NULL;
+    free(d->ranks);
+    d->ranks = NULL;
+    d->nranks = 0;
+}

@@ -1,0 +1,31 @@
+# The launcher: mpirun (also installed as mpiexec) and the per-host daemon.
+# Included from the top Makefile.am, so paths are relative to the top.
+
+bin_PROGRAMS += launcher/mpirun
+# The daemon is started by mpirun only, so it is not on the user's PATH;
+# mpirun finds it next to itself (build tree) or in ../libexec (install).
+libexec_PROGRAMS += launcher/ompi-lite-daemon
+
+launcher_common_sources = launcher/proto.c launcher/proto.h launcher/util.c launcher/util.h
+
+launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_opts.c \
+	launcher/mpirun_start.c $(launcher_common_sources)
+launcher_mpirun_CPPFLAGS = $(AM_CPPFLAGS) -DOL_LIBEXECDIR='"$(libexecdir)"'
+launcher_mpirun_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS)
+launcher_mpirun_LDADD = $(LIBEVENT_LIBS) $(HWLOC_LIBS)
+
+launcher_ompi_lite_daemon_SOURCES = launcher/daemon.c launcher/daemon.h launcher/daemon_pmix.c \
+	launcher/daemon_ranks.c launcher/daemon_topo.c $(launcher_common_sources)
+launcher_ompi_lite_daemon_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS) $(AX_PTHREAD_FLAGS)
+launcher_ompi_lite_daemon_LDADD = $(PMIX_LIBS) $(LIBEVENT_LIBS) $(HWLOC_LIBS)
+launcher_ompi_lite_daemon_LDFLAGS = $(AX_PTHREAD_FLAGS)
+
+EXTRA_DIST += launcher/README.md contrib/bench-startup.sh contrib/examples/hello.c
+
+# mpiexec is mpirun. The top Makefile.am chains these from its
+# install-exec-hook and uninstall-hook.
+install-exec-hook-launcher:
+	cd $(DESTDIR)$(bindir) && rm -f mpiexec$(EXEEXT) && ln -s mpirun$(EXEEXT) mpiexec$(EXEEXT)
+uninstall-hook-launcher:
+	rm -f $(DESTDIR)$(bindir)/mpiexec$(EXEEXT)
+.PHONY: install-exec-hook-launcher uninstall-hook-launcher

@@ -1,0 +1,382 @@
+#include "proto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "util.h"
+
+#define STR_NULL UINT32_MAX
+
+/* ---- encoding ---- */
+
+static void w_reserve(ol_wbuf_t *w, size_t more)
+{
+    if (w->len + more <= w->cap)
+        return;
+    size_t cap = w->cap ? w->cap : 64;
+    while (cap < w->len + more)
+        cap *= 2;
+    uint8_t *p = realloc(w->data, cap);
+    if (p == NULL)
+        p = ol_xmalloc(SIZE_MAX); /* aborts with a message */
+    w->data = p;
+    w->cap = cap;
+}
+
+static void w_raw(ol_wbuf_t *w, const void *p, size_t len)
+{
+    if (len == 0)
+        return;
+    w_reserve(w, len);
+    memcpy(w->data + w->len, p, len);
+    w->len += len;
+}
+
+void ol_wbuf_free(ol_wbuf_t *w)
+{
+    free(w->data);
+    w->data = NULL;
+    w->len = w->cap = 0;
+}
+
+void ol_w_u8(ol_wbuf_t *w, uint8_t v)
+{
+    w_raw(w, &v, 1);
+}
+
+void ol_w_u16(ol_wbuf_t *w, uint16_t v)
+{
+    uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+    w_raw(w, b, 2);
+}
+
+void ol_w_u32(ol_wbuf_t *w, uint32_t v)
+{
+    uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+    w_raw(w, b, 4);
+}
+
+void ol_w_str(ol_wbuf_t *w, const char *s)
+{
+    if (s == NULL) {
+        ol_w_u32(w, STR_NULL);
+        return;
+    }
+    size_t n = strlen(s);
+    ol_w_u32(w, (uint32_t)n);
+    w_raw(w, s, n);
+}
+
+void ol_w_bytes(ol_wbuf_t *w, const void *p, size_t len)
+{
+    ol_w_u32(w, (uint32_t)len);
+    w_raw(w, p, len);
+}
+
+void ol_w_strv(ol_wbuf_t *w, char *const *v)
+{
+    size_t n = ol_strv_len(v);
+    ol_w_u32(w, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        ol_w_str(w, v[i]);
+}
+
+/* ---- decoding ---- */
+
+static const uint8_t *r_take(ol_rbuf_t *r, size_t n)
+{
+    if (r->failed || n > r->left) {
+        r->failed = true;
+        return NULL;
+    }
+    const uint8_t *p = r->p;
+    r->p += n;
+    r->left -= n;
+    return p;
+}
+
+uint8_t ol_r_u8(ol_rbuf_t *r)
+{
+    const uint8_t *p = r_take(r, 1);
+    return p ? p[0] : 0;
+}
+
+uint16_t ol_r_u16(ol_rbuf_t *r)
+{
+    const uint8_t *p = r_take(r, 2);
+    return p ? (uint16_t)((p[0] << 8) | p[1]) : 0;
+}
+
+uint32_t ol_r_u32(ol_rbuf_t *r)
+{
+    const uint8_t *p = r_take(r, 4);
+    return p ? ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3] : 0;
+}
+
+char *ol_r_str(ol_rbuf_t *r)
+{
+    uint32_t n = ol_r_u32(r);
+    if (r->failed || n == STR_NULL)
+        return NULL;
+    const uint8_t *p = r_take(r, n);
+    if (p == NULL || memchr(p, '\0', n) != NULL) {
+        r->failed = true;
+        return NULL;
+    }
+    char *s = ol_xmalloc((size_t)n + 1);
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+const uint8_t *ol_r_bytes(ol_rbuf_t *r, uint32_t *len)
+{
+    uint32_t n = ol_r_u32(r);
+    const uint8_t *p = r_take(r, n);
+    *len = p ? n : 0;
+    return p;
+}
+
+char **ol_r_strv(ol_rbuf_t *r)
+{
+    uint32_t n = ol_r_u32(r);
+    /* Each string needs at least its 4-byte length: refuse absurd counts. */
+    if (r->failed || n > r->left / 4) {
+        r->failed = true;
+        return NULL;
+    }
+    char **v = ol_xcalloc((size_t)n + 1, sizeof *v);
+    for (uint32_t i = 0; i < n; i++) {
+        v[i] = ol_r_str(r);
+        if (v[i] == NULL) {
+            r->failed = true;
+            ol_strv_free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+/* ---- messages ---- */
+
+void ol_msg_hello_encode(const ol_msg_hello_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->version);
+    ol_w_u32(w, m->node_id);
+    ol_w_u32(w, m->pid);
+    ol_w_str(w, m->hostname);
+}
+
+int ol_msg_hello_decode(ol_rbuf_t *r, ol_msg_hello_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->version = ol_r_u32(r);
+    m->node_id = ol_r_u32(r);
+    m->pid = ol_r_u32(r);
+    m->hostname = ol_r_str(r);
+    if (r->failed || m->hostname == NULL) {
+        ol_msg_hello_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_hello_free(ol_msg_hello_t *m)
+{
+    free(m->hostname);
+    m->hostname = NULL;
+}
+
+void ol_msg_launch_encode(const ol_msg_launch_t *m, ol_wbuf_t *w)
+{
+    size_t nnodes = ol_strv_len(m->nodes);
+    ol_w_str(w, m->nspace);
+    ol_w_u32(w, m->job_size);
+    ol_w_u32(w, m->node_id);
+    ol_w_strv(w, m->nodes);
+    for (size_t i = 0; i < nnodes; i++)
+        ol_w_u32(w, m->ppn[i]);
+    ol_w_u32(w, m->stdin_rank);
+    ol_w_u32(w, m->kill_grace_ms);
+    ol_w_str(w, m->exe);
+    ol_w_str(w, m->cwd);
+    ol_w_strv(w, m->argv);
+    ol_w_strv(w, m->env);
+}
+
+static bool launch_is_consistent(const ol_msg_launch_t *m)
+{
+    size_t nnodes = ol_strv_len(m->nodes);
+    uint64_t total = 0;
+    for (size_t i = 0; i < nnodes; i++)
+        total += m->ppn[i];
+    return m->nspace != NULL && m->exe != NULL && m->cwd != NULL && nnodes > 0 &&
+           m->node_id < nnodes && total == m->job_size && ol_strv_len(m->argv) > 0;
+}
+
+int ol_msg_launch_decode(ol_rbuf_t *r, ol_msg_launch_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->nspace = ol_r_str(r);
+    m->job_size = ol_r_u32(r);
+    m->node_id = ol_r_u32(r);
+    m->nodes = ol_r_strv(r);
+    size_t nnodes = ol_strv_len(m->nodes);
+    m->ppn = ol_xcalloc(nnodes, sizeof *m->ppn);
+    for (size_t i = 0; i < nnodes; i++)
+        m->ppn[i] = ol_r_u32(r);
+    m->stdin_rank = ol_r_u32(r);
+    m->kill_grace_ms = ol_r_u32(r);
+    m->exe = ol_r_str(r);
+    m->cwd = ol_r_str(r);
+    m->argv = ol_r_strv(r);
+    m->env = ol_r_strv(r);
+    if (r->failed || !launch_is_consistent(m)) {
+        ol_msg_launch_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_launch_free(ol_msg_launch_t *m)
+{
+    free(m->nspace);
+    ol_strv_free(m->nodes);
+    free(m->ppn);
+    free(m->exe);
+    free(m->cwd);
+    ol_strv_free(m->argv);
+    ol_strv_free(m->env);
+    memset(m, 0, sizeof *m);
+}
+
+void ol_msg_launch_local_ranks(const ol_msg_launch_t *m, uint32_t *first, uint32_t *count)
+{
+    uint32_t f = 0;
+    for (uint32_t i = 0; i < m->node_id; i++)
+        f += m->ppn[i];
+    *first = f;
+    *count = m->ppn[m->node_id];
+}
+
+void ol_msg_io_encode(const ol_msg_io_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->rank);
+    ol_w_u8(w, m->stream);
+    ol_w_bytes(w, m->data, m->len);
+}
+
+int ol_msg_io_decode(ol_rbuf_t *r, ol_msg_io_t *m)
+{
+    m->rank = ol_r_u32(r);
+    m->stream = ol_r_u8(r);
+    m->data = ol_r_bytes(r, &m->len);
+    if (r->failed || (m->stream != OL_STREAM_STDOUT && m->stream != OL_STREAM_STDERR))
+        return -1;
+    return 0;
+}
+
+void ol_msg_rank_exit_encode(const ol_msg_rank_exit_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->rank);
+    ol_w_u32(w, m->pid);
+    ol_w_u8(w, m->kind);
+    ol_w_u32(w, (uint32_t)m->code);
+    ol_w_str(w, m->msg);
+}
+
+int ol_msg_rank_exit_decode(ol_rbuf_t *r, ol_msg_rank_exit_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->rank = ol_r_u32(r);
+    m->pid = ol_r_u32(r);
+    m->kind = ol_r_u8(r);
+    m->code = (int32_t)ol_r_u32(r);
+    m->msg = ol_r_str(r);
+    if (r->failed || m->kind > OL_EXIT_EXEC_FAILED) {
+        ol_msg_rank_exit_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_rank_exit_free(ol_msg_rank_exit_t *m)
+{
+    free(m->msg);
+    m->msg = NULL;
+}
+
+void ol_msg_error_encode(const ol_msg_error_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->rank);
+    ol_w_str(w, m->text);
+}
+
+int ol_msg_error_decode(ol_rbuf_t *r, ol_msg_error_t *m)
+{
+    m->rank = ol_r_u32(r);
+    m->text = ol_r_str(r);
+    if (r->failed || m->text == NULL) {
+        ol_msg_error_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_error_free(ol_msg_error_t *m)
+{
+    free(m->text);
+    m->text = NULL;
+}
+
+/* ---- framing ---- */
+
+int ol_frame_send(struct bufferevent *bev, uint16_t type, const ol_wbuf_t *body)
+{
+    size_t len = body ? body->len : 0;
+    if (len > OL_FRAME_MAX)
+        return -1;
+    uint8_t hdr[OL_FRAME_HDR_LEN] = {
+        (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len,
+        (uint8_t)(type >> 8), (uint8_t)type, 0, 0,
+    };
+    if (bufferevent_write(bev, hdr, sizeof hdr) != 0)
+        return -1;
+    if (len > 0 && bufferevent_write(bev, body->data, len) != 0)
+        return -1;
+    return 0;
+}
+
+int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *len)
+{
+    uint8_t hdr[OL_FRAME_HDR_LEN];
+    if (evbuffer_copyout(in, hdr, sizeof hdr) < (ev_ssize_t)sizeof hdr)
+        return 0;
+    uint32_t n = ((uint32_t)hdr[0] << 24) | ((uint32_t)hdr[1] << 16) | ((uint32_t)hdr[2] << 8) | hdr[3];
+    if (n > OL_FRAME_MAX)
+        return -1;
+    if (evbuffer_get_length(in) < OL_FRAME_HDR_LEN + (size_t)n)
+        return 0;
+    evbuffer_drain(in, sizeof hdr);
+    *type = (uint16_t)((hdr[4] << 8) | hdr[5]);
+    *body = ol_xmalloc(n);
+    evbuffer_remove(in, *body, n);
+    *len = n;
+    return 1;
+}
+
+const char *ol_msg_type_name(uint16_t type)
+{
+    static const char *const names[] = {
+        [OL_MSG_HELLO] = "HELLO",       [OL_MSG_LAUNCH] = "LAUNCH", [OL_MSG_IO] = "IO",
+        [OL_MSG_STDIN] = "STDIN",       [OL_MSG_RANK_EXIT] = "RANK_EXIT",
+        [OL_MSG_ERROR] = "ERROR",       [OL_MSG_KILL] = "KILL",
+        [OL_MSG_JOB_DONE] = "JOB_DONE", [OL_MSG_SHUTDOWN] = "SHUTDOWN",
+    };
+    if (type < sizeof names / sizeof names[0] && names[type] != NULL)
+        return names[type];
+    return "UNKNOWN";
+}
