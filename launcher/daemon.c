@@ -1,10 +1,16 @@
 /* ompi-lite-daemon: the per-host daemon that mpirun starts. It is the PMIx
  * server of its host's ranks; it starts them, forwards their output, and
- * reports how each one ended. Policy (when the job has failed, what the user
- * sees) belongs to mpirun; the daemon only carries out KILL and SHUTDOWN.
+ * reports how each one ended. In a tree it also relays its children's
+ * messages up, the job and commands down, and combines fences. Policy
+ * (when the job has failed, what the user sees) belongs to mpirun; the
+ * daemon only carries out KILL and SHUTDOWN.
  *
- * Usage (by mpirun only): ompi-lite-daemon --parent-fd FD [--node-id N]
- * FD is a connected stream socket to mpirun. */
+ * Usage (by mpirun only):
+ *   ompi-lite-daemon (--parent-fd FD | --connect ADDR[,ADDR...]:PORT)
+ *                    --node-id N --nnodes M --fanout K
+ * FD is a connected stream socket to mpirun (forked daemon); otherwise the
+ * daemon connects to its parent over TCP and proves the job key, which it
+ * takes from $OMPI_LITE_JOB_KEY or else from the first line of stdin. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +28,12 @@
 #include <event2/event.h>
 
 #include "daemon.h"
+#include "net.h"
+#include "tree.h"
 #include "util.h"
+
+#define AUTH_TIMEOUT_S 10
+#define CONNECT_TIMEOUT_MS 3000
 
 static void daemon_exit_loop(struct ol_daemon *d, int status)
 {
@@ -36,12 +48,44 @@ void ol_daemon_send(struct ol_daemon *d, uint16_t type, const ol_wbuf_t *body)
         ol_frame_send(d->up, type, body);
 }
 
-static void send_error(struct ol_daemon *d, uint32_t rank, const char *text)
+static struct ol_dlink *child_link(struct ol_daemon *d, uint32_t node)
 {
-    ol_msg_error_t m = { .rank = rank, .text = (char *)text };
+    if (node < d->child_first || node - d->child_first >= d->nchildren)
+        return NULL;
+    struct ol_dlink *l = d->children[node - d->child_first];
+    return l != NULL && !l->closed ? l : NULL;
+}
+
+bool ol_daemon_route(struct ol_daemon *d, uint32_t target, uint16_t type, const ol_wbuf_t *body)
+{
+    if (target == d->node_id)
+        return false;
+    uint32_t hop = ol_tree_next_hop(d->node_id, target, d->fanout);
+    if (hop == OL_TREE_UP) {
+        ol_daemon_send(d, type, body);
+    } else {
+        struct ol_dlink *l = child_link(d, hop);
+        if (l != NULL)
+            ol_frame_send(l->bev, type, body);
+    }
+    return true;
+}
+
+void ol_daemon_send_children(struct ol_daemon *d, uint16_t type, const void *body, size_t len)
+{
+    for (uint32_t i = 0; i < d->nchildren; i++) {
+        struct ol_dlink *l = d->children[i];
+        if (l != NULL && !l->closed)
+            ol_frame_send_raw(l->bev, type, body, len);
+    }
+}
+
+static void send_error(struct ol_daemon *d, uint16_t type, uint32_t node, uint32_t rank, const char *text)
+{
+    ol_msg_error_t m = { .node_id = node, .rank = rank, .text = (char *)text };
     ol_wbuf_t w = { 0 };
     ol_msg_error_encode(&m, &w);
-    ol_daemon_send(d, OL_MSG_ERROR, &w);
+    ol_daemon_send(d, type, &w);
     ol_wbuf_free(&w);
 }
 
@@ -79,14 +123,27 @@ static void classify_exit(const struct ol_rank *r, uint8_t *kind, int32_t *code)
     }
 }
 
+static bool children_open(struct ol_daemon *d)
+{
+    for (uint32_t i = 0; i < d->nchildren; i++) {
+        if (d->children[i] != NULL && !d->children[i]->closed)
+            return true;
+    }
+    return false;
+}
+
 static void daemon_job_finished(struct ol_daemon *d)
 {
     ol_trace("all local ranks finished");
     if (d->orphaned) {
-        daemon_exit_loop(d, 1);
+        if (!children_open(d))
+            daemon_exit_loop(d, 1);
         return;
     }
-    ol_daemon_send(d, OL_MSG_JOB_DONE, NULL);
+    ol_wbuf_t w = { 0 };
+    ol_msg_u32_encode(d->node_id, &w);
+    ol_daemon_send(d, OL_MSG_JOB_DONE, &w);
+    ol_wbuf_free(&w);
 }
 
 void ol_daemon_rank_finished(struct ol_daemon *d, struct ol_rank *r)
@@ -107,13 +164,18 @@ void ol_daemon_rank_finished(struct ol_daemon *d, struct ol_rank *r)
 
 static void setup_ranks(struct ol_daemon *d)
 {
-    ol_msg_launch_local_ranks(&d->job, &d->first_rank, &d->nranks);
+    for (uint32_t r = 0; r < d->job.job_size; r++)
+        d->nranks += d->job.rank_node[r] == d->node_id;
     d->ranks = ol_xcalloc(d->nranks, sizeof *d->ranks);
-    for (uint32_t i = 0; i < d->nranks; i++) {
+    uint32_t i = 0;
+    for (uint32_t rank = 0; rank < d->job.job_size; rank++) {
+        if (d->job.rank_node[rank] != d->node_id)
+            continue;
         struct ol_rank *r = &d->ranks[i];
         r->d = d;
-        r->rank = d->first_rank + i;
-        r->local_rank = i;
+        r->rank = rank;
+        r->local_rank = i++;
+        r->app = ol_launch_app_of(&d->job, rank);
         r->status_fd = -1;
         atomic_init(&r->connected, false);
         atomic_init(&r->finalized, false);
@@ -122,15 +184,18 @@ static void setup_ranks(struct ol_daemon *d)
     }
 }
 
-static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb)
+static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb, const uint8_t *body, uint32_t len)
 {
     char *err = NULL;
-    if (d->have_job || ol_msg_launch_decode(rb, &d->job) != 0) {
-        send_error(d, OL_NO_RANK, "malformed or repeated LAUNCH message");
+    if (d->have_job || ol_msg_launch_decode(rb, &d->job) != 0 ||
+        ol_strv_len(d->job.nodes) != d->nnodes) {
+        send_error(d, OL_MSG_ERROR, d->node_id, OL_NO_RANK, "malformed or repeated LAUNCH message");
         daemon_exit_loop(d, 1);
         return;
     }
     d->have_job = true;
+    /* Children start theirs while we start ours. */
+    ol_daemon_send_children(d, OL_MSG_LAUNCH, body, len);
     setup_ranks(d);
     if (d->nranks == 0) {
         daemon_job_finished(d);
@@ -138,7 +203,7 @@ static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb)
     }
     ol_trace("LAUNCH received");
     if (ol_dpmix_register_job(d, &err) != 0 || ol_ranks_launch(d, &err) != 0) {
-        send_error(d, OL_NO_RANK, err);
+        send_error(d, OL_MSG_ERROR, d->node_id, OL_NO_RANK, err);
         free(err);
         /* Ranks already started die; the job then counts as finished once
          * each is reaped. Never-started ranks count as finished now. */
@@ -152,41 +217,111 @@ static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb)
         }
         return;
     }
+    ol_modex_job_registered(d);
     ol_trace("ranks started");
-    ol_info("job %s: started ranks %u..%u", d->job.nspace, d->first_rank, d->first_rank + d->nranks - 1);
+    ol_info("job %s: started %u ranks", d->job.nspace, d->nranks);
 }
 
-static void handle_frame(struct ol_daemon *d, uint16_t type, uint8_t *body, uint32_t len)
+static void shutdown_now(struct ol_daemon *d)
+{
+    d->shutting_down = true;
+    if (!children_open(d))
+        daemon_exit_loop(d, 0);
+}
+
+/* A frame from the parent. */
+static void handle_down(struct ol_daemon *d, uint16_t type, uint8_t *body, uint32_t len)
 {
     ol_rbuf_t rb = { .p = body, .left = len };
     switch (type) {
     case OL_MSG_LAUNCH:
-        handle_launch(d, &rb);
+        handle_launch(d, &rb, body, len);
         break;
     case OL_MSG_STDIN: {
+        if (!d->have_job || d->job.stdin_rank >= d->job.job_size)
+            break;
+        ol_wbuf_t w = { .data = body, .len = len, .cap = len };
+        if (ol_daemon_route(d, d->job.rank_node[d->job.stdin_rank], type, &w))
+            break;
         uint32_t n;
         const uint8_t *p = ol_r_bytes(&rb, &n);
-        if (!rb.failed && d->have_job)
+        if (!rb.failed)
             ol_ranks_stdin(d, p, n);
         break;
     }
     case OL_MSG_KILL:
+        ol_daemon_send_children(d, type, body, len);
         ol_ranks_kill(d);
         if (!d->have_job)
             daemon_job_finished(d);
         break;
     case OL_MSG_SHUTDOWN:
-        daemon_exit_loop(d, 0);
+        ol_daemon_send_children(d, type, body, len);
+        shutdown_now(d);
+        break;
+    case OL_MSG_FENCE_DOWN: {
+        ol_msg_fence_t f;
+        ol_daemon_send_children(d, type, body, len);
+        if (ol_msg_fence_decode(&rb, &f) == 0)
+            ol_modex_fence_down(d, &f);
+        break;
+    }
+    case OL_MSG_DMODEX_REQ: {
+        ol_msg_dmodex_t m;
+        if (ol_msg_dmodex_req_decode(&rb, &m) == 0)
+            ol_modex_request(d, &m);
+        break;
+    }
+    case OL_MSG_DMODEX_RESP: {
+        ol_msg_dmodex_t m;
+        if (ol_msg_dmodex_resp_decode(&rb, &m) == 0)
+            ol_modex_response(d, &m);
+        break;
+    }
+    case OL_MSG_PING:
         break;
     default:
-        ol_log(OL_LOG_WARN, "ignoring unexpected %s message from mpirun", ol_msg_type_name(type));
+        ol_log(OL_LOG_WARN, "ignoring unexpected %s message from the parent", ol_msg_type_name(type));
         break;
     }
 }
 
-/* ---- the link to mpirun ---- */
+/* A frame from a child daemon: most go up unchanged. */
+static void handle_up(struct ol_daemon *d, struct ol_dlink *l, uint16_t type, uint8_t *body, uint32_t len)
+{
+    ol_rbuf_t rb = { .p = body, .left = len };
+    (void)l;
+    switch (type) {
+    case OL_MSG_FENCE_UP: {
+        ol_msg_fence_t f;
+        if (ol_msg_fence_decode(&rb, &f) == 0)
+            ol_modex_fence_up(d, &f);
+        break;
+    }
+    case OL_MSG_DMODEX_REQ: {
+        ol_msg_dmodex_t m;
+        if (ol_msg_dmodex_req_decode(&rb, &m) == 0)
+            ol_modex_request(d, &m);
+        break;
+    }
+    case OL_MSG_DMODEX_RESP: {
+        ol_msg_dmodex_t m;
+        if (ol_msg_dmodex_resp_decode(&rb, &m) == 0)
+            ol_modex_response(d, &m);
+        break;
+    }
+    case OL_MSG_PING:
+        break;
+    default: /* HELLO, IO, RANK_EXIT, ERROR, LOST, JOB_DONE */
+        if (d->up != NULL)
+            ol_frame_send_raw(d->up, type, body, len);
+        break;
+    }
+}
 
-static void lost_mpirun(struct ol_daemon *d)
+/* ---- the link to the parent ---- */
+
+static void lost_parent(struct ol_daemon *d)
 {
     if (d->up != NULL) {
         bufferevent_free(d->up);
@@ -195,8 +330,17 @@ static void lost_mpirun(struct ol_daemon *d)
     if (d->orphaned)
         return;
     d->orphaned = true;
-    if (!d->have_job || d->nfinished == d->nranks) {
-        daemon_exit_loop(d, 1);
+    /* Children learn it the same way: their link closes. */
+    for (uint32_t i = 0; i < d->nchildren; i++) {
+        struct ol_dlink *l = d->children[i];
+        if (l != NULL && !l->closed) {
+            bufferevent_free(l->bev);
+            l->bev = NULL;
+            l->closed = true;
+        }
+    }
+    if (d->shutting_down || !d->have_job || d->nfinished == d->nranks) {
+        daemon_exit_loop(d, d->shutting_down ? 0 : 1);
         return;
     }
     ol_ranks_kill(d);
@@ -212,11 +356,11 @@ static void on_up_read(struct bufferevent *bev, void *arg)
     while (!d->exiting && d->up != NULL &&
            (rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
         if (rc < 0) {
-            ol_log(OL_LOG_ERROR, "malformed frame from mpirun");
-            lost_mpirun(d);
+            ol_log(OL_LOG_ERROR, "malformed frame from the parent");
+            lost_parent(d);
             return;
         }
-        handle_frame(d, type, body, len);
+        handle_down(d, type, body, len);
         free(body);
     }
 }
@@ -225,7 +369,171 @@ static void on_up_event(struct bufferevent *bev, short what, void *arg)
 {
     (void)bev;
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-        lost_mpirun(arg);
+        lost_parent(arg);
+}
+
+/* ---- links to children ---- */
+
+static void link_free(struct ol_daemon *d, struct ol_dlink *l)
+{
+    for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == l) {
+            *pp = l->next;
+            break;
+        }
+    }
+    if (l->bev != NULL)
+        bufferevent_free(l->bev);
+    if (l->timer != NULL)
+        event_free(l->timer);
+    free(l);
+}
+
+static void child_closed(struct ol_daemon *d, struct ol_dlink *l, short what)
+{
+    if (l->closed)
+        return;
+    l->closed = true;
+    int err = EVUTIL_SOCKET_ERROR();
+    bufferevent_free(l->bev);
+    l->bev = NULL;
+    if (!d->shutting_down && !d->orphaned) {
+        char *why = (what & BEV_EVENT_ERROR) && err != 0 && err != ECONNRESET
+                        ? ol_xasprintf("stopped answering (%s): the host or its network is gone", strerror(err))
+                        : ol_xstrdup("exited unexpectedly");
+        send_error(d, OL_MSG_LOST, l->node_id, OL_NO_RANK, why);
+        free(why);
+    }
+    if ((d->shutting_down || (d->orphaned && d->nfinished == d->nranks)) && !children_open(d))
+        daemon_exit_loop(d, d->shutting_down ? 0 : 1);
+}
+
+static void on_child_read(struct bufferevent *bev, void *arg)
+{
+    struct ol_dlink *l = arg;
+    struct ol_daemon *d = l->d;
+    uint16_t type;
+    uint8_t *body;
+    uint32_t len;
+    int rc;
+    while (!l->closed && (rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
+        if (rc < 0) {
+            child_closed(d, l, BEV_EVENT_EOF);
+            return;
+        }
+        handle_up(d, l, type, body, len);
+        free(body);
+    }
+}
+
+static void on_child_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct ol_dlink *l = arg;
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+        on_child_read(bev, arg);
+        child_closed(l->d, l, what);
+    }
+}
+
+/* Before HELLO: the first frame must be AUTH with the key, the second a
+ * HELLO from one of our children that is not connected yet. */
+static void on_pending_read(struct bufferevent *bev, void *arg)
+{
+    struct ol_dlink *l = arg;
+    struct ol_daemon *d = l->d;
+    uint16_t type;
+    uint8_t *body;
+    uint32_t len;
+    int rc;
+    while ((rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
+        if (rc < 0)
+            break;
+        ol_rbuf_t rb = { .p = body, .left = len };
+        if (!l->authed) {
+            uint32_t klen;
+            const uint8_t *k = ol_r_bytes(&rb, &klen);
+            l->authed = type == OL_MSG_AUTH && k != NULL && ol_net_key_equal(d->key, k, klen);
+            free(body);
+            if (!l->authed)
+                break;
+            continue;
+        }
+        ol_msg_hello_t h;
+        bool ok = type == OL_MSG_HELLO && ol_msg_hello_decode(&rb, &h) == 0;
+        uint32_t id = ok ? h.node_id : OL_NO_NODE;
+        if (ok)
+            ol_msg_hello_free(&h);
+        if (id >= d->child_first && id - d->child_first < d->nchildren && d->children[id - d->child_first] == NULL) {
+            for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
+                if (*pp == l) {
+                    *pp = l->next;
+                    break;
+                }
+            }
+            event_free(l->timer);
+            l->timer = NULL;
+            l->node_id = id;
+            d->children[id - d->child_first] = l;
+            bufferevent_setcb(bev, on_child_read, NULL, on_child_event, l);
+            handle_up(d, l, type, body, len); /* the HELLO goes up */
+            free(body);
+            on_child_read(bev, l);
+            return;
+        }
+        free(body);
+        break;
+    }
+    if (rc == 0)
+        return;
+    ol_info("dropped a connection that did not prove the job key");
+    link_free(d, l);
+}
+
+static void on_pending_event(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    struct ol_dlink *l = arg;
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        link_free(l->d, l);
+}
+
+static void on_pending_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct ol_dlink *l = arg;
+    link_free(l->d, l);
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    struct ol_daemon *d = arg;
+    int fd;
+    while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        ol_net_tune(fd);
+        struct ol_dlink *l = ol_xcalloc(1, sizeof *l);
+        l->d = d;
+        l->node_id = OL_NO_NODE;
+        l->bev = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+        l->timer = evtimer_new(d->base, on_pending_timeout, l);
+        struct timeval tv = { AUTH_TIMEOUT_S, 0 };
+        evtimer_add(l->timer, &tv);
+        bufferevent_setcb(l->bev, on_pending_read, NULL, on_pending_event, l);
+        bufferevent_enable(l->bev, EV_READ | EV_WRITE);
+        l->next = d->pending;
+        d->pending = l;
+    }
+}
+
+static void on_ping(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct ol_daemon *d = arg;
+    if (d->up != NULL && d->up_tcp)
+        ol_frame_send(d->up, OL_MSG_PING, NULL);
+    ol_daemon_send_children(d, OL_MSG_PING, NULL, 0);
 }
 
 /* ---- signals and PMIx notes ---- */
@@ -239,7 +547,7 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
         if (sig == SIGCHLD)
             ol_ranks_reap(d);
         else /* SIGTERM/SIGINT/SIGHUP, or mpirun died (PDEATHSIG) */
-            lost_mpirun(d);
+            lost_parent(d);
     }
 }
 
@@ -249,32 +557,95 @@ static void on_upcall_note(evutil_socket_t fd, short what, void *arg)
     struct ol_daemon *d = arg;
     struct ol_upcall_note note;
     while (read(fd, &note, sizeof note) == (ssize_t)sizeof note) {
-        if (note.kind == OL_UPCALL_ABORT && note.local_rank < d->nranks) {
-            struct ol_rank *r = &d->ranks[note.local_rank];
-            /* Reported now, not at exit: the rank may wait in PMIx_Abort. */
-            ol_daemon_report_exit(d, r, OL_EXIT_ABORT, atomic_load(&r->abort_code));
+        switch (note.kind) {
+        case OL_UPCALL_ABORT:
+            if (note.local_rank < d->nranks) {
+                struct ol_rank *r = &d->ranks[note.local_rank];
+                /* Reported now, not at exit: the rank may wait in PMIx_Abort. */
+                ol_daemon_report_exit(d, r, OL_EXIT_ABORT, atomic_load(&r->abort_code));
+            }
+            break;
+        case OL_UPCALL_FENCE:
+            ol_modex_local_fence(d, note.ptr);
+            break;
+        case OL_UPCALL_DMODEX:
+            ol_modex_local_request(d, note.ptr);
+            break;
+        case OL_UPCALL_DMODEX_DONE:
+            ol_modex_served(d, note.ptr);
+            break;
         }
     }
 }
 
 /* ---- start-up ---- */
 
-static int parse_args(int argc, char **argv, int *parent_fd, uint32_t *node_id)
+struct daemon_args {
+    int parent_fd;
+    char **connect_addrs;
+    uint16_t connect_port;
+};
+
+static int parse_args(int argc, char **argv, struct ol_daemon *d, struct daemon_args *a)
 {
     long v;
-    *parent_fd = -1;
-    *node_id = 0;
+    a->parent_fd = -1;
+    d->fanout = 1u << 30;
+    d->nnodes = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--parent-fd") == 0 && i + 1 < argc &&
-            ol_parse_long(argv[++i], 0, 1 << 20, &v) == 0)
-            *parent_fd = (int)v;
-        else if (strcmp(argv[i], "--node-id") == 0 && i + 1 < argc &&
-                 ol_parse_long(argv[++i], 0, UINT32_MAX - 1, &v) == 0)
-            *node_id = (uint32_t)v;
-        else
+            ol_parse_long(argv[++i], 0, 1 << 20, &v) == 0) {
+            a->parent_fd = (int)v;
+        } else if (strcmp(argv[i], "--connect") == 0 && i + 1 < argc) {
+            char *spec = argv[++i], *colon = strrchr(spec, ':');
+            if (colon == NULL || ol_parse_long(colon + 1, 1, 65535, &v) != 0)
+                return -1;
+            a->connect_port = (uint16_t)v;
+            *colon = '\0';
+            char *save = NULL;
+            a->connect_addrs = ol_xcalloc(1, sizeof *a->connect_addrs);
+            for (char *s = strtok_r(spec, ",", &save); s != NULL; s = strtok_r(NULL, ",", &save))
+                ol_strv_append(&a->connect_addrs, s);
+        } else if (strcmp(argv[i], "--node-id") == 0 && i + 1 < argc &&
+                   ol_parse_long(argv[++i], 0, UINT32_MAX - 2, &v) == 0) {
+            d->node_id = (uint32_t)v;
+        } else if (strcmp(argv[i], "--nnodes") == 0 && i + 1 < argc &&
+                   ol_parse_long(argv[++i], 1, UINT32_MAX - 2, &v) == 0) {
+            d->nnodes = (uint32_t)v;
+        } else if (strcmp(argv[i], "--fanout") == 0 && i + 1 < argc &&
+                   ol_parse_long(argv[++i], 1, 1L << 30, &v) == 0) {
+            d->fanout = (uint32_t)v;
+        } else {
             return -1;
+        }
     }
-    return *parent_fd >= 0 ? 0 : -1;
+    if ((a->parent_fd >= 0) == (a->connect_addrs != NULL) || d->node_id >= d->nnodes)
+        return -1;
+    return 0;
+}
+
+/* The key: from the environment (forked by mpirun; removed so that ranks do
+ * not inherit it) or the first line of stdin (launch agent). */
+static char *read_key(void)
+{
+    const char *env = getenv("OMPI_LITE_JOB_KEY");
+    if (env != NULL) {
+        char *k = ol_xstrdup(env);
+        unsetenv("OMPI_LITE_JOB_KEY");
+        return k;
+    }
+    char buf[OL_KEY_HEX_LEN + 2];
+    size_t got = 0;
+    while (got < sizeof buf - 1) {
+        ssize_t n = read(STDIN_FILENO, buf + got, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || buf[got] == '\n')
+            break;
+        got++;
+    }
+    buf[got] = '\0';
+    return got == OL_KEY_HEX_LEN ? ol_xstrdup(buf) : NULL;
 }
 
 /* Ranks get fds 0-2 by dup2: those must not be free in the daemon, or a
@@ -294,7 +665,7 @@ static void sanitize_std_fds(void)
         close(fd);
 }
 
-static int setup_events(struct ol_daemon *d, int parent_fd)
+static int setup_events(struct ol_daemon *d, int up_fd)
 {
     static const int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
     /* Before PMIx starts its thread, so the thread inherits the mask and
@@ -311,25 +682,47 @@ static int setup_events(struct ol_daemon *d, int parent_fd)
     d->upcall_ev = event_new(d->base, d->upcall_pipe[0], EV_READ | EV_PERSIST, on_upcall_note, d);
     event_add(d->sig_ev, NULL);
     event_add(d->upcall_ev, NULL);
-    ol_set_cloexec(parent_fd, true);
-    ol_set_nonblock(parent_fd, true);
-    d->up = bufferevent_socket_new(d->base, parent_fd, BEV_OPT_CLOSE_ON_FREE);
+    ol_set_cloexec(up_fd, true);
+    ol_set_nonblock(up_fd, true);
+    d->up = bufferevent_socket_new(d->base, up_fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(d->up, on_up_read, NULL, on_up_event, d);
     bufferevent_enable(d->up, EV_READ | EV_WRITE);
+    if (d->up_tcp || d->nchildren > 0) {
+        struct timeval tv = { 0, OL_NET_PING_MS * 1000 };
+        d->ping_ev = event_new(d->base, -1, EV_PERSIST, on_ping, d);
+        event_add(d->ping_ev, &tv);
+    }
     return 0;
+}
+
+static int setup_children(struct ol_daemon *d, char **err)
+{
+    ol_tree_children(d->node_id, d->fanout, d->nnodes, &d->child_first, &d->nchildren);
+    d->listen_fd = -1;
+    if (d->nchildren == 0)
+        return 0;
+    if (d->key == NULL) {
+        *err = ol_xstrdup("no job key to check child daemons with");
+        return -1;
+    }
+    d->children = ol_xcalloc(d->nchildren, sizeof *d->children);
+    d->listen_fd = ol_net_listen(&d->port, err);
+    return d->listen_fd < 0 ? -1 : 0;
 }
 
 static void send_hello(struct ol_daemon *d)
 {
-    ol_msg_hello_t m = { .version = OL_PROTO_VERSION, .node_id = d->node_id,
-                         .pid = (uint32_t)getpid(), .hostname = (char *)ol_hostname() };
+    char **addrs = d->nchildren > 0 ? ol_net_local_addrs() : ol_xcalloc(1, sizeof(char *));
+    ol_msg_hello_t m = { .version = OL_PROTO_VERSION, .node_id = d->node_id, .pid = (uint32_t)getpid(),
+                         .hostname = (char *)ol_hostname(), .port = d->port, .addrs = addrs };
     ol_wbuf_t w = { 0 };
     ol_msg_hello_encode(&m, &w);
     ol_daemon_send(d, OL_MSG_HELLO, &w);
     ol_wbuf_free(&w);
+    ol_strv_free(addrs);
 }
 
-/* Makes sure the last frames (JOB_DONE, RANK_EXIT) reach mpirun. */
+/* Makes sure the last frames (JOB_DONE, RANK_EXIT) reach the parent. */
 static void flush_upstream(struct ol_daemon *d)
 {
     if (d->up == NULL)
@@ -345,34 +738,92 @@ static void flush_upstream(struct ol_daemon *d)
 static void teardown(struct ol_daemon *d)
 {
     ol_ranks_free(d);
+    ol_modex_free(d);
     if (d->have_job)
         ol_msg_launch_free(&d->job);
     if (d->up)
         bufferevent_free(d->up);
+    while (d->pending != NULL)
+        link_free(d, d->pending);
+    for (uint32_t i = 0; i < d->nchildren; i++) {
+        if (d->children[i] != NULL)
+            link_free(d, d->children[i]);
+    }
+    free(d->children);
+    if (d->listen_ev)
+        event_free(d->listen_ev);
+    if (d->listen_fd >= 0)
+        close(d->listen_fd);
+    if (d->ping_ev)
+        event_free(d->ping_ev);
     event_free(d->sig_ev);
     event_free(d->upcall_ev);
     event_base_free(d->base);
+    free(d->key);
+}
+
+/* Connects to the parent and proves the key; the fd, or -1 (logged). */
+static int connect_parent(struct ol_daemon *d, struct daemon_args *a)
+{
+    char *err = NULL;
+    int fd = ol_net_connect_any(a->connect_addrs, a->connect_port, CONNECT_TIMEOUT_MS, &err);
+    if (fd < 0) {
+        ol_log(OL_LOG_ERROR, "%s", err);
+        free(err);
+        return -1;
+    }
+    ol_wbuf_t body = { 0 }, frame = { 0 };
+    ol_w_bytes(&body, d->key, strlen(d->key));
+    /* Header by hand: no event loop yet, and this must go out first. */
+    uint32_t n = (uint32_t)body.len;
+    uint8_t hdr[OL_FRAME_HDR_LEN] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n,
+                                      0, OL_MSG_AUTH, 0, 0 };
+    ol_w_append(&frame, hdr, sizeof hdr);
+    ol_w_append(&frame, body.data, body.len);
+    int rc = ol_write_all(fd, frame.data, frame.len);
+    ol_wbuf_free(&body);
+    ol_wbuf_free(&frame);
+    if (rc != 0) {
+        close(fd);
+        return -1;
+    }
+    d->up_tcp = true;
+    return fd;
 }
 
 int main(int argc, char **argv)
 {
-    struct ol_daemon d = { .sigfd = -1, .upcall_pipe = { -1, -1 } };
-    int parent_fd;
+    struct ol_daemon d = { .sigfd = -1, .upcall_pipe = { -1, -1 }, .listen_fd = -1 };
+    struct daemon_args a = { 0 };
     char *err = NULL;
     ol_log_init("ompi-lite-daemon");
-    if (parse_args(argc, argv, &parent_fd, &d.node_id) != 0) {
-        fprintf(stderr, "ompi-lite-daemon: started by mpirun only (usage: --parent-fd FD [--node-id N])\n");
+    if (parse_args(argc, argv, &d, &a) != 0) {
+        fprintf(stderr, "ompi-lite-daemon: started by mpirun only (usage: --parent-fd FD | --connect "
+                        "ADDRS:PORT, --node-id N --nnodes M --fanout K)\n");
         return 2;
     }
-    /* A local mpirun that dies takes us down the same way as a lost link. */
+    d.key = read_key();
+    if (a.connect_addrs != NULL && d.key == NULL) {
+        ol_log(OL_LOG_ERROR, "no job key on stdin or in the environment");
+        return 2;
+    }
+    /* mpirun (or the agent) dying takes us down the same way as a lost link. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     sanitize_std_fds();
-    if (setup_events(&d, parent_fd) != 0) {
-        ol_log(OL_LOG_ERROR, "cannot set up the event loop: %s", strerror(errno));
+    int up_fd = a.parent_fd;
+    if (a.connect_addrs != NULL && (up_fd = connect_parent(&d, &a)) < 0)
+        return 1;
+    ol_strv_free(a.connect_addrs);
+    if (setup_children(&d, &err) != 0 || setup_events(&d, up_fd) != 0) {
+        ol_log(OL_LOG_ERROR, "cannot set up: %s", err ? err : strerror(errno));
         return 1;
     }
+    if (d.listen_fd >= 0) {
+        d.listen_ev = event_new(d.base, d.listen_fd, EV_READ | EV_PERSIST, on_accept, &d);
+        event_add(d.listen_ev, NULL);
+    }
     if (ol_dpmix_init(&d, &err) != 0) {
-        send_error(&d, OL_NO_RANK, err);
+        send_error(&d, OL_MSG_ERROR, d.node_id, OL_NO_RANK, err);
         flush_upstream(&d);
         free(err);
         teardown(&d);

@@ -1,17 +1,22 @@
 /* The per-host daemon (ompi-lite-daemon): shared state of its parts.
  *
- *   daemon.c        main, the link to mpirun, the job's life cycle
+ *   daemon.c        main, the links (to the parent, to child daemons), routing,
+ *                   the job's life cycle
+ *   daemon_modex.c  fences and direct-modex requests across hosts
  *   daemon_pmix.c   the PMIx server: module upcalls, job registration
  *   daemon_ranks.c  fork/exec of the ranks, reaping, IO forwarding, killing
+ *   binding.c       where each local rank runs (hwloc cpusets)
  *   daemon_topo.c   the host topology for PMIx, cached across jobs
  *
  * Threads: everything runs on the main thread's event loop except the PMIx
  * module upcalls, which PMIx runs on its own progress thread. Upcalls only
  * set atomic flags on a rank and post a note on the upcall pipe; the main
- * loop does the rest. */
+ * loop does the rest (and may call PMIx callbacks: PMIx thread-shifts them). */
 #ifndef OL_LAUNCHER_DAEMON_H
 #define OL_LAUNCHER_DAEMON_H
 
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,12 +35,15 @@ struct ol_rank {
     struct ol_daemon *d;
     uint32_t rank;        /* rank in the job */
     uint32_t local_rank;  /* index among this host's ranks */
+    const ol_app_t *app;
     pid_t pid;            /* also its process group id */
+    bool bound;
+    cpu_set_t cpus;       /* when bound */
     struct bufferevent *out, *err; /* NULL once the pipe reached EOF */
     struct bufferevent *in;        /* stdin writer, only for the stdin rank */
     bool in_eof_pending;           /* close `in` once its buffer drains */
     int status_fd;                 /* exec status pipe (read end) until exec is confirmed */
-    int exec_errno;                /* non-zero: exec (or chdir) failed */
+    int exec_errno;                /* non-zero: exec failed; negative: chdir failed */
     bool reaped;
     int wstatus;
     bool reported;                 /* RANK_EXIT sent (or rank counted as finished) */
@@ -45,44 +53,118 @@ struct ol_rank {
     atomic_int abort_code;
 };
 
+/* A link to a child daemon (or, before HELLO, a connection proving the key). */
+struct ol_dlink {
+    struct ol_daemon *d;
+    uint32_t node_id;     /* OL_NO_NODE until its HELLO */
+    struct bufferevent *bev;
+    struct event *timer;  /* authentication deadline */
+    bool authed, closed;
+    struct ol_dlink *next;
+};
+
+struct ol_dfence;         /* daemon_modex.c */
+struct ol_dmodex_wait;
+
 struct ol_daemon {
     struct event_base *base;
-    struct bufferevent *up;       /* link to mpirun; NULL once lost */
-    struct event *sig_ev;
+    struct bufferevent *up;       /* link to the parent; NULL once lost */
+    bool up_tcp;
+    struct event *sig_ev, *ping_ev;
     int sigfd;
     int upcall_pipe[2];           /* PMIx thread -> main loop notes */
     struct event *upcall_ev;
-    uint32_t node_id;
+    uint32_t node_id, nnodes, fanout;
+    char *key;
+    /* children in the tree */
+    uint32_t child_first, nchildren;
+    struct ol_dlink **children;   /* by node_id - child_first; NULL until HELLO */
+    struct ol_dlink *pending;     /* connections not yet authenticated */
+    int listen_fd;
+    uint16_t port;
+    struct event *listen_ev;
     bool have_job;
     ol_msg_launch_t job;
     struct ol_rank *ranks;
     uint32_t nranks;              /* ranks on this host */
-    uint32_t first_rank;
     uint32_t nfinished;
     bool job_registered;
     bool killing;
     struct event *kill_timer;
-    bool orphaned;                /* mpirun is gone: kill, clean up, exit */
+    bool orphaned;                /* the parent is gone: kill, clean up, exit */
+    bool shutting_down;           /* SHUTDOWN seen: exit once children closed */
     bool exiting;
     int exit_status;
     hwloc_topology_t topo;        /* handed to PMIx; NULL: PMIx discovers */
+    /* daemon_modex.c */
+    uint32_t fence_seq;           /* fences this daemon's ranks entered */
+    struct ol_dfence *fences;
+    uint32_t next_req_id;
+    struct ol_dmodex_wait *waits;       /* our requests, waiting for answers */
+    struct ol_dmodex_wait *early_reqs;  /* others' requests before the job is registered */
 };
 
 /* Notes the PMIx thread posts to the main loop. */
-enum ol_upcall_kind { OL_UPCALL_ABORT = 1 };
+enum ol_upcall_kind {
+    OL_UPCALL_ABORT = 1,        /* local_rank called abort */
+    OL_UPCALL_FENCE = 2,        /* ptr: struct ol_fence_req, local part complete */
+    OL_UPCALL_DMODEX = 3,       /* ptr: struct ol_dmodex_wait, a local rank wants a remote rank's data */
+    OL_UPCALL_DMODEX_DONE = 4,  /* ptr: struct ol_dmodex_wait, PMIx answered a remote request */
+};
 struct ol_upcall_note {
     uint32_t kind;
     uint32_t local_rank;
+    void *ptr;
+};
+
+/* A fence's local part, from the PMIx upcall. */
+struct ol_fence_req {
+    void *cbfunc;                 /* pmix_modex_cbfunc_t */
+    void *cbdata;
+    uint8_t *data;
+    size_t len;
+};
+
+/* A direct-modex request: ours (waiting for RESP) or another daemon's (being
+ * served by PMIx). */
+struct ol_dmodex_wait {
+    uint32_t req_id;
+    uint32_t node;                /* theirs: where the answer goes */
+    uint32_t rank;
+    void *cbfunc, *cbdata;        /* ours: pmix_modex_cbfunc_t and its data */
+    int32_t status;               /* served: PMIx's answer */
+    uint8_t *data;
+    size_t len;
+    struct ol_dmodex_wait *next;
 };
 
 /* daemon_pmix.c */
 int ol_dpmix_init(struct ol_daemon *d, char **err);
 int ol_dpmix_register_job(struct ol_daemon *d, char **err);
 int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env);
+/* Asks PMIx for a local rank's data; OL_UPCALL_DMODEX_DONE follows. */
+void ol_dpmix_serve_dmodex(struct ol_daemon *d, struct ol_dmodex_wait *w);
+void ol_dpmix_post(uint32_t kind, uint32_t local_rank, void *ptr);
 void ol_dpmix_finalize(struct ol_daemon *d);
+
+/* daemon_modex.c */
+void ol_modex_local_fence(struct ol_daemon *d, struct ol_fence_req *f);
+void ol_modex_fence_up(struct ol_daemon *d, const ol_msg_fence_t *m);
+void ol_modex_fence_down(struct ol_daemon *d, const ol_msg_fence_t *m);
+void ol_modex_local_request(struct ol_daemon *d, struct ol_dmodex_wait *w);
+void ol_modex_request(struct ol_daemon *d, const ol_msg_dmodex_t *m);
+void ol_modex_served(struct ol_daemon *d, struct ol_dmodex_wait *w);
+void ol_modex_response(struct ol_daemon *d, const ol_msg_dmodex_t *m);
+void ol_modex_job_registered(struct ol_daemon *d);
+void ol_modex_free(struct ol_daemon *d);
 
 /* daemon_topo.c: this host's topology, from a per-boot cache when possible */
 hwloc_topology_t ol_daemon_load_topology(void);
+
+/* binding.c: the cpus of local rank i (of n) under the job's --map-by/--bind-to;
+ * false when the rank is not bound. *desc (malloc'd) describes it. */
+bool ol_binding_compute(hwloc_topology_t topo, const ol_msg_launch_t *job, uint32_t i, uint32_t n,
+                        cpu_set_t *cpus, char **desc);
 
 /* daemon_ranks.c */
 int ol_ranks_launch(struct ol_daemon *d, char **err);
@@ -93,6 +175,10 @@ void ol_ranks_free(struct ol_daemon *d);
 
 /* daemon.c: called by the parts above */
 void ol_daemon_send(struct ol_daemon *d, uint16_t type, const ol_wbuf_t *body);
+/* Sends toward node `target` (up or to the child holding it); false when
+ * target is this daemon. */
+bool ol_daemon_route(struct ol_daemon *d, uint32_t target, uint16_t type, const ol_wbuf_t *body);
+void ol_daemon_send_children(struct ol_daemon *d, uint16_t type, const void *body, size_t len);
 void ol_daemon_rank_finished(struct ol_daemon *d, struct ol_rank *r);
 void ol_daemon_report_exit(struct ol_daemon *d, struct ol_rank *r, uint8_t kind, int32_t code);
 

@@ -6,6 +6,7 @@
  * themselves, because the client is blocked until it runs. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,9 @@ static pmix_status_t op_wait_all(struct op_wait *w)
 
 static struct ol_daemon *the_daemon;
 
-static void post_note(uint32_t kind, struct ol_rank *r)
+void ol_dpmix_post(uint32_t kind, uint32_t local_rank, void *ptr)
 {
-    struct ol_upcall_note note = { .kind = kind, .local_rank = r->local_rank };
+    struct ol_upcall_note note = { .kind = kind, .local_rank = local_rank, .ptr = ptr };
     /* Smaller than PIPE_BUF, so the write is atomic; the pipe is blocking on
      * this end, and the main loop drains it promptly. */
     ssize_t n;
@@ -123,7 +124,7 @@ static pmix_status_t client_abort(const pmix_proc_t *proc, void *server_object, 
     if (r != NULL) {
         atomic_store(&r->abort_code, status);
         atomic_store(&r->aborted, true);
-        post_note(OL_UPCALL_ABORT, r);
+        ol_dpmix_post(OL_UPCALL_ABORT, r->local_rank, NULL);
     }
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
@@ -135,18 +136,31 @@ static void release_fence_data(void *cbdata)
     free(cbdata);
 }
 
-/* On one host every participant is local, so when PMIx calls this every
- * contribution has arrived and `data` already holds all of them: hand it
- * straight back. That covers PMIX_COLLECT_DATA too (the collected blob is
- * exactly this). `data` belongs to PMIx and may be freed once we return, so
- * we return a copy and free it when PMIx calls the release function.
- * Many hosts: this becomes "send data to mpirun, complete on the reply". */
+/* True when every participant of a fence runs on this host. */
+static bool all_local(const pmix_proc_t procs[], size_t nprocs)
+{
+    const struct ol_daemon *d = the_daemon;
+    if (d->nnodes == 1)
+        return true;
+    for (size_t i = 0; i < nprocs; i++) {
+        if (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank >= d->job.job_size ||
+            d->job.rank_node[procs[i].rank] != d->node_id)
+            return false;
+    }
+    return true;
+}
+
+/* Fences among this host's ranks only (always the case on one host): when
+ * PMIx calls this every contribution has arrived and `data` already holds
+ * all of them, so hand it straight back. That covers PMIX_COLLECT_DATA too.
+ * `data` belongs to PMIx and may be freed once we return, so we return a
+ * copy and free it when PMIx calls the release function. Fences across
+ * hosts go to the main loop and through the tree (daemon_modex.c); those
+ * must be job-wide, which MPI's are. */
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                               size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    (void)procs;
-    (void)nprocs;
     (void)info;
     (void)ninfo;
     if (cbfunc == NULL)
@@ -158,21 +172,70 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
             return PMIX_ERR_NOMEM;
         memcpy(copy, data, ndata);
     }
-    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_fence_data : NULL, copy);
+    if (all_local(procs, nprocs)) {
+        cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_fence_data : NULL, copy);
+        return PMIX_SUCCESS;
+    }
+    bool job_wide = nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD;
+    if (!job_wide && nprocs != the_daemon->job.job_size) {
+        free(copy);
+        return PMIX_ERR_NOT_SUPPORTED; /* fences of a subset spanning hosts */
+    }
+    struct ol_fence_req *req = malloc(sizeof *req);
+    if (req == NULL) {
+        free(copy);
+        return PMIX_ERR_NOMEM;
+    }
+    *req = (struct ol_fence_req){ .cbfunc = (void *)cbfunc, .cbdata = cbdata, .data = (uint8_t *)copy, .len = ndata };
+    ol_dpmix_post(OL_UPCALL_FENCE, 0, req);
     return PMIX_SUCCESS;
 }
 
-/* Every peer is local today, and PMIx serves local peers' data itself; a
- * request reaching us would be for a remote peer, which cannot exist yet. */
+/* PMIx serves local peers' data itself; this is for a rank on another host. */
 static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc;
     (void)info;
     (void)ninfo;
-    (void)cbfunc;
-    (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED;
+    if (the_daemon->nnodes == 1 || cbfunc == NULL)
+        return PMIX_ERR_NOT_FOUND;
+    struct ol_dmodex_wait *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return PMIX_ERR_NOMEM;
+    w->rank = proc->rank;
+    w->cbfunc = (void *)cbfunc;
+    w->cbdata = cbdata;
+    ol_dpmix_post(OL_UPCALL_DMODEX, 0, w);
+    return PMIX_SUCCESS;
+}
+
+/* PMIx's answer to another daemon's request (on PMIx's thread): copy it,
+ * since `data` lives only during this call, and let the main loop send it. */
+static void dmodex_served(pmix_status_t status, char *data, size_t ndata, void *cbdata)
+{
+    struct ol_dmodex_wait *w = cbdata;
+    w->status = status;
+    if (status == PMIX_SUCCESS && ndata > 0) {
+        w->data = malloc(ndata);
+        if (w->data == NULL)
+            w->status = PMIX_ERR_NOMEM;
+        else {
+            memcpy(w->data, data, ndata);
+            w->len = ndata;
+        }
+    }
+    ol_dpmix_post(OL_UPCALL_DMODEX_DONE, 0, w);
+}
+
+void ol_dpmix_serve_dmodex(struct ol_daemon *d, struct ol_dmodex_wait *w)
+{
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, d->job.nspace, w->rank);
+    pmix_status_t rc = PMIx_server_dmodex_request(&proc, dmodex_served, w);
+    if (rc != PMIX_SUCCESS) {
+        w->status = rc;
+        ol_modex_served(d, w);
+    }
 }
 
 static pmix_server_module_t module = {
@@ -214,29 +277,37 @@ int ol_dpmix_init(struct ol_daemon *d, char **err)
 
 /* ---- job registration ---- */
 
-/* "a,b,c" of this host's ranks, and ";"-separated per node for the ppn map. */
-static char *rank_list(uint32_t first, uint32_t count)
+/* "a,b,c" of node n's ranks. */
+static char *rank_list(const ol_msg_launch_t *job, uint32_t node)
 {
-    size_t cap = (size_t)count * 11 + 1;
+    size_t cap = 16, len = 0;
     char *s = ol_xmalloc(cap);
-    size_t len = 0;
     s[0] = '\0';
-    for (uint32_t i = 0; i < count; i++)
-        len += (size_t)snprintf(s + len, cap - len, "%s%u", i ? "," : "", first + i);
+    for (uint32_t r = 0; r < job->job_size; r++) {
+        if (job->rank_node[r] != node)
+            continue;
+        if (len + 12 >= cap) {
+            cap *= 2;
+            char *n = realloc(s, cap);
+            if (n == NULL)
+                n = ol_xmalloc(SIZE_MAX);
+            s = n;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s%u", len ? "," : "", r);
+    }
     return s;
 }
 
+/* ";"-separated rank lists per node, the input of PMIx_generate_ppn. */
 static char *proc_map_input(const ol_msg_launch_t *job)
 {
     char *out = ol_xstrdup("");
-    uint32_t first = 0;
     for (size_t n = 0; job->nodes[n] != NULL; n++) {
-        char *list = rank_list(first, job->ppn[n]);
+        char *list = rank_list(job, (uint32_t)n);
         char *next = ol_xasprintf("%s%s%s", out, n ? ";" : "", list);
         free(list);
         free(out);
         out = next;
-        first += job->ppn[n];
     }
     return out;
 }
@@ -266,23 +337,33 @@ static pmix_info_t *attach_info_array(pmix_info_t *slot, const char *key, size_t
 static void load_proc_data(pmix_info_t *slot, struct ol_daemon *d, struct ol_rank *r)
 {
     pmix_info_t *pi = attach_info_array(slot, PMIX_PROC_DATA, 7);
-    pmix_rank_t rank = r->rank;
+    pmix_rank_t rank = r->rank, app_rank = r->rank - r->app->first_rank;
     uint16_t local_rank = (uint16_t)r->local_rank;
-    uint32_t appnum = 0, nodeid = d->node_id;
+    uint32_t appnum = (uint32_t)(r->app - d->job.apps), nodeid = d->node_id;
     PMIX_INFO_LOAD(&pi[0], PMIX_RANK, &rank, PMIX_PROC_RANK); /* must come first */
     PMIX_INFO_LOAD(&pi[1], PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
     PMIX_INFO_LOAD(&pi[2], PMIX_NODE_RANK, &local_rank, PMIX_UINT16);
     PMIX_INFO_LOAD(&pi[3], PMIX_APPNUM, &appnum, PMIX_UINT32);
     PMIX_INFO_LOAD(&pi[4], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
     PMIX_INFO_LOAD(&pi[5], PMIX_NODEID, &nodeid, PMIX_UINT32);
-    PMIX_INFO_LOAD(&pi[6], PMIX_APP_RANK, &rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&pi[6], PMIX_APP_RANK, &app_rank, PMIX_PROC_RANK);
+}
+
+static void load_app_info(pmix_info_t *slot, const ol_app_t *app, uint32_t appnum)
+{
+    pmix_info_t *ai = attach_info_array(slot, PMIX_APP_INFO_ARRAY, 3);
+    uint32_t size = app->np;
+    pmix_rank_t leader = app->first_rank;
+    PMIX_INFO_LOAD(&ai[0], PMIX_APPNUM, &appnum, PMIX_UINT32); /* must come first */
+    PMIX_INFO_LOAD(&ai[1], PMIX_APP_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&ai[2], PMIX_APPLDR, &leader, PMIX_PROC_RANK);
 }
 
 static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const char *peers)
 {
     pmix_info_t *ni = attach_info_array(slot, PMIX_NODE_INFO_ARRAY, 6);
     uint32_t nodeid = d->node_id, local_size = d->nranks;
-    pmix_rank_t leader = d->first_rank;
+    pmix_rank_t leader = d->ranks[0].rank;
     PMIX_INFO_LOAD(&ni[0], PMIX_NODEID, &nodeid, PMIX_UINT32);
     PMIX_INFO_LOAD(&ni[1], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
     PMIX_INFO_LOAD(&ni[2], PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
@@ -293,29 +374,31 @@ static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const c
 
 enum { JOB_KEYS = 14 };
 
-/* Job-level keys, then the local node's array, then one PROC_DATA per rank. */
+/* Job-level keys, the local node's array, one array per app, then one
+ * PROC_DATA per local rank. */
 static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
 {
     const ol_msg_launch_t *job = &d->job;
-    char *peers = rank_list(d->first_rank, d->nranks);
+    char *peers = rank_list(job, d->node_id);
     char *nodes = node_list(job);
     char *ppn_in = proc_map_input(job);
     char *node_regex = NULL, *ppn_regex = NULL;
     PMIx_generate_regex(nodes, &node_regex);
     PMIx_generate_ppn(ppn_in, &ppn_regex);
 
-    size_t n = JOB_KEYS + 1 + d->nranks;
+    size_t n = JOB_KEYS + 1 + job->napps + d->nranks;
     pmix_info_t *info;
     PMIX_INFO_CREATE(info, n);
     uint32_t job_size = job->job_size, local_size = d->nranks, appnum = 0;
+    uint32_t app_size = job->apps[0].np;
     uint32_t num_nodes = (uint32_t)ol_strv_len(job->nodes);
-    pmix_rank_t leader = d->first_rank, app_leader = 0;
+    pmix_rank_t leader = d->ranks[0].rank, app_leader = 0;
     size_t k = 0;
     PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, job->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &job_size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &job_size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_APP_SIZE, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_APP_SIZE, &app_size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_APPNUM, &appnum, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_APPLDR, &app_leader, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[k++], PMIX_NUM_NODES, &num_nodes, PMIX_UINT32);
@@ -326,6 +409,8 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
     PMIX_INFO_LOAD(&info[k++], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[k++], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
     load_local_node_info(&info[k++], d, peers);
+    for (uint32_t a = 0; a < job->napps; a++)
+        load_app_info(&info[k++], &job->apps[a], a);
     for (uint32_t i = 0; i < d->nranks; i++)
         load_proc_data(&info[k++], d, &d->ranks[i]);
     free(peers);

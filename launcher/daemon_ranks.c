@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,9 +129,13 @@ static void on_stdin_event(struct bufferevent *bev, short what, void *arg)
 
 void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len)
 {
-    if (d->job.stdin_rank < d->first_rank || d->job.stdin_rank - d->first_rank >= d->nranks)
+    struct ol_rank *r = NULL;
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        if (d->ranks[i].rank == d->job.stdin_rank)
+            r = &d->ranks[i];
+    }
+    if (r == NULL)
         return;
-    struct ol_rank *r = &d->ranks[d->job.stdin_rank - d->first_rank];
     if (r->in == NULL)
         return;
     if (len == 0) {
@@ -186,7 +192,8 @@ fail:
 /* Between fork and exec in a multi-threaded parent: async-signal-safe calls
  * only, nothing allocated. */
 static void __attribute__((noreturn))
-exec_rank_child(const struct ol_daemon *d, const struct rank_fds *f, char **env, pid_t parent)
+exec_rank_child(const struct ol_daemon *d, const struct ol_rank *r, const struct rank_fds *f, char **env,
+                pid_t parent)
 {
     int e;
     setpgid(0, 0);
@@ -200,11 +207,16 @@ exec_rank_child(const struct ol_daemon *d, const struct rank_fds *f, char **env,
     /* Whatever PMIx or libevent opened without CLOEXEC must not leak. */
     close_range(3, UINT_MAX, CLOSE_RANGE_CLOEXEC);
     ol_child_reset_signals();
-    if (chdir(d->job.cwd) != 0)
-        goto fail;
-    execve(d->job.exe, d->job.argv, env);
+    if (r->bound)
+        sched_setaffinity(0, sizeof r->cpus, &r->cpus);
+    if (chdir(d->job.cwd) != 0) {
+        e = -errno; /* negative: the directory, not the program */
+        goto report;
+    }
+    execve(r->app->exe, r->app->argv, env);
 fail:
     e = errno;
+report:
     (void)!write(f->status[1], &e, sizeof e);
     _exit(127);
 }
@@ -253,7 +265,7 @@ static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_rank_child(d, &f, env, parent);
+        exec_rank_child(d, r, &f, env, parent);
     int fork_errno = errno;
     ol_strv_free(env);
     if (pid < 0) {
@@ -296,14 +308,35 @@ static void collect_exec_status(struct ol_daemon *d)
             n = read(r->status_fd, &e, sizeof e);
         } while (n < 0 && errno == EINTR);
         if (n == (ssize_t)sizeof e)
-            r->exec_errno = e ? e : EIO;
+            r->exec_errno = e != 0 ? e : EIO;
         close(r->status_fd);
         r->status_fd = -1;
     }
 }
 
+/* Placement of every local rank, computed before any fork (hwloc is not
+ * async-signal-safe; the child only calls sched_setaffinity). */
+static void compute_bindings(struct ol_daemon *d)
+{
+    if (d->job.bind_to == OL_BIND_NONE && !d->job.report_bindings)
+        return;
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct ol_rank *r = &d->ranks[i];
+        char *desc = NULL;
+        r->bound = d->topo != NULL && ol_binding_compute(d->topo, &d->job, i, d->nranks, &r->cpus, &desc);
+        if (d->job.report_bindings) {
+            char *line = ol_xasprintf("[%s] rank %u %s\n", ol_hostname(), r->rank,
+                                      desc ? desc : "is not bound (no topology)");
+            send_io(r, OL_STREAM_STDERR, line, strlen(line));
+            free(line);
+        }
+        free(desc);
+    }
+}
+
 int ol_ranks_launch(struct ol_daemon *d, char **err)
 {
+    compute_bindings(d);
     for (uint32_t i = 0; i < d->nranks; i++) {
         if (spawn_rank(d, &d->ranks[i], err) != 0) {
             collect_exec_status(d);

@@ -1,9 +1,11 @@
-/* mpirun / mpiexec: starts one daemon per host (today: the local one),
- * hands it the job, prints the ranks' output, and decides how the job
- * ends. The first abnormal end of any rank (non-zero exit, signal,
- * PMIx_Abort, exit without finalize) or of a daemon, or a signal to mpirun,
- * ends the whole job: every daemon gets KILL, and mpirun prints one line
- * saying what happened, after all output, and exits non-zero. */
+/* mpirun / mpiexec: maps the job onto hosts, starts one daemon per host
+ * (wired as a tree above OMPI_LITE_TREE_FANOUT hosts), hands them the job,
+ * prints the ranks' output, routes fences and direct-modex requests between
+ * subtrees, and decides how the job ends. The first abnormal end of any
+ * rank (non-zero exit, signal, PMIx_Abort, exit without finalize) or of a
+ * daemon, a signal to mpirun, or --timeout ends the whole job: every daemon
+ * gets KILL, and mpirun prints one line saying what happened, after all
+ * output, and exits non-zero. */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "ol_config.h" /* PACKAGE_VERSION */
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -25,7 +28,10 @@
 #include <event2/event.h>
 
 #include "mpirun.h"
+#include "mpirun_output.h"
+#include "net.h"
 #include "proto.h"
+#include "tree.h"
 #include "util.h"
 
 #ifndef PACKAGE_VERSION
@@ -34,65 +40,144 @@
 
 #define STDIN_CHUNK (64 * 1024)
 #define STDIN_HIGH_WATER (1024 * 1024)
-/* Beyond the daemons' own kill grace, before mpirun SIGKILLs them. */
+/* Beyond the daemons' own kill grace, before mpirun SIGKILLs what it started. */
 #define WATCHDOG_EXTRA_MS 3000
+/* A TCP connection must prove the key and say HELLO within this. */
+#define AUTH_TIMEOUT_S 10
+#define AGENT_TAIL_MAX 4096
+#define TIMEOUT_EXIT_CODE 124
 
 struct mpirun;
 
-struct dconn {
+enum node_state { NODE_NEW, NODE_STARTING, NODE_UP, NODE_DONE, NODE_DEAD };
+
+struct node {
     struct mpirun *m;
-    uint32_t node_id;
-    pid_t pid;            /* > 0 for a daemon mpirun forked */
+    uint32_t id;
+    char *name;                 /* as the hostfile says */
+    char *host;                 /* as the daemon says (HELLO), or NULL */
+    bool local;
+    enum node_state state;
+    pid_t pid;                  /* forked daemon or launch agent; 0: none */
+    bool reaped;
+    int wstatus;
+    struct bufferevent *bev;    /* the link, for mpirun's direct children */
+    bool tcp;                   /* the link is TCP (pinged) */
+    bool link_closed;
+    struct bufferevent *agent_out; /* the agent's stdout+stderr */
+    char *agent_tail;           /* its output before HELLO */
+    bool agent_exited_early;    /* report once agent_out reaches EOF */
+    uint16_t port;              /* from HELLO: where its children connect */
+    char **addrs;
+};
+
+struct pconn {                  /* an accepted TCP connection before HELLO */
+    struct mpirun *m;
     struct bufferevent *bev;
-    char *host;
-    bool hello, done, closed;
+    struct event *timer;
+    bool authed;
+    struct pconn *next;
+};
+
+struct fence {
+    uint32_t seq, count;
+    ol_wbuf_t data;
+    struct fence *next;
 };
 
 struct mpirun {
     struct event_base *base;
     struct mpirun_opts opts;
     ol_msg_launch_t job;
-    struct dconn *daemons;
-    uint32_t ndaemons, ndone, nclosed;
+    struct node *nodes;
+    uint32_t nnodes, fanout;
+    uint32_t child_first, nchildren; /* mpirun's direct children */
+    char *key;
+    char *daemon_exe;
+    int listen_fd;
+    uint16_t port;
+    char **addrs;
+    struct event *listen_ev;
+    struct pconn *pending;
+    uint32_t nhello;
+    bool launched, shutdown_sent, force_exit;
+    uint8_t *rank_running;
     /* The first failure wins; later ones are consequences of the kill. */
     bool failed;
     char *fail_line;
     int exit_code;
-    struct event *watchdog;
+    struct event *watchdog, *timeout_ev, *ping_ev;
     int sigfd;
     struct event *sig_ev;
     int nsignals;
-    uint32_t open_line_rank[2]; /* stdout, stderr: rank whose line is unfinished */
+    struct ol_output *out;
+    struct fence *fences;
     /* stdin forwarding */
     struct event *stdin_ev;
-    struct dconn *stdin_daemon;
+    struct node *stdin_link;
     bool stdin_paused, stdin_done;
 };
 
-/* ---- ending the job ---- */
+static void start_node(struct mpirun *m, struct node *n);
+static void check_finished(struct mpirun *m);
 
-static void send_to_all(struct mpirun *m, uint16_t type)
+static const char *node_host(const struct node *n)
 {
-    for (uint32_t i = 0; i < m->ndaemons; i++) {
-        if (!m->daemons[i].closed)
-            ol_frame_send(m->daemons[i].bev, type, NULL);
+    return n->host ? n->host : n->name;
+}
+
+/* ---- sending ---- */
+
+static void send_down_all(struct mpirun *m, uint16_t type, const ol_wbuf_t *body)
+{
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        struct node *n = &m->nodes[m->child_first + i];
+        if (n->bev != NULL && !n->link_closed)
+            ol_frame_send(n->bev, type, body);
     }
 }
 
-static void kill_local_daemons(struct mpirun *m)
+/* The direct child whose subtree holds node t (NULL when that link is gone). */
+static struct node *hop_to(struct mpirun *m, uint32_t t)
 {
-    /* Their ranks die with them (PR_SET_PDEATHSIG). */
-    for (uint32_t i = 0; i < m->ndaemons; i++) {
-        if (m->daemons[i].pid > 0 && !m->daemons[i].closed)
-            kill(m->daemons[i].pid, SIGKILL);
+    uint32_t hop = ol_tree_next_hop(OL_TREE_ROOT, t, m->fanout);
+    if (hop >= m->nnodes)
+        return NULL;
+    struct node *n = &m->nodes[hop];
+    return n->bev != NULL && !n->link_closed ? n : NULL;
+}
+
+/* ---- ending the job ---- */
+
+static void kill_started(struct mpirun *m, int sig)
+{
+    /* Forked daemons take their ranks with them (PR_SET_PDEATHSIG); an agent
+     * that is a daemon by exec (the netns agent) too; with ssh the remote
+     * daemon sees its link close. */
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        if (m->nodes[i].pid > 0 && !m->nodes[i].reaped)
+            kill(m->nodes[i].pid, sig);
     }
+}
+
+static void on_force_exit(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    m->force_exit = true;
+    event_base_loopexit(m->base, NULL);
 }
 
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    kill_local_daemons(arg);
+    struct mpirun *m = arg;
+    kill_started(m, SIGKILL);
+    /* Remote daemons we cannot kill: give their links a moment to close. */
+    struct timeval tv = { 1, 0 };
+    event_base_once(m->base, -1, EV_TIMEOUT, on_force_exit, m, &tv);
 }
 
 /* Records the first failure (taking ownership of line) and ends the job. */
@@ -102,31 +187,39 @@ static void job_failed(struct mpirun *m, char *line, int exit_code)
         free(line);
         return;
     }
+    ol_trace("job failed: %s", line);
     m->failed = true;
     m->fail_line = line;
     m->exit_code = exit_code ? exit_code : 1;
-    send_to_all(m, OL_MSG_KILL);
+    send_down_all(m, OL_MSG_KILL, NULL);
+    /* Daemons not yet up are not started or are stopped now. */
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        struct node *n = &m->nodes[i];
+        if (n->state == NODE_NEW)
+            n->state = NODE_DEAD;
+        else if (n->state == NODE_STARTING && n->pid > 0 && !n->reaped)
+            kill(n->pid, SIGKILL);
+    }
     long ms = m->opts.kill_grace_ms + WATCHDOG_EXTRA_MS;
     struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
     m->watchdog = evtimer_new(m->base, on_watchdog, m);
     evtimer_add(m->watchdog, &tv);
+    check_finished(m);
 }
 
-static const char *host_of(struct mpirun *m, uint32_t rank)
+static const char *host_of_rank(struct mpirun *m, uint32_t rank)
 {
-    uint32_t first = 0;
-    for (uint32_t n = 0; m->job.nodes[n] != NULL; n++) {
-        if (rank < first + m->job.ppn[n])
-            return m->job.nodes[n];
-        first += m->job.ppn[n];
-    }
-    return "?";
+    if (rank >= m->job.job_size)
+        return "?";
+    return node_host(&m->nodes[m->job.rank_node[rank]]);
 }
 
 static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
 {
     char *what;
     int code;
+    if (e->rank < m->job.job_size && e->kind != OL_EXIT_ABORT)
+        m->rank_running[e->rank] = 0;
     switch (e->kind) {
     case OL_EXIT_NORMAL:
         return;
@@ -146,14 +239,102 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
         what = ol_xasprintf("exited without calling MPI_Finalize");
         code = 1;
         break;
-    default: /* OL_EXIT_EXEC_FAILED */
-        what = ol_xasprintf("could not start %s: %s", m->job.exe, strerror(e->code));
+    default: /* OL_EXIT_EXEC_FAILED; a negative code: chdir failed */
+        if (e->code < 0)
+            what = ol_xasprintf("could not change to directory %s: %s", m->job.cwd, strerror(-e->code));
+        else
+            what = ol_xasprintf("could not start %s: %s",
+                                e->rank < m->job.job_size ? ol_launch_app_of(&m->job, e->rank)->exe : "?",
+                                strerror(e->code));
         code = 127;
         break;
     }
     job_failed(m, ol_xasprintf("mpirun: rank %u (pid %u on host %s) %s", e->rank, e->pid,
-                               host_of(m, e->rank), what), code);
+                               host_of_rank(m, e->rank), what), code);
     free(what);
+}
+
+/* "0-3,5 on host a; 7 on host b" for the ranks still running. */
+static char *running_ranks(struct mpirun *m)
+{
+    char *s = ol_xstrdup("");
+    for (uint32_t n = 0; n < m->nnodes; n++) {
+        char *list = ol_xstrdup("");
+        for (uint32_t r = 0; r < m->job.job_size; r++) {
+            if (m->job.rank_node[r] != n || !m->rank_running[r])
+                continue;
+            uint32_t e = r;
+            while (e + 1 < m->job.job_size && m->job.rank_node[e + 1] == n && m->rank_running[e + 1])
+                e++;
+            char *next = e > r ? ol_xasprintf("%s%s%u-%u", list, *list ? "," : "", r, e)
+                               : ol_xasprintf("%s%s%u", list, *list ? "," : "", r);
+            free(list);
+            list = next;
+            r = e;
+        }
+        if (*list) {
+            char *next = ol_xasprintf("%s%s%s on host %s", s, *s ? "; " : "", list, node_host(&m->nodes[n]));
+            free(s);
+            s = next;
+        }
+        free(list);
+    }
+    return s;
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    char *ranks = running_ranks(m);
+    job_failed(m, ol_xasprintf("mpirun: the job did not finish within %ld s (--timeout); still running: %s",
+                               m->opts.timeout_s, *ranks ? ranks : "no rank (daemons starting)"),
+               TIMEOUT_EXIT_CODE);
+    free(ranks);
+}
+
+/* A daemon and everything below it in the tree is gone. */
+static void mark_subtree_dead(struct mpirun *m, uint32_t id)
+{
+    m->nodes[id].state = NODE_DEAD;
+    uint32_t first, count;
+    ol_tree_children(id, m->fanout, m->nnodes, &first, &count);
+    for (uint32_t i = 0; i < count; i++)
+        mark_subtree_dead(m, first + i);
+}
+
+static void node_lost(struct mpirun *m, struct node *n, const char *why)
+{
+    enum node_state was = n->state;
+    mark_subtree_dead(m, n->id);
+    if (was != NODE_DONE && was != NODE_DEAD && !m->shutdown_sent)
+        job_failed(m, ol_xasprintf("mpirun: the ompi-lite daemon on host %s %s", node_host(n), why), 1);
+    check_finished(m);
+}
+
+/* SHUTDOWN once every daemon is done (or gone); leave the loop once every
+ * direct link is closed and no daemon is still being started. */
+static void check_finished(struct mpirun *m)
+{
+    bool all_done = true;
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        enum node_state s = m->nodes[i].state;
+        if (s != NODE_DONE && s != NODE_DEAD)
+            all_done = false;
+    }
+    if (all_done && !m->shutdown_sent) {
+        m->shutdown_sent = true;
+        send_down_all(m, OL_MSG_SHUTDOWN, NULL);
+    }
+    if (!all_done)
+        return;
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        struct node *n = &m->nodes[m->child_first + i];
+        if (n->bev != NULL && !n->link_closed)
+            return;
+    }
+    event_base_loopexit(m->base, NULL);
 }
 
 /* ---- stdin ---- */
@@ -170,8 +351,8 @@ static void on_stdin(evutil_socket_t fd, short what, void *arg)
 {
     (void)what;
     struct mpirun *m = arg;
-    struct dconn *dc = m->stdin_daemon;
-    if (dc->closed || m->failed) {
+    struct node *dc = m->stdin_link;
+    if (dc->link_closed || m->failed) {
         stdin_stop(m);
         return;
     }
@@ -196,12 +377,12 @@ static void on_stdin(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-static void on_daemon_drained(struct bufferevent *bev, void *arg)
+static void on_link_drained(struct bufferevent *bev, void *arg)
 {
     (void)bev;
-    struct dconn *dc = arg;
+    struct node *dc = arg;
     struct mpirun *m = dc->m;
-    if (m->stdin_paused && m->stdin_ev != NULL && m->stdin_daemon == dc) {
+    if (m->stdin_paused && m->stdin_ev != NULL && m->stdin_link == dc) {
         m->stdin_paused = false;
         if (event_get_events(m->stdin_ev) & EV_READ)
             event_add(m->stdin_ev, NULL);
@@ -224,10 +405,15 @@ static bool stdin_wanted(const struct mpirun *m)
     return true;
 }
 
-static void stdin_start(struct mpirun *m, struct dconn *dc)
+static void stdin_start(struct mpirun *m)
 {
     struct stat st;
-    m->stdin_daemon = dc;
+    if (m->job.stdin_rank == OL_NO_RANK)
+        return;
+    struct node *dc = hop_to(m, m->job.rank_node[m->job.stdin_rank]);
+    if (dc == NULL)
+        return;
+    m->stdin_link = dc;
     bufferevent_setwatermark(dc->bev, EV_WRITE, STDIN_HIGH_WATER / 4, 0);
     if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
         /* No EV_READ: never added to epoll, only made active by hand. */
@@ -242,74 +428,96 @@ static void stdin_start(struct mpirun *m, struct dconn *dc)
 
 /* ---- messages from daemons ---- */
 
-static void send_launch(struct mpirun *m, struct dconn *dc)
+static void send_launch(struct mpirun *m)
 {
-    m->job.node_id = dc->node_id;
+    m->launched = true;
     ol_wbuf_t w = { 0 };
     ol_msg_launch_encode(&m->job, &w);
-    ol_frame_send(dc->bev, OL_MSG_LAUNCH, &w);
+    send_down_all(m, OL_MSG_LAUNCH, &w);
     ol_wbuf_free(&w);
-    uint32_t first = 0;
-    for (uint32_t n = 0; n < dc->node_id; n++)
-        first += m->job.ppn[n];
-    uint32_t sr = m->job.stdin_rank;
-    if (sr != OL_NO_RANK && sr >= first && sr < first + m->job.ppn[dc->node_id])
-        stdin_start(m, dc);
+    memset(m->rank_running, 1, m->job.job_size);
+    ol_trace("LAUNCH sent");
+    stdin_start(m);
 }
 
-static void handle_hello(struct mpirun *m, struct dconn *dc, ol_rbuf_t *rb)
+/* via: the direct child the frame came through. */
+static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
 {
     ol_msg_hello_t h;
-    if (dc->hello || ol_msg_hello_decode(rb, &h) != 0 || h.version != OL_PROTO_VERSION ||
-        h.node_id != dc->node_id) {
-        job_failed(m, ol_xasprintf("mpirun: daemon %u sent a bad HELLO (version mismatch?)", dc->node_id), 1);
+    if (ol_msg_hello_decode(rb, &h) != 0) {
+        job_failed(m, ol_xasprintf("mpirun: the daemon on host %s sent a bad HELLO (another ompi-lite version?)",
+                                   node_host(via)), 1);
         return;
     }
-    ol_trace("HELLO from daemon %u", dc->node_id);
-    dc->hello = true;
-    dc->host = h.hostname;
-    if (m->failed) /* e.g. Ctrl-C during start-up */
-        ol_frame_send(dc->bev, OL_MSG_KILL, NULL);
-    else
-        send_launch(m, dc);
-}
-
-static void handle_io(struct mpirun *m, ol_rbuf_t *rb)
-{
-    ol_msg_io_t io;
-    if (ol_msg_io_decode(rb, &io) != 0 || io.len == 0)
+    struct node *n = h.node_id < m->nnodes ? &m->nodes[h.node_id] : NULL;
+    if (n == NULL || (n != via && ol_tree_next_hop(OL_TREE_ROOT, h.node_id, m->fanout) != via->id) ||
+        n->state != NODE_STARTING) {
+        ol_log(OL_LOG_WARN, "ignoring an unexpected HELLO for node %u", h.node_id);
+        ol_msg_hello_free(&h);
         return;
-    /* One frame holds whole lines of one rank: one write keeps them whole.
-     * Only a rank's last output (or an overlong line) can end without a
-     * newline; if another rank speaks next, end that line first so that
-     * the two do not run together. One rank's output stays byte-exact. */
-    int s = io.stream == OL_STREAM_STDERR ? 1 : 0;
-    int fd = s ? STDERR_FILENO : STDOUT_FILENO;
-    if (m->open_line_rank[s] != OL_NO_RANK && m->open_line_rank[s] != io.rank)
-        (void)ol_write_all(fd, "\n", 1);
-    (void)ol_write_all(fd, io.data, io.len);
-    m->open_line_rank[s] = io.data[io.len - 1] == '\n' ? OL_NO_RANK : io.rank;
+    }
+    ol_trace("HELLO from daemon %u (%s)", n->id, h.hostname);
+    n->state = NODE_UP;
+    n->host = h.hostname;
+    n->port = h.port;
+    n->addrs = h.addrs;
+    if (m->failed) /* e.g. Ctrl-C during start-up: the KILL went out before */
+        ol_frame_send(n == via ? n->bev : via->bev, OL_MSG_KILL, NULL);
+    uint32_t first, count;
+    ol_tree_children(n->id, m->fanout, m->nnodes, &first, &count);
+    for (uint32_t i = 0; i < count && !m->failed; i++)
+        start_node(m, &m->nodes[first + i]);
+    if (++m->nhello == m->nnodes && !m->failed)
+        send_launch(m);
 }
 
-static void handle_job_done(struct mpirun *m, struct dconn *dc)
+static void handle_fence_up(struct mpirun *m, ol_rbuf_t *rb)
 {
-    if (dc->done)
+    ol_msg_fence_t f;
+    if (ol_msg_fence_decode(rb, &f) != 0)
         return;
-    dc->done = true;
-    if (++m->ndone == m->ndaemons)
-        send_to_all(m, OL_MSG_SHUTDOWN);
+    struct fence **pp = &m->fences;
+    while (*pp != NULL && (*pp)->seq != f.seq)
+        pp = &(*pp)->next;
+    if (*pp == NULL) {
+        *pp = ol_xcalloc(1, sizeof **pp);
+        (*pp)->seq = f.seq;
+    }
+    struct fence *fc = *pp;
+    /* Blobs of PMIx servers concatenate: PMIx unpacks them one by one. */
+    ol_w_append(&fc->data, f.data, f.len);
+    if (++fc->count < m->nchildren)
+        return;
+    ol_msg_fence_t down = { .seq = fc->seq, .data = fc->data.data, .len = (uint32_t)fc->data.len };
+    ol_wbuf_t w = { 0 };
+    ol_msg_fence_encode(&down, &w);
+    send_down_all(m, OL_MSG_FENCE_DOWN, &w);
+    ol_wbuf_free(&w);
+    *pp = fc->next;
+    ol_wbuf_free(&fc->data);
+    free(fc);
 }
 
-static void handle_frame(struct mpirun *m, struct dconn *dc, uint16_t type, uint8_t *body, uint32_t len)
+static void route_down(struct mpirun *m, uint32_t target, uint16_t type, const uint8_t *body, uint32_t len)
+{
+    struct node *hop = target < m->nnodes ? hop_to(m, target) : NULL;
+    if (hop != NULL)
+        ol_frame_send_raw(hop->bev, type, body, len);
+}
+
+static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint8_t *body, uint32_t len)
 {
     ol_rbuf_t rb = { .p = body, .left = len };
     switch (type) {
     case OL_MSG_HELLO:
-        handle_hello(m, dc, &rb);
+        handle_hello(m, via, &rb);
         break;
-    case OL_MSG_IO:
-        handle_io(m, &rb);
+    case OL_MSG_IO: {
+        ol_msg_io_t io;
+        if (ol_msg_io_decode(&rb, &io) == 0)
+            ol_output_write(m->out, io.rank, io.stream, io.data, io.len);
         break;
+    }
     case OL_MSG_RANK_EXIT: {
         ol_msg_rank_exit_t e;
         if (ol_msg_rank_exit_decode(&rb, &e) == 0) {
@@ -318,16 +526,45 @@ static void handle_frame(struct mpirun *m, struct dconn *dc, uint16_t type, uint
         }
         break;
     }
-    case OL_MSG_ERROR: {
+    case OL_MSG_ERROR:
+    case OL_MSG_LOST: {
         ol_msg_error_t e;
-        if (ol_msg_error_decode(&rb, &e) == 0) {
-            job_failed(m, ol_xasprintf("mpirun: daemon on host %s: %s", dc->host ? dc->host : "?", e.text), 1);
-            ol_msg_error_free(&e);
+        if (ol_msg_error_decode(&rb, &e) != 0 || e.node_id >= m->nnodes)
+            break;
+        struct node *n = &m->nodes[e.node_id];
+        if (type == OL_MSG_ERROR)
+            job_failed(m, ol_xasprintf("mpirun: daemon on host %s: %s", node_host(n), e.text), 1);
+        else if (n->state == NODE_STARTING && n->pid > 0 && !n->reaped)
+            ; /* not connected yet: its agent's exit tells more */
+        else
+            node_lost(m, n, e.text);
+        ol_msg_error_free(&e);
+        break;
+    }
+    case OL_MSG_JOB_DONE: {
+        uint32_t id;
+        if (ol_msg_u32_decode(&rb, &id) == 0 && id < m->nnodes && m->nodes[id].state == NODE_UP) {
+            m->nodes[id].state = NODE_DONE;
+            check_finished(m);
         }
         break;
     }
-    case OL_MSG_JOB_DONE:
-        handle_job_done(m, dc);
+    case OL_MSG_FENCE_UP:
+        handle_fence_up(m, &rb);
+        break;
+    case OL_MSG_DMODEX_REQ: {
+        ol_msg_dmodex_t d;
+        if (ol_msg_dmodex_req_decode(&rb, &d) == 0 && d.rank < m->job.job_size)
+            route_down(m, m->job.rank_node[d.rank], type, body, len);
+        break;
+    }
+    case OL_MSG_DMODEX_RESP: {
+        ol_msg_dmodex_t d;
+        if (ol_msg_dmodex_resp_decode(&rb, &d) == 0)
+            route_down(m, d.node, type, body, len);
+        break;
+    }
+    case OL_MSG_PING:
         break;
     default:
         ol_log(OL_LOG_WARN, "ignoring unexpected %s message from a daemon", ol_msg_type_name(type));
@@ -335,47 +572,348 @@ static void handle_frame(struct mpirun *m, struct dconn *dc, uint16_t type, uint
     }
 }
 
-static void daemon_closed(struct mpirun *m, struct dconn *dc)
+static void link_closed(struct mpirun *m, struct node *n, short what)
 {
-    if (dc->closed)
+    if (n->link_closed)
         return;
-    dc->closed = true;
-    if (!dc->done) {
-        const char *why = dc->hello ? "exited unexpectedly" : "could not start or failed during start-up";
-        job_failed(m, ol_xasprintf("mpirun: the ompi-lite daemon on host %s %s", dc->host ? dc->host : ol_hostname(), why), 1);
+    n->link_closed = true;
+    int err = EVUTIL_SOCKET_ERROR();
+    if (n->state == NODE_STARTING)
+        node_lost(m, n, "could not start or failed during start-up");
+    else if ((what & BEV_EVENT_ERROR) && err != 0 && err != ECONNRESET) {
+        char *why = ol_xasprintf("stopped answering (%s): the host or its network is gone", strerror(err));
+        node_lost(m, n, why);
+        free(why);
+    } else {
+        node_lost(m, n, "exited unexpectedly");
     }
-    if (++m->nclosed == m->ndaemons)
-        event_base_loopexit(m->base, NULL);
+    check_finished(m);
 }
 
-static void on_daemon_read(struct bufferevent *bev, void *arg)
+static void on_link_read(struct bufferevent *bev, void *arg)
 {
-    struct dconn *dc = arg;
+    struct node *n = arg;
     uint16_t type;
     uint8_t *body;
     uint32_t len;
     int rc;
-    while (!dc->closed && (rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
+    while (!n->link_closed && (rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
         if (rc < 0) {
-            job_failed(dc->m, ol_xasprintf("mpirun: malformed message from the daemon on %s", dc->host ? dc->host : "?"), 1);
-            kill_local_daemons(dc->m);
+            job_failed(n->m, ol_xasprintf("mpirun: malformed message from the daemon on %s", node_host(n)), 1);
+            kill_started(n->m, SIGKILL);
             return;
         }
-        handle_frame(dc->m, dc, type, body, len);
+        handle_frame(n->m, n, type, body, len);
         free(body);
     }
 }
 
-static void on_daemon_event(struct bufferevent *bev, short what, void *arg)
+static void on_link_event(struct bufferevent *bev, short what, void *arg)
 {
-    struct dconn *dc = arg;
+    struct node *n = arg;
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-        on_daemon_read(bev, arg); /* anything still buffered comes first */
-        daemon_closed(dc->m, dc);
+        on_link_read(bev, arg); /* anything still buffered comes first */
+        link_closed(n->m, n, what);
     }
 }
 
+static void attach_link(struct mpirun *m, struct node *n, struct bufferevent *bev, bool tcp)
+{
+    (void)m;
+    n->bev = bev;
+    n->tcp = tcp;
+    bufferevent_setcb(bev, on_link_read, on_link_drained, on_link_event, n);
+    bufferevent_enable(bev, EV_READ | EV_WRITE);
+}
+
+/* ---- TCP: accepting daemons that prove the key ---- */
+
+static void pconn_free(struct mpirun *m, struct pconn *p, bool keep_bev)
+{
+    for (struct pconn **pp = &m->pending; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    }
+    if (!keep_bev)
+        bufferevent_free(p->bev);
+    event_free(p->timer);
+    free(p);
+}
+
+static void on_pconn_read(struct bufferevent *bev, void *arg)
+{
+    struct pconn *p = arg;
+    struct mpirun *m = p->m;
+    uint16_t type;
+    uint8_t *body;
+    uint32_t len;
+    int rc;
+    while ((rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
+        if (rc < 0)
+            break;
+        ol_rbuf_t rb = { .p = body, .left = len };
+        if (!p->authed) {
+            uint32_t klen;
+            const uint8_t *k = ol_r_bytes(&rb, &klen);
+            p->authed = type == OL_MSG_AUTH && k != NULL && ol_net_key_equal(m->key, k, klen);
+            free(body);
+            if (!p->authed)
+                break;
+            continue;
+        }
+        /* Authenticated: the next frame says which daemon this is. */
+        ol_msg_hello_t h;
+        bool ok = type == OL_MSG_HELLO && ol_msg_hello_decode(&rb, &h) == 0;
+        uint32_t id = ok ? h.node_id : OL_NO_NODE;
+        if (ok)
+            ol_msg_hello_free(&h);
+        if (id < m->nnodes && ol_tree_parent(id, m->fanout) == OL_TREE_ROOT && m->nodes[id].bev == NULL &&
+            m->nodes[id].state == NODE_STARTING) {
+            struct node *n = &m->nodes[id];
+            pconn_free(m, p, true);
+            attach_link(m, n, bev, true);
+            handle_frame(m, n, type, body, len);
+            free(body);
+            on_link_read(bev, n); /* frames that came with it */
+            return;
+        }
+        free(body);
+        break;
+    }
+    if (rc == 0)
+        return;
+    /* Wrong key, a malformed frame or an unexpected daemon: drop it. */
+    ol_info("dropped a connection that did not prove the job key");
+    pconn_free(m, p, false);
+}
+
+static void on_pconn_event(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    struct pconn *p = arg;
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+        pconn_free(p->m, p, false);
+}
+
+static void on_pconn_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct pconn *p = arg;
+    pconn_free(p->m, p, false);
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    struct mpirun *m = arg;
+    int fd;
+    while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        ol_net_tune(fd);
+        struct pconn *p = ol_xcalloc(1, sizeof *p);
+        p->m = m;
+        p->bev = bufferevent_socket_new(m->base, fd, BEV_OPT_CLOSE_ON_FREE);
+        p->timer = evtimer_new(m->base, on_pconn_timeout, p);
+        struct timeval tv = { AUTH_TIMEOUT_S, 0 };
+        evtimer_add(p->timer, &tv);
+        bufferevent_setcb(p->bev, on_pconn_read, NULL, on_pconn_event, p);
+        bufferevent_enable(p->bev, EV_READ | EV_WRITE);
+        p->next = m->pending;
+        m->pending = p;
+    }
+}
+
+static void on_ping(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        struct node *n = &m->nodes[m->child_first + i];
+        if (n->tcp && !n->link_closed)
+            ol_frame_send(n->bev, OL_MSG_PING, NULL);
+    }
+}
+
+/* ---- starting daemons ---- */
+
+static void agent_failed(struct mpirun *m, struct node *n)
+{
+    char *why;
+    const char *tail = n->agent_tail && *n->agent_tail ? n->agent_tail : NULL;
+    if (tail == NULL && WIFEXITED(n->wstatus))
+        why = ol_xasprintf("it exited with status %d", WEXITSTATUS(n->wstatus));
+    else if (tail == NULL)
+        why = ol_xasprintf("it was killed by signal %d", WTERMSIG(n->wstatus));
+    else
+        why = ol_xstrdup(tail);
+    mark_subtree_dead(m, n->id);
+    job_failed(m, ol_xasprintf("mpirun: cannot start the ompi-lite daemon on host %s with '%s': %s", n->name,
+                               m->opts.launch_agent ? m->opts.launch_agent : "ssh", why), 1);
+    free(why);
+    check_finished(m);
+}
+
+static void on_agent_out(struct bufferevent *bev, void *arg)
+{
+    struct node *n = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    char *line;
+    size_t len;
+    while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+        if (n->state == NODE_STARTING || n->state == NODE_NEW) {
+            /* Keep the last line: it says why the agent failed, if it does. */
+            if (len > 0 && len < AGENT_TAIL_MAX) {
+                free(n->agent_tail);
+                n->agent_tail = line;
+                continue;
+            }
+        } else {
+            /* The daemon's own warnings, once it runs. */
+            char *l = ol_xasprintf("%s\n", line);
+            (void)ol_write_all(STDERR_FILENO, l, strlen(l));
+            free(l);
+        }
+        free(line);
+    }
+}
+
+static void on_agent_out_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct node *n = arg;
+    if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+        return;
+    on_agent_out(bev, arg);
+    /* A last line without a newline. */
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t len = evbuffer_get_length(in);
+    if (len > 0 && len < AGENT_TAIL_MAX && n->state == NODE_STARTING) {
+        free(n->agent_tail);
+        n->agent_tail = ol_xmalloc(len + 1);
+        evbuffer_remove(in, n->agent_tail, len);
+        n->agent_tail[len] = '\0';
+    }
+    bufferevent_free(n->agent_out);
+    n->agent_out = NULL;
+    if (n->agent_exited_early)
+        agent_failed(n->m, n);
+}
+
+static int listen_for_daemons(struct mpirun *m, char **err)
+{
+    char *why = NULL;
+    m->listen_fd = ol_net_listen(&m->port, &why);
+    if (m->listen_fd < 0) {
+        *err = ol_xasprintf("mpirun: %s", why);
+        free(why);
+        return -1;
+    }
+    m->addrs = ol_net_local_addrs();
+    m->listen_ev = event_new(m->base, m->listen_fd, EV_READ | EV_PERSIST, on_accept, m);
+    event_add(m->listen_ev, NULL);
+    struct timeval tv = { 0, OL_NET_PING_MS * 1000 };
+    m->ping_ev = event_new(m->base, -1, EV_PERSIST, on_ping, m);
+    event_add(m->ping_ev, &tv);
+    return 0;
+}
+
+static void start_node(struct mpirun *m, struct node *n)
+{
+    char *err = NULL, *remote_exe = NULL;
+    uint32_t parent = ol_tree_parent(n->id, m->fanout);
+    struct ol_daemon_start s = {
+        .daemon_exe = m->daemon_exe, .node_id = n->id, .nnodes = m->nnodes, .fanout = m->fanout,
+        .key = m->key, .host = n->name, .prefix = m->opts.prefix,
+    };
+    if (parent == OL_TREE_ROOT) {
+        if (!n->local) {
+            s.connect_addrs = m->addrs;
+            s.connect_port = m->port;
+        }
+    } else {
+        s.connect_addrs = m->nodes[parent].addrs;
+        s.connect_port = m->nodes[parent].port;
+    }
+    if (!n->local) {
+        s.agent = m->opts.launch_agent ? m->opts.launch_agent : "ssh";
+        if (m->opts.prefix != NULL)
+            s.daemon_exe = remote_exe = ol_xasprintf("%s/libexec/ompi-lite-daemon", m->opts.prefix);
+    }
+    int link_fd, out_fd;
+    n->state = NODE_STARTING;
+    if (ol_mpirun_start_daemon(&s, &n->pid, &link_fd, &out_fd, &err) != 0) {
+        free(remote_exe);
+        mark_subtree_dead(m, n->id);
+        job_failed(m, err, 1);
+        return;
+    }
+    free(remote_exe);
+    ol_trace("started daemon %u for host %s (pid %d)", n->id, n->name, (int)n->pid);
+    if (link_fd >= 0) {
+        ol_set_nonblock(link_fd, true);
+        attach_link(m, n, bufferevent_socket_new(m->base, link_fd, BEV_OPT_CLOSE_ON_FREE), false);
+    }
+    if (out_fd >= 0) {
+        ol_set_nonblock(out_fd, true);
+        n->agent_out = bufferevent_socket_new(m->base, out_fd, BEV_OPT_CLOSE_ON_FREE);
+        bufferevent_setcb(n->agent_out, on_agent_out, NULL, on_agent_out_event, n);
+        bufferevent_enable(n->agent_out, EV_READ);
+    }
+}
+
+static int start_daemons(struct mpirun *m, char **err)
+{
+    m->daemon_exe = ol_mpirun_find_daemon();
+    if (m->daemon_exe == NULL) {
+        *err = ol_xasprintf("mpirun: cannot find ompi-lite-daemon next to mpirun, in ../libexec, or in $OMPI_LITE_DAEMON");
+        return -1;
+    }
+    m->key = ol_net_new_key();
+    ol_tree_children(OL_TREE_ROOT, m->fanout, m->nnodes, &m->child_first, &m->nchildren);
+    bool need_listen = false;
+    for (uint32_t i = 0; i < m->nchildren; i++)
+        need_listen |= !m->nodes[m->child_first + i].local;
+    if (need_listen && listen_for_daemons(m, err) != 0)
+        return -1;
+    for (uint32_t i = 0; i < m->nchildren && !m->failed; i++)
+        start_node(m, &m->nodes[m->child_first + i]);
+    if (m->failed) {
+        *err = m->fail_line;
+        m->fail_line = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- signals ---- */
+
+static void reap_children(struct mpirun *m)
+{
+    int wstatus;
+    pid_t pid;
+    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+        for (uint32_t i = 0; i < m->nnodes; i++) {
+            struct node *n = &m->nodes[i];
+            if (n->pid != pid)
+                continue;
+            n->reaped = true;
+            n->wstatus = wstatus;
+            /* An agent that ends before its daemon said HELLO failed to
+             * start it: report once its output is read to the end. */
+            if (!n->local && n->state == NODE_STARTING) {
+                n->agent_exited_early = true;
+                if (n->agent_out == NULL)
+                    agent_failed(m, n);
+            } else if (n->state == NODE_STARTING) {
+                mark_subtree_dead(m, n->id);
+                job_failed(m, ol_xasprintf("mpirun: the ompi-lite daemon on host %s could not start", n->name), 1);
+            }
+        }
+    }
+    check_finished(m);
+}
 
 static void on_signal(evutil_socket_t fd, short what, void *arg)
 {
@@ -383,11 +921,13 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
     struct mpirun *m = arg;
     int sig;
     while ((sig = ol_signalfd_read(fd)) > 0) {
-        if (sig == SIGCHLD)
-            continue; /* daemons are reaped at the end; their sockets tell us first */
+        if (sig == SIGCHLD) {
+            reap_children(m);
+            continue;
+        }
         if (++m->nsignals > 1) {
             /* Impatient user: no grace. */
-            kill_local_daemons(m);
+            kill_started(m, SIGKILL);
             continue;
         }
         job_failed(m, ol_xasprintf("mpirun: received signal %d (%s); the job was killed", sig,
@@ -405,44 +945,137 @@ static char *make_nspace(void)
                         (unsigned long)tv.tv_sec, (unsigned long)tv.tv_usec);
 }
 
-static void build_job(struct mpirun *m)
+/* *implicit: no host was named, so this host with one slot per core. */
+static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, bool *implicit, char **err)
 {
-    ol_msg_launch_t *j = &m->job;
-    char cwd[4096];
-    j->nspace = make_nspace();
-    j->job_size = (uint32_t)m->opts.np;
-    j->nodes = ol_xcalloc(2, sizeof *j->nodes);
-    j->nodes[0] = ol_xstrdup(ol_hostname());
-    j->ppn = ol_xcalloc(1, sizeof *j->ppn);
-    j->ppn[0] = j->job_size;
-    j->stdin_rank = stdin_wanted(m) ? 0 : OL_NO_RANK;
-    j->kill_grace_ms = (uint32_t)m->opts.kill_grace_ms;
-    j->exe = ol_xstrdup(m->opts.exe);
-    j->cwd = ol_xstrdup(getcwd(cwd, sizeof cwd) ? cwd : "/");
-    j->argv = ol_strv_dup(m->opts.prog_argv);
-    j->env = ol_xcalloc(1, sizeof *j->env);
+    const struct mpirun_opts *o = &m->opts;
+    if (o->hostfile != NULL && ol_hostfile_read(o->hostfile, hl, err) != 0)
+        return -1;
+    if (o->hosts != NULL) {
+        struct ol_hostlist given = { 0 };
+        if (ol_hostlist_parse_hosts(o->hosts, &given, err) != 0)
+            return -1;
+        if (o->hostfile != NULL) {
+            /* --host picks hosts of the hostfile, as in Open MPI. */
+            for (size_t i = 0; i < given.n; i++) {
+                size_t k = 0;
+                while (k < hl->n && strcmp(hl->v[k].name, given.v[i].name) != 0)
+                    k++;
+                if (k == hl->n) {
+                    *err = ol_xasprintf("mpirun: --host names %s, which is not in hostfile '%s'",
+                                        given.v[i].name, o->hostfile);
+                    ol_hostlist_free(&given);
+                    return -1;
+                }
+                given.v[i].max_slots = hl->v[k].max_slots;
+            }
+        }
+        ol_hostlist_free(hl);
+        *hl = given;
+    }
+    *implicit = hl->n == 0;
+    if (hl->n == 0) {
+        long cores = ol_mpirun_local_cores();
+        ol_hostlist_add(hl, ol_hostname(), strlen(ol_hostname()), cores, 0);
+    }
+    return 0;
 }
 
-static int start_daemons(struct mpirun *m, char **err)
+/* Ranks are mapped onto hosts; hosts that got ranks become the job's nodes. */
+static int build_job(struct mpirun *m, char **err)
 {
-    char *daemon_exe = ol_mpirun_find_daemon();
-    if (daemon_exe == NULL) {
-        *err = ol_xasprintf("mpirun: cannot find ompi-lite-daemon next to mpirun, in ../libexec, or in $OMPI_LITE_DAEMON");
+    struct mpirun_opts *o = &m->opts;
+    ol_msg_launch_t *j = &m->job;
+    struct ol_hostlist hl = { 0 };
+    bool implicit;
+    if (read_hosts(m, &hl, &implicit, err) != 0) {
+        ol_hostlist_free(&hl);
         return -1;
     }
-    m->ndaemons = 1;
-    m->daemons = ol_xcalloc(1, sizeof *m->daemons);
-    struct dconn *dc = &m->daemons[0];
-    dc->m = m;
-    dc->node_id = 0;
-    int fd = ol_mpirun_start_local_daemon(daemon_exe, 0, &dc->pid, err);
-    free(daemon_exe);
-    if (fd < 0)
+    /* Slots limit the job only where the user named hosts: on the implicit
+     * local host any -np runs (as with MPICH's mpiexec; the multi-rank
+     * tests run 8 ranks on 2 cores), and the default -np is one per core. */
+    struct ol_map_req req = { .by = o->map_by, .pe = o->pe, .npernode = o->npernode,
+                              .oversubscribe = o->oversubscribe };
+    bool lenient = implicit && o->npernode == 0;
+    if (o->napps == 1 && o->apps[0].np == 0) {
+        o->apps[0].np = ol_map_default_np(&hl, &req);
+        if (o->apps[0].np <= 0) {
+            *err = ol_xasprintf("mpirun: the hosts have no slot for a process (each needs %ld)", o->pe);
+            ol_hostlist_free(&hl);
+            return -1;
+        }
+    }
+    long np = 0;
+    for (size_t a = 0; a < o->napps; a++)
+        np += o->apps[a].np;
+    uint32_t *rank_host;
+    if (np > (1L << 24)) {
+        *err = ol_xasprintf("mpirun: %ld processes are too many", np);
+        ol_hostlist_free(&hl);
         return -1;
-    ol_set_nonblock(fd, true);
-    dc->bev = bufferevent_socket_new(m->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(dc->bev, on_daemon_read, on_daemon_drained, on_daemon_event, dc);
-    bufferevent_enable(dc->bev, EV_READ | EV_WRITE);
+    }
+    req.oversubscribe |= lenient;
+    if (ol_map_ranks(&hl, &req, np, &rank_host, err) != 0) {
+        ol_hostlist_free(&hl);
+        return -1;
+    }
+    /* Node ids in host order, for hosts that hold ranks. */
+    uint32_t *host_node = ol_xcalloc(hl.n, sizeof *host_node);
+    for (size_t h = 0; h < hl.n; h++)
+        host_node[h] = OL_NO_NODE;
+    for (long r = 0; r < np; r++)
+        host_node[rank_host[r]] = 0;
+    j->nodes = ol_xcalloc(hl.n + 1, sizeof *j->nodes);
+    m->nodes = ol_xcalloc(hl.n, sizeof *m->nodes);
+    for (size_t h = 0; h < hl.n; h++) {
+        if (host_node[h] == OL_NO_NODE)
+            continue;
+        uint32_t id = m->nnodes++;
+        host_node[h] = id;
+        j->nodes[id] = ol_xstrdup(hl.v[h].name);
+        m->nodes[id] = (struct node){ .m = m, .id = id, .name = ol_xstrdup(hl.v[h].name),
+                                      .local = ol_host_is_local(hl.v[h].name) };
+    }
+    j->job_size = (uint32_t)np;
+    j->rank_node = ol_xcalloc((size_t)np, sizeof *j->rank_node);
+    for (long r = 0; r < np; r++)
+        j->rank_node[r] = host_node[rank_host[r]];
+    free(host_node);
+    free(rank_host);
+    ol_hostlist_free(&hl);
+
+    char cwd[4096];
+    j->nspace = make_nspace();
+    j->stdin_rank = stdin_wanted(m) ? 0 : OL_NO_RANK;
+    j->kill_grace_ms = (uint32_t)o->kill_grace_ms;
+    j->map_by = (uint8_t)o->map_by;
+    j->bind_to = (uint8_t)o->bind_to;
+    j->report_bindings = o->report_bindings;
+    j->pe = (uint16_t)o->pe;
+    j->cwd = ol_xstrdup(o->wdir ? o->wdir : getcwd(cwd, sizeof cwd) ? cwd : "/");
+    /* Ranks elsewhere do not inherit mpirun's environment: carry the
+     * ompi-lite parameters (as Open MPI carries OMPI_MCA_*), then -x/--param. */
+    extern char **environ;
+    j->env = ol_xcalloc(1, sizeof *j->env);
+    for (size_t i = 0; environ[i] != NULL; i++) {
+        if (strncmp(environ[i], "OMPI_LITE_", 10) == 0 && strncmp(environ[i], "OMPI_LITE_DAEMON=", 17) != 0)
+            ol_strv_append(&j->env, environ[i]);
+    }
+    for (size_t i = 0; o->env[i] != NULL; i++)
+        ol_strv_append(&j->env, o->env[i]);
+    j->napps = (uint32_t)o->napps;
+    j->apps = ol_xcalloc(o->napps, sizeof *j->apps);
+    uint32_t first = 0;
+    for (size_t a = 0; a < o->napps; a++) {
+        j->apps[a].first_rank = first;
+        j->apps[a].np = (uint32_t)o->apps[a].np;
+        j->apps[a].exe = ol_xstrdup(o->apps[a].exe);
+        j->apps[a].argv = ol_strv_dup(o->apps[a].argv);
+        first += j->apps[a].np;
+    }
+    m->rank_running = ol_xcalloc((size_t)np, 1);
+    m->fanout = (uint32_t)o->fanout;
     return 0;
 }
 
@@ -456,41 +1089,86 @@ static int setup_loop(struct mpirun *m)
         return -1;
     m->sig_ev = event_new(m->base, m->sigfd, EV_READ | EV_PERSIST, on_signal, m);
     event_add(m->sig_ev, NULL);
+    if (m->opts.timeout_s > 0) {
+        struct timeval tv = { m->opts.timeout_s, 0 };
+        m->timeout_ev = evtimer_new(m->base, on_timeout, m);
+        evtimer_add(m->timeout_ev, &tv);
+    }
     return 0;
 }
 
-/* Every daemon has closed its link; wait for the ones we forked so that
- * nothing of the job is left when mpirun returns. */
-static void reap_local_daemons(struct mpirun *m)
+/* Every direct link is closed; wait for what we started so that nothing of
+ * the job is left when mpirun returns. A daemon that ended normally exits
+ * right after closing its link; anything else is killed. */
+static void reap_started(struct mpirun *m)
 {
-    for (uint32_t i = 0; i < m->ndaemons; i++) {
-        if (m->daemons[i].pid > 0) {
-            while (waitpid(m->daemons[i].pid, NULL, 0) < 0 && errno == EINTR)
-                ;
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        struct node *n = &m->nodes[i];
+        if (n->pid <= 0 || n->reaped)
+            continue;
+        bool normal = n->state == NODE_DONE && !m->force_exit;
+        for (int tries = 0; normal && tries < 200; tries++) {
+            if (waitpid(n->pid, NULL, WNOHANG) != 0)
+                goto reaped;
+            struct timespec ts = { 0, 10 * 1000 * 1000 };
+            nanosleep(&ts, NULL);
         }
+        kill(n->pid, SIGKILL);
+        while (waitpid(n->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    reaped:
+        n->reaped = true;
     }
 }
 
 static void cleanup(struct mpirun *m)
 {
     stdin_stop(m);
-    for (uint32_t i = 0; i < m->ndaemons; i++) {
-        bufferevent_free(m->daemons[i].bev);
-        free(m->daemons[i].host);
+    while (m->pending != NULL)
+        pconn_free(m, m->pending, false);
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        struct node *n = &m->nodes[i];
+        if (n->bev)
+            bufferevent_free(n->bev);
+        if (n->agent_out)
+            bufferevent_free(n->agent_out);
+        free(n->name);
+        free(n->host);
+        free(n->agent_tail);
+        ol_strv_free(n->addrs);
     }
-    free(m->daemons);
+    free(m->nodes);
+    while (m->fences != NULL) {
+        struct fence *f = m->fences;
+        m->fences = f->next;
+        ol_wbuf_free(&f->data);
+        free(f);
+    }
     if (m->watchdog)
         event_free(m->watchdog);
+    if (m->timeout_ev)
+        event_free(m->timeout_ev);
+    if (m->ping_ev)
+        event_free(m->ping_ev);
+    if (m->listen_ev) {
+        event_free(m->listen_ev);
+        close(m->listen_fd);
+    }
     event_free(m->sig_ev);
     event_base_free(m->base);
     ol_msg_launch_free(&m->job);
-    free(m->opts.exe);
+    ol_output_free(m->out);
+    ol_mpirun_opts_free(&m->opts);
+    ol_strv_free(m->addrs);
+    free(m->rank_running);
+    free(m->daemon_exe);
+    free(m->key);
     free(m->fail_line);
 }
 
 int main(int argc, char **argv)
 {
-    struct mpirun m = { .sigfd = -1, .open_line_rank = { OL_NO_RANK, OL_NO_RANK } };
+    struct mpirun m = { .sigfd = -1, .listen_fd = -1 };
     char *err = NULL;
     ol_log_init("mpirun");
     int rc = ol_mpirun_parse(argc, argv, &m.opts, &err);
@@ -502,22 +1180,30 @@ int main(int argc, char **argv)
         else
             fprintf(stderr, "%s\n", err);
         free(err);
-        free(m.opts.exe);
+        ol_mpirun_opts_free(&m.opts);
         return rc > 0 ? 0 : 1;
+    }
+    if (build_job(&m, &err) != 0 ||
+        (m.out = ol_output_new(m.opts.tag_output, m.opts.output_dir, m.job.job_size, &err)) == NULL) {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        return 1;
     }
     if (setup_loop(&m) != 0) {
         fprintf(stderr, "mpirun: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
-    build_job(&m);
     if (start_daemons(&m, &err) != 0) {
+        /* Whatever did start is stopped before the one line. */
+        kill_started(&m, SIGKILL);
+        reap_started(&m);
         fprintf(stderr, "%s\n", err);
         free(err);
         return 1;
     }
     ol_trace("daemons started");
     event_base_dispatch(m.base);
-    reap_local_daemons(&m);
+    reap_started(&m);
     ol_trace("daemons reaped");
     int status = 0;
     if (m.failed) {

@@ -1,40 +1,107 @@
 /* mpirun's parts:
- *   mpirun.c        main, the event loop, failure policy, output
- *   mpirun_opts.c   command line (a table of options) and program lookup
- *   mpirun_start.c  finding and starting daemons (fork today; a launch
- *                   agent such as ssh for other hosts later) */
+ *   mpirun.c        main, the event loop, the daemon links, routing, failure policy
+ *   mpirun_opts.c   command line (a table of options, MPMD) and program lookup
+ *   mpirun_output.c ranks' output (tags, --output-filename) and stdin forwarding
+ *   mpirun_start.c  finding and starting daemons: fork here, the launch agent elsewhere
+ *   hostfile.c      hostfiles and --host lists
+ *   mapping.c       which host each rank runs on
+ *   tree.c, net.c   (shared with the daemon) routing tree, TCP and the job key */
 #ifndef OL_LAUNCHER_MPIRUN_H
 #define OL_LAUNCHER_MPIRUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proto.h"
+
+struct mpirun_app {
+    long np;             /* 0 until given */
+    char **argv;         /* NULL-terminated, points into main's argv */
+    char *exe;           /* resolved program path (malloc'd) */
+};
+
 struct mpirun_opts {
-    long np;             /* 0 until given; then > 0 */
+    struct mpirun_app *apps;
+    size_t napps;
     bool oversubscribe;
     bool allow_run_as_root;
     bool stdin_none;
     bool help, version;
     long kill_grace_ms;
-    char **prog_argv;    /* points into main's argv */
-    char *exe;           /* resolved program path (malloc'd) */
+    char *hostfile;
+    char *hosts;         /* --host lists, joined with ',' (malloc'd) */
+    long npernode;
+    enum ol_map_by map_by;
+    long pe;             /* 1 unless :PE=n */
+    enum ol_bind_to bind_to;
+    bool bind_given;
+    bool report_bindings;
+    bool tag_output;
+    char *output_dir;
+    long timeout_s;      /* 0: none */
+    char *launch_agent;  /* default "ssh" */
+    char *wdir;
+    char *prefix;
+    char **env;          /* NAME=VALUE for every rank (-x, -genv, --param) */
+    long fanout;         /* routing tree fan-out (OMPI_LITE_TREE_FANOUT) */
 };
 
 /* 0: run; 1: stop with success (--help, --version); -1: *err is the one
  * line to print (malloc'd). */
 int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err);
+void ol_mpirun_opts_free(struct mpirun_opts *o);
 void ol_mpirun_print_help(void);
 /* Finds the program like execvp would; 0, or -1 with *err set. */
 int ol_mpirun_resolve_program(const char *name, char **path, char **err);
-long ol_mpirun_default_np(void);
+long ol_mpirun_local_cores(void);
 
+/* hostfile.c */
+struct ol_host {
+    char *name;
+    long slots;
+    long max_slots;      /* 0: no limit */
+};
+struct ol_hostlist {
+    struct ol_host *v;
+    size_t n;
+};
+int ol_hostfile_read(const char *path, struct ol_hostlist *hl, char **err);
+int ol_hostlist_parse_hosts(const char *spec, struct ol_hostlist *hl, char **err);
+void ol_hostlist_add(struct ol_hostlist *hl, const char *name, size_t len, long slots, long max_slots);
+void ol_hostlist_free(struct ol_hostlist *hl);
+bool ol_host_is_local(const char *name);
+
+/* mapping.c */
+struct ol_map_req {
+    enum ol_map_by by;
+    long pe;
+    long npernode;       /* 0: not given */
+    bool oversubscribe;
+};
+long ol_map_default_np(const struct ol_hostlist *hl, const struct ol_map_req *req);
+/* *out[rank] = index of the rank's host in hl; 0, or -1 with *err. */
+int ol_map_ranks(const struct ol_hostlist *hl, const struct ol_map_req *req, long np, uint32_t **out, char **err);
+
+/* mpirun_start.c */
+struct ol_daemon_start {
+    const char *daemon_exe;  /* path on the target host */
+    uint32_t node_id, nnodes, fanout;
+    const char *key;
+    char *const *connect_addrs; /* NULL: forked daemon with a socketpair */
+    uint16_t connect_port;
+    const char *host;        /* for the launch agent */
+    const char *agent;       /* NULL: fork here */
+    const char *prefix;      /* --prefix, or NULL */
+};
 /* Path of ompi-lite-daemon next to mpirun (build tree), in
  * ../libexec (install tree), in the configured libexecdir, or from
  * $OMPI_LITE_DAEMON; NULL when none is executable. */
 char *ol_mpirun_find_daemon(void);
-/* Forks the daemon for node_id on this host; returns mpirun's end of a
- * connected socket, or -1 with *err set. */
-int ol_mpirun_start_local_daemon(const char *daemon_exe, uint32_t node_id, pid_t *pid, char **err);
+/* Starts one daemon. *link_fd: mpirun's end of the socketpair (forked, no
+ * connect_addrs) or -1; *out_fd: read end of the agent's or daemon's
+ * stdout+stderr, or -1. 0, or -1 with *err. */
+int ol_mpirun_start_daemon(const struct ol_daemon_start *s, pid_t *pid, int *link_fd, int *out_fd, char **err);
 
 #endif

@@ -1,98 +1,293 @@
 /* mpirun's command line. Options come before the program; the first word
  * that is not an option (or the word after "--") is the program, and
- * everything after it belongs to the program. Names are accepted with one
+ * everything after it belongs to the program, up to a lone ':' that starts
+ * the next program of an MPMD job (whose options, e.g. -np, follow it). Names are accepted with one
  * or two dashes, as Open MPI does (-np, --np, -oversubscribe ...), and an
  * option's value either follows as the next word or after '='. To add an
  * option, add a row to `options`. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mpirun.h"
 #include "util.h"
 
-typedef int (*opt_apply_fn)(struct mpirun_opts *o, const char *value, char **err);
+typedef int (*opt_apply_fn)(struct mpirun_opts *o, char **vals, char **err);
 
 struct opt_spec {
-    const char *names[3]; /* without dashes */
+    const char *names[6]; /* without dashes */
     const char *value_name; /* NULL: a flag without a value */
+    int nvals;              /* words of value (0, 1, or 2 for -genv NAME VALUE) */
     opt_apply_fn apply;
     const char *help;
 };
 
-static int apply_np(struct mpirun_opts *o, const char *v, char **err)
+static struct mpirun_app *cur_app(struct mpirun_opts *o)
+{
+    return &o->apps[o->napps - 1];
+}
+
+static int apply_np(struct mpirun_opts *o, char **v, char **err)
 {
     long n;
-    if (ol_parse_long(v, 1, 1L << 24, &n) != 0) {
-        *err = ol_xasprintf("mpirun: -np needs a positive number of processes, not '%s'", v);
+    if (ol_parse_long(v[0], 1, 1L << 24, &n) != 0) {
+        *err = ol_xasprintf("mpirun: -np needs a positive number of processes, not '%s'", v[0]);
         return -1;
     }
-    o->np = n;
+    cur_app(o)->np = n;
     return 0;
 }
 
-static int apply_oversubscribe(struct mpirun_opts *o, const char *v, char **err)
-{
-    (void)v;
-    (void)err;
-    o->oversubscribe = true; /* one host, no slot limit yet: accepted for compatibility */
-    return 0;
-}
+#define FLAG_FN(fn, field)                                            \
+    static int fn(struct mpirun_opts *o, char **v, char **err)       \
+    {                                                                 \
+        (void)v;                                                      \
+        (void)err;                                                    \
+        o->field = true;                                              \
+        return 0;                                                     \
+    }
+FLAG_FN(apply_oversubscribe, oversubscribe)
+FLAG_FN(apply_allow_root, allow_run_as_root) /* root is allowed anyway */
+FLAG_FN(apply_help, help)
+FLAG_FN(apply_version, version)
+FLAG_FN(apply_report_bindings, report_bindings)
+FLAG_FN(apply_tag_output, tag_output)
 
-static int apply_allow_root(struct mpirun_opts *o, const char *v, char **err)
+static int apply_stdin(struct mpirun_opts *o, char **v, char **err)
 {
-    (void)v;
-    (void)err;
-    o->allow_run_as_root = true; /* running as root is not refused; accepted for compatibility */
-    return 0;
-}
-
-static int apply_stdin(struct mpirun_opts *o, const char *v, char **err)
-{
-    if (strcmp(v, "none") == 0)
+    if (strcmp(v[0], "none") == 0)
         o->stdin_none = true;
-    else if (strcmp(v, "0") != 0) {
-        *err = ol_xasprintf("mpirun: --stdin takes 0 or none, not '%s'", v);
+    else if (strcmp(v[0], "0") != 0) {
+        *err = ol_xasprintf("mpirun: --stdin takes 0 or none, not '%s'", v[0]);
         return -1;
     }
     return 0;
 }
 
-static int apply_help(struct mpirun_opts *o, const char *v, char **err)
+static void replace(char **slot, const char *v)
 {
-    (void)v;
+    free(*slot);
+    *slot = ol_xstrdup(v);
+}
+
+static int apply_hostfile(struct mpirun_opts *o, char **v, char **err)
+{
     (void)err;
-    o->help = true;
+    replace(&o->hostfile, v[0]);
     return 0;
 }
 
-static int apply_version(struct mpirun_opts *o, const char *v, char **err)
+static int apply_host(struct mpirun_opts *o, char **v, char **err)
 {
-    (void)v;
     (void)err;
-    o->version = true;
+    char *joined = o->hosts ? ol_xasprintf("%s,%s", o->hosts, v[0]) : ol_xstrdup(v[0]);
+    free(o->hosts);
+    o->hosts = joined;
+    return 0;
+}
+
+static int apply_npernode(struct mpirun_opts *o, char **v, char **err)
+{
+    if (ol_parse_long(v[0], 1, 1L << 20, &o->npernode) != 0) {
+        *err = ol_xasprintf("mpirun: -N needs a positive number of processes per host, not '%s'", v[0]);
+        return -1;
+    }
+    return 0;
+}
+
+struct name_value {
+    const char *name;
+    int value;
+};
+
+static int lookup(const struct name_value *t, const char *s, size_t len, int *out)
+{
+    for (; t->name != NULL; t++) {
+        if (strlen(t->name) == len && strncasecmp(t->name, s, len) == 0) {
+            *out = t->value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int apply_map_by(struct mpirun_opts *o, char **v, char **err)
+{
+    static const struct name_value kinds[] = {
+        { "slot", OL_MAP_SLOT }, { "node", OL_MAP_NODE }, { "core", OL_MAP_CORE },
+        { "socket", OL_MAP_SOCKET }, { "package", OL_MAP_SOCKET }, { "numa", OL_MAP_NUMA }, { NULL, 0 },
+    };
+    const char *colon = strchr(v[0], ':');
+    int kind;
+    size_t len = colon ? (size_t)(colon - v[0]) : strlen(v[0]);
+    if (lookup(kinds, v[0], len, &kind) != 0) {
+        *err = ol_xasprintf("mpirun: --map-by takes slot, node, core, socket or numa (with :PE=n), not '%s'", v[0]);
+        return -1;
+    }
+    o->map_by = (enum ol_map_by)kind;
+    if (colon != NULL) {
+        if (strncasecmp(colon + 1, "PE=", 3) != 0 || ol_parse_long(colon + 4, 1, 4096, &o->pe) != 0) {
+            *err = ol_xasprintf("mpirun: --map-by modifier must be PE=n with n >= 1, not '%s'", colon + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int apply_bind_to(struct mpirun_opts *o, char **v, char **err)
+{
+    static const struct name_value kinds[] = {
+        { "none", OL_BIND_NONE }, { "core", OL_BIND_CORE }, { "socket", OL_BIND_SOCKET },
+        { "package", OL_BIND_SOCKET }, { "numa", OL_BIND_NUMA }, { NULL, 0 },
+    };
+    int kind;
+    if (lookup(kinds, v[0], strlen(v[0]), &kind) != 0) {
+        *err = ol_xasprintf("mpirun: --bind-to takes core, socket, numa or none, not '%s'", v[0]);
+        return -1;
+    }
+    o->bind_to = (enum ol_bind_to)kind;
+    o->bind_given = true;
+    return 0;
+}
+
+static bool valid_env_name(const char *s, size_t len)
+{
+    if (len == 0 || isdigit((unsigned char)s[0]))
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return false;
+    }
+    return true;
+}
+
+/* -x NAME=VALUE, or -x NAME: the value mpirun has (nothing if unset). */
+static int apply_export(struct mpirun_opts *o, char **v, char **err)
+{
+    const char *eq = strchr(v[0], '=');
+    size_t len = eq ? (size_t)(eq - v[0]) : strlen(v[0]);
+    if (!valid_env_name(v[0], len)) {
+        *err = ol_xasprintf("mpirun: -x needs NAME or NAME=VALUE, not '%s'", v[0]);
+        return -1;
+    }
+    char *name = strndup(v[0], len);
+    const char *value = eq ? eq + 1 : getenv(name);
+    if (value != NULL)
+        ol_env_set(&o->env, name, value);
+    free(name);
+    return 0;
+}
+
+static int apply_genv(struct mpirun_opts *o, char **v, char **err)
+{
+    if (!valid_env_name(v[0], strlen(v[0]))) {
+        *err = ol_xasprintf("mpirun: -genv needs NAME VALUE, not '%s'", v[0]);
+        return -1;
+    }
+    ol_env_set(&o->env, v[0], v[1]);
+    return 0;
+}
+
+/* --param NAME=VALUE is OMPI_LITE_NAME=VALUE for the ranks (and for mpirun,
+ * which reads its own parameters from the same place). */
+static int apply_param(struct mpirun_opts *o, char **v, char **err)
+{
+    const char *eq = strchr(v[0], '=');
+    if (eq == NULL || !valid_env_name(v[0], (size_t)(eq - v[0]))) {
+        *err = ol_xasprintf("mpirun: --param needs NAME=VALUE, not '%s'", v[0]);
+        return -1;
+    }
+    const char *name = v[0];
+    if (strncasecmp(name, "OMPI_LITE_", 10) == 0)
+        name += 10;
+    char *full = ol_xasprintf("OMPI_LITE_%.*s", (int)(eq - name), name);
+    for (char *c = full; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+    ol_env_set(&o->env, full, eq + 1);
+    free(full);
+    return 0;
+}
+
+static int apply_output_filename(struct mpirun_opts *o, char **v, char **err)
+{
+    (void)err;
+    replace(&o->output_dir, v[0]);
+    return 0;
+}
+
+static int apply_timeout(struct mpirun_opts *o, char **v, char **err)
+{
+    if (ol_parse_long(v[0], 1, 1L << 30, &o->timeout_s) != 0) {
+        *err = ol_xasprintf("mpirun: --timeout needs a positive number of seconds, not '%s'", v[0]);
+        return -1;
+    }
+    return 0;
+}
+
+static int apply_launch_agent(struct mpirun_opts *o, char **v, char **err)
+{
+    if (v[0][strspn(v[0], " \t")] == '\0') {
+        *err = ol_xasprintf("mpirun: --launch-agent needs a command");
+        return -1;
+    }
+    replace(&o->launch_agent, v[0]);
+    return 0;
+}
+
+static int apply_wdir(struct mpirun_opts *o, char **v, char **err)
+{
+    (void)err;
+    replace(&o->wdir, v[0]);
+    return 0;
+}
+
+static int apply_prefix(struct mpirun_opts *o, char **v, char **err)
+{
+    (void)err;
+    replace(&o->prefix, v[0]);
     return 0;
 }
 
 static const struct opt_spec options[] = {
-    { { "np", "n", "c" }, "N", apply_np, "start N processes (default: the number of cores)" },
-    { { "oversubscribe" }, NULL, apply_oversubscribe, "allow more processes than cores (always allowed)" },
-    { { "allow-run-as-root" }, NULL, apply_allow_root, "accepted for compatibility; root is allowed" },
-    { { "stdin" }, "0|none", apply_stdin, "rank that receives mpirun's stdin (default 0)" },
-    { { "help", "h" }, NULL, apply_help, "print this help" },
-    { { "version", "V" }, NULL, apply_version, "print the version" },
+    { { "np", "n", "c" }, "N", 1, apply_np, "start N processes (default: every slot); per program with ':'" },
+    { { "hostfile", "machinefile", "f" }, "FILE", 1, apply_hostfile,
+      "hosts: 'host slots=N [max_slots=M]' or 'host:N' lines" },
+    { { "host", "H" }, "H[:N],...", 1, apply_host, "hosts and slots (default 1) on the command line" },
+    { { "npernode", "N", "ppn", "pernode-n" }, "N", 1, apply_npernode, "N processes on every host" },
+    { { "map-by" }, "KIND[:PE=n]", 1, apply_map_by, "slot (default), node, core, socket, numa; PE=n cores per process" },
+    { { "bind-to" }, "KIND", 1, apply_bind_to, "core, socket, numa or none (default none; core with PE=n)" },
+    { { "report-bindings" }, NULL, 0, apply_report_bindings, "print the cores each process is bound to" },
+    { { "oversubscribe" }, NULL, 0, apply_oversubscribe, "allow more processes than slots" },
+    { { "x" }, "NAME[=VALUE]", 1, apply_export, "set NAME for the processes (mpirun's value if none given)" },
+    { { "genv" }, "NAME VALUE", 2, apply_genv, "set NAME to VALUE for the processes (MPICH spelling)" },
+    { { "param", "mca" }, "NAME=VALUE", 1, apply_param, "ompi-lite parameter: OMPI_LITE_NAME=VALUE" },
+    { { "tag-output", "prepend-rank", "l" }, NULL, 0, apply_tag_output, "prefix every output line with [rank]" },
+    { { "output-filename", "output-file" }, "DIR", 1, apply_output_filename,
+      "write rank R's output to DIR/1/rank.R/stdout and stderr" },
+    { { "timeout" }, "SECONDS", 1, apply_timeout, "end the job after SECONDS, naming the ranks still running" },
+    { { "launch-agent", "launcher-exec", "bootstrap-exec" }, "CMD", 1, apply_launch_agent,
+      "command that runs 'CMD HOST COMMAND' on another host (default ssh)" },
+    { { "wdir", "wd", "cwd" }, "DIR", 1, apply_wdir, "working directory of the processes" },
+    { { "prefix" }, "DIR", 1, apply_prefix, "ompi-lite's install prefix on the other hosts" },
+    { { "allow-run-as-root" }, NULL, 0, apply_allow_root, "accepted for compatibility; root is allowed" },
+    { { "stdin" }, "0|none", 1, apply_stdin, "rank that receives mpirun's stdin (default 0)" },
+    { { "help", "h" }, NULL, 0, apply_help, "print this help" },
+    { { "version", "V" }, NULL, 0, apply_version, "print the version" },
 };
 #define NOPTIONS (sizeof options / sizeof options[0])
+#define MAX_NAMES 6
 
 static const struct opt_spec *find_option(const char *name, size_t len)
 {
     for (size_t i = 0; i < NOPTIONS; i++) {
-        for (size_t k = 0; k < 3 && options[i].names[k] != NULL; k++) {
+        for (size_t k = 0; k < MAX_NAMES && options[i].names[k] != NULL; k++) {
             if (strlen(options[i].names[k]) == len && strncmp(options[i].names[k], name, len) == 0)
                 return &options[i];
         }
@@ -100,7 +295,7 @@ static const struct opt_spec *find_option(const char *name, size_t len)
     return NULL;
 }
 
-/* Applies the option in argv[*i] (consuming its value word if needed). */
+/* Applies the option in argv[*i] (consuming its value words if needed). */
 static int parse_one(int argc, char **argv, int *i, struct mpirun_opts *o, char **err)
 {
     const char *word = argv[*i];
@@ -112,77 +307,154 @@ static int parse_one(int argc, char **argv, int *i, struct mpirun_opts *o, char 
         *err = ol_xasprintf("mpirun: unknown option '%s' (see mpirun --help)", word);
         return -1;
     }
-    const char *value = NULL;
-    if (spec->value_name != NULL) {
-        if (eq != NULL)
-            value = eq + 1;
-        else if (*i + 1 < argc)
-            value = argv[++*i];
-        else {
-            *err = ol_xasprintf("mpirun: option '%s' needs a value (%s)", word, spec->value_name);
-            return -1;
-        }
-    } else if (eq != NULL) {
+    char *vals[2] = { NULL, NULL };
+    int k = 0;
+    if (spec->nvals > 0 && eq != NULL)
+        vals[k++] = (char *)eq + 1;
+    else if (spec->nvals == 0 && eq != NULL) {
         *err = ol_xasprintf("mpirun: option '%.*s' takes no value", (int)(eq - word), word);
         return -1;
     }
-    return spec->apply(o, value, err);
+    for (; k < spec->nvals; k++) {
+        if (*i + 1 >= argc) {
+            *err = ol_xasprintf("mpirun: option '%s' needs a value (%s)", word, spec->value_name);
+            return -1;
+        }
+        vals[k] = argv[++*i];
+    }
+    return spec->apply(o, vals, err);
+}
+
+static void new_app(struct mpirun_opts *o)
+{
+    struct mpirun_app *nv = realloc(o->apps, (o->napps + 1) * sizeof *nv);
+    if (nv == NULL)
+        nv = ol_xmalloc(SIZE_MAX);
+    o->apps = nv;
+    o->apps[o->napps++] = (struct mpirun_app){ 0 };
+}
+
+/* Reads mpirun's own parameters: the environment, overridden by --param. */
+static int read_params(struct mpirun_opts *o, char **err)
+{
+    struct { const char *name; long *out; long min, max; } params[] = {
+        { "OMPI_LITE_KILL_GRACE_MS", &o->kill_grace_ms, 0, 3600000 },
+        { "OMPI_LITE_TREE_FANOUT", &o->fanout, 1, 1 << 16 },
+    };
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        const char *v = getenv(params[i].name);
+        size_t nlen = strlen(params[i].name);
+        for (size_t k = 0; o->env != NULL && o->env[k] != NULL; k++) {
+            if (strncmp(o->env[k], params[i].name, nlen) == 0 && o->env[k][nlen] == '=')
+                v = o->env[k] + nlen + 1;
+        }
+        if (v != NULL && ol_parse_long(v, params[i].min, params[i].max, params[i].out) != 0) {
+            *err = ol_xasprintf("mpirun: %s must be a number from %ld to %ld, not '%s'", params[i].name,
+                                params[i].min, params[i].max, v);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err)
 {
     memset(o, 0, sizeof *o);
     o->kill_grace_ms = 1000;
-    const char *grace = getenv("OMPI_LITE_KILL_GRACE_MS");
-    if (grace != NULL && ol_parse_long(grace, 0, 3600000, &o->kill_grace_ms) != 0) {
-        *err = ol_xasprintf("mpirun: OMPI_LITE_KILL_GRACE_MS must be milliseconds, not '%s'", grace);
-        return -1;
-    }
+    o->fanout = 8; /* up to 8 hosts talk to mpirun directly */
+    o->pe = 1;
+    o->env = ol_xcalloc(1, sizeof *o->env);
+    new_app(o);
     int i = 1;
-    for (; i < argc; i++) {
+    while (i < argc) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
-            break;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (parse_one(argc, argv, &i, o, err) != 0)
+                return -1;
+            if (o->help || o->version)
+                return 1;
+            i++;
+            continue;
         }
-        if (argv[i][0] != '-' || argv[i][1] == '\0')
+        /* The program and its arguments, up to a lone ':' (MPMD). */
+        if (i >= argc || strcmp(argv[i], ":") == 0)
             break;
-        if (parse_one(argc, argv, &i, o, err) != 0)
+        int start = i;
+        while (i < argc && strcmp(argv[i], ":") != 0)
+            i++;
+        struct mpirun_app *app = cur_app(o);
+        app->argv = ol_xcalloc((size_t)(i - start) + 1, sizeof *app->argv);
+        memcpy(app->argv, &argv[start], (size_t)(i - start) * sizeof *app->argv);
+        if (i < argc) { /* ':' */
+            i++;
+            new_app(o);
+        }
+    }
+    for (size_t a = 0; a < o->napps; a++) {
+        if (o->apps[a].argv == NULL) {
+            *err = ol_xasprintf(o->napps == 1 ? "mpirun: no program to run (usage: mpirun -np N PROGRAM [ARGS...])"
+                                              : "mpirun: no program after ':' (usage: mpirun -np N A : -np M B)");
             return -1;
-        if (o->help || o->version)
-            return 1;
+        }
+        if (o->napps > 1 && o->apps[a].np == 0) {
+            *err = ol_xasprintf("mpirun: with several programs (':'), each needs -np (missing for '%s')",
+                                o->apps[a].argv[0]);
+            return -1;
+        }
     }
-    if (i >= argc) {
-        *err = ol_xasprintf("mpirun: no program to run (usage: mpirun -np N PROGRAM [ARGS...])");
+    if (o->pe > 1 && !o->bind_given)
+        o->bind_to = OL_BIND_CORE; /* PE=n means n cores per process, as in Open MPI */
+    if (read_params(o, err) != 0)
         return -1;
+    for (size_t a = 0; a < o->napps; a++) {
+        if (ol_mpirun_resolve_program(o->apps[a].argv[0], &o->apps[a].exe, err) != 0)
+            return -1;
     }
-    o->prog_argv = &argv[i];
-    if (o->np == 0)
-        o->np = ol_mpirun_default_np();
-    return ol_mpirun_resolve_program(argv[i], &o->exe, err) == 0 ? 0 : -1;
+    return 0;
+}
+
+void ol_mpirun_opts_free(struct mpirun_opts *o)
+{
+    for (size_t a = 0; a < o->napps; a++) {
+        free(o->apps[a].argv);
+        free(o->apps[a].exe);
+    }
+    free(o->apps);
+    free(o->hostfile);
+    free(o->hosts);
+    free(o->output_dir);
+    free(o->launch_agent);
+    free(o->wdir);
+    free(o->prefix);
+    ol_strv_free(o->env);
+    memset(o, 0, sizeof *o);
 }
 
 void ol_mpirun_print_help(void)
 {
-    printf("Usage: mpirun [OPTIONS] PROGRAM [ARGS...]   (also: mpiexec)\n"
-           "Starts PROGRAM as an MPI job of N processes through a per-host ompi-lite daemon.\n\n"
+    printf("Usage: mpirun [OPTIONS] PROGRAM [ARGS...] [: [-np N] PROGRAM2 [ARGS...]]...   (also: mpiexec)\n"
+           "Starts an MPI job through one ompi-lite daemon per host.\n\n"
            "Options (one or two dashes; values as the next word or after '='):\n");
     for (size_t i = 0; i < NOPTIONS; i++) {
-        char names[64];
+        char names[96];
         size_t len = 0;
-        for (size_t k = 0; k < 3 && options[i].names[k] != NULL; k++)
+        for (size_t k = 0; k < MAX_NAMES && options[i].names[k] != NULL; k++)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s%s", k ? ", " : "",
                                     strlen(options[i].names[k]) > 1 ? "--" : "-", options[i].names[k]);
         if (options[i].value_name)
             snprintf(names + len, sizeof names - len, " %s", options[i].value_name);
-        printf("  %-28s %s\n", names, options[i].help);
+        printf("  %-40s %s\n", names, options[i].help);
     }
-    printf("\nEnvironment: OMPI_LITE_DEBUG=warn|info|trace, OMPI_LITE_KILL_GRACE_MS (default 1000):\n"
-           "time between SIGTERM and SIGKILL when a job is ended.\n"
+    printf("\nWithout --hostfile or --host: this host, one slot per core.\n"
+           "Environment: OMPI_LITE_DEBUG=warn|info|trace, OMPI_LITE_KILL_GRACE_MS (default 1000):\n"
+           "time between SIGTERM and SIGKILL when a job is ended; OMPI_LITE_TREE_FANOUT (default 8):\n"
+           "daemons per tree level.\n"
            "Exit status: 0 when every rank exits 0 after MPI_Finalize; otherwise the failing\n"
-           "rank's exit code, 128+signal, or its MPI_Abort code.\n");
+           "rank's exit code, 128+signal, or its MPI_Abort code; 124 when --timeout expired.\n");
 }
 
-long ol_mpirun_default_np(void)
+long ol_mpirun_local_cores(void)
 {
     /* Physical cores, as Open MPI counts them; logical CPUs if hwloc fails. */
     long n = 0;

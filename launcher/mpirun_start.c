@@ -1,10 +1,13 @@
-/* Finding and starting daemons. Today: the one local daemon, forked, with
- * a socketpair as its link (trusted by construction, so no key is needed).
- * Remote daemons will be started by a launch agent and connect back over
- * TCP, proving the per-job key; the rest of mpirun only sees a connected
- * socket per daemon either way. */
+/* Finding and starting daemons. A daemon on mpirun's own host is forked:
+ * with a socketpair as its link when mpirun is its tree parent (trusted by
+ * construction), else it connects to its parent daemon over TCP. A daemon
+ * elsewhere is started by the launch agent (`ssh HOST COMMAND` by default)
+ * and connects to its parent (mpirun or a daemon) over TCP. Either way the
+ * key travels in the environment (forked) or on stdin (agent), never on a
+ * command line, and the first frame on a TCP link proves it. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,6 +21,8 @@
 #include "util.h"
 
 #define DAEMON_NAME "ompi-lite-daemon"
+
+extern char **environ;
 
 static char *executable_or_null(char *path)
 {
@@ -49,34 +54,170 @@ char *ol_mpirun_find_daemon(void)
     return found;
 }
 
-int ol_mpirun_start_local_daemon(const char *daemon_exe, uint32_t node_id, pid_t *pid, char **err)
+/* A word for the remote shell that the launch agent (ssh) hands it to. */
+static char *shell_quote(const char *w)
 {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        *err = ol_xasprintf("mpirun: cannot create a socket for the daemon: %s", strerror(errno));
-        return -1;
+    if (w[0] != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./:,@%") == strlen(w))
+        return ol_xstrdup(w);
+    size_t n = 2;
+    for (const char *p = w; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    char *q = ol_xmalloc(n + 1), *o = q;
+    *o++ = '\'';
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'') {
+            memcpy(o, "'\\''", 4);
+            o += 4;
+        } else {
+            *o++ = *p;
+        }
     }
-    char fd_arg[16], node_arg[16];
-    snprintf(fd_arg, sizeof fd_arg, "%d", sv[1]);
-    snprintf(node_arg, sizeof node_arg, "%u", node_id);
-    char *const argv[] = { (char *)daemon_exe, "--parent-fd", fd_arg, "--node-id", node_arg, NULL };
+    *o++ = '\'';
+    *o = '\0';
+    return q;
+}
+
+/* The daemon's arguments: where to connect (or the socketpair) and its
+ * place in the tree. The key is never among them. */
+static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    char num[32];
+    ol_strv_append(&v, s->daemon_exe);
+    if (s->connect_addrs == NULL) {
+        snprintf(num, sizeof num, "%d", parent_fd);
+        ol_strv_append(&v, "--parent-fd");
+        ol_strv_append(&v, num);
+    } else {
+        char *addrs = ol_xstrdup("");
+        for (size_t i = 0; s->connect_addrs[i] != NULL; i++) {
+            char *n = ol_xasprintf("%s%s%s", addrs, i ? "," : "", s->connect_addrs[i]);
+            free(addrs);
+            addrs = n;
+        }
+        char *target = ol_xasprintf("%s:%u", addrs, (unsigned)s->connect_port);
+        ol_strv_append(&v, "--connect");
+        ol_strv_append(&v, target);
+        free(target);
+        free(addrs);
+    }
+    snprintf(num, sizeof num, "%u", s->node_id);
+    ol_strv_append(&v, "--node-id");
+    ol_strv_append(&v, num);
+    snprintf(num, sizeof num, "%u", s->nnodes);
+    ol_strv_append(&v, "--nnodes");
+    ol_strv_append(&v, num);
+    snprintf(num, sizeof num, "%u", s->fanout);
+    ol_strv_append(&v, "--fanout");
+    ol_strv_append(&v, num);
+    return v;
+}
+
+/* AGENT-WORDS HOST "[env PATH=P/bin:$PATH LD_LIBRARY_PATH=P/lib:...] DAEMON ARGS",
+ * the way Open MPI hands its daemon to ssh: one command line for the
+ * remote shell. */
+static char **agent_argv(const struct ol_daemon_start *s, char **dargv)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    char *copy = ol_xstrdup(s->agent), *save = NULL;
+    for (char *w = strtok_r(copy, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save))
+        ol_strv_append(&v, w);
+    free(copy);
+    ol_strv_append(&v, s->host);
+    char *cmd = ol_xstrdup("");
+    if (s->prefix != NULL) {
+        free(cmd);
+        char *p = shell_quote(s->prefix);
+        cmd = ol_xasprintf("env PATH=%s/bin:$PATH LD_LIBRARY_PATH=%s/lib:$LD_LIBRARY_PATH ", p, p);
+        free(p);
+    }
+    for (size_t i = 0; dargv[i] != NULL; i++) {
+        char *q = shell_quote(dargv[i]);
+        char *n = ol_xasprintf("%s%s%s", cmd, i ? " " : "", q);
+        free(q);
+        free(cmd);
+        cmd = n;
+    }
+    ol_strv_append(&v, cmd);
+    free(cmd);
+    return v;
+}
+
+int ol_mpirun_start_daemon(const struct ol_daemon_start *s, pid_t *pid, int *link_fd, int *out_fd, char **err)
+{
+    int sv[2] = { -1, -1 }, in[2] = { -1, -1 }, out[2] = { -1, -1 };
+    bool remote = s->agent != NULL;
+    *link_fd = *out_fd = -1;
+    if (s->connect_addrs == NULL && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        goto sys_fail;
+    if (remote && (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0))
+        goto sys_fail;
+    char **dargv = daemon_argv(s, sv[1]);
+    char **argv = remote ? agent_argv(s, dargv) : ol_strv_dup(dargv);
+    ol_strv_free(dargv);
+    /* Forked daemons get the key in their environment, remote ones on stdin. */
+    char **env = ol_strv_dup(environ);
+    if (!remote)
+        ol_env_set(&env, "OMPI_LITE_JOB_KEY", s->key);
     pid_t child = fork();
     if (child == 0) {
         /* Its own process group: a terminal's Ctrl-C reaches mpirun only,
          * and mpirun decides how the job ends. */
         setpgid(0, 0);
-        ol_set_cloexec(sv[1], false);
+        if (sv[1] >= 0)
+            ol_set_cloexec(sv[1], false);
+        if (remote) {
+            dup2(in[0], STDIN_FILENO);
+            dup2(out[1], STDOUT_FILENO);
+            dup2(out[1], STDERR_FILENO);
+        }
         ol_child_reset_signals();
-        execv(daemon_exe, argv);
+        execvpe(argv[0], argv, env);
+        fprintf(stderr, "cannot execute %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int fork_errno = errno;
-    close(sv[1]);
+    ol_strv_free(env);
+    char *what = ol_xstrdup(argv[0]);
+    ol_strv_free(argv);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    if (remote) {
+        close(in[0]);
+        close(out[1]);
+    }
     if (child < 0) {
-        close(sv[0]);
-        *err = ol_xasprintf("mpirun: cannot start %s: %s", daemon_exe, strerror(fork_errno));
+        if (sv[0] >= 0)
+            close(sv[0]);
+        if (remote) {
+            close(in[1]);
+            close(out[0]);
+        }
+        *err = ol_xasprintf("mpirun: cannot start %s: %s", what, strerror(fork_errno));
+        free(what);
         return -1;
     }
+    free(what);
+    if (remote) {
+        /* 65 bytes fit the pipe: this never blocks, and EOF follows. */
+        char *line = ol_xasprintf("%s\n", s->key);
+        (void)!write(in[1], line, strlen(line));
+        free(line);
+        close(in[1]);
+        *out_fd = out[0];
+    }
     *pid = child;
-    return sv[0];
+    *link_fd = sv[0];
+    return 0;
+sys_fail:
+    *err = ol_xasprintf("mpirun: cannot create a socket or pipe for a daemon: %s", strerror(errno));
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (in[i] >= 0)
+            close(in[i]);
+        if (out[i] >= 0)
+            close(out[i]);
+    }
+    return -1;
 }

@@ -35,6 +35,11 @@ static void w_raw(ol_wbuf_t *w, const void *p, size_t len)
     w->len += len;
 }
 
+void ol_w_append(ol_wbuf_t *w, const void *p, size_t len)
+{
+    w_raw(w, p, len);
+}
+
 void ol_wbuf_free(ol_wbuf_t *w)
 {
     free(w->data);
@@ -168,16 +173,22 @@ void ol_msg_hello_encode(const ol_msg_hello_t *m, ol_wbuf_t *w)
     ol_w_u32(w, m->node_id);
     ol_w_u32(w, m->pid);
     ol_w_str(w, m->hostname);
+    ol_w_u16(w, m->port);
+    ol_w_strv(w, m->addrs);
 }
 
 int ol_msg_hello_decode(ol_rbuf_t *r, ol_msg_hello_t *m)
 {
     memset(m, 0, sizeof *m);
     m->version = ol_r_u32(r);
+    if (m->version != OL_PROTO_VERSION) /* the rest may be laid out otherwise */
+        return -1;
     m->node_id = ol_r_u32(r);
     m->pid = ol_r_u32(r);
     m->hostname = ol_r_str(r);
-    if (r->failed || m->hostname == NULL) {
+    m->port = ol_r_u16(r);
+    m->addrs = ol_r_strv(r);
+    if (r->failed || m->hostname == NULL || m->addrs == NULL) {
         ol_msg_hello_free(m);
         return -1;
     }
@@ -187,34 +198,53 @@ int ol_msg_hello_decode(ol_rbuf_t *r, ol_msg_hello_t *m)
 void ol_msg_hello_free(ol_msg_hello_t *m)
 {
     free(m->hostname);
+    ol_strv_free(m->addrs);
     m->hostname = NULL;
+    m->addrs = NULL;
 }
 
 void ol_msg_launch_encode(const ol_msg_launch_t *m, ol_wbuf_t *w)
 {
-    size_t nnodes = ol_strv_len(m->nodes);
     ol_w_str(w, m->nspace);
     ol_w_u32(w, m->job_size);
-    ol_w_u32(w, m->node_id);
     ol_w_strv(w, m->nodes);
-    for (size_t i = 0; i < nnodes; i++)
-        ol_w_u32(w, m->ppn[i]);
+    for (uint32_t i = 0; i < m->job_size; i++)
+        ol_w_u32(w, m->rank_node[i]);
     ol_w_u32(w, m->stdin_rank);
     ol_w_u32(w, m->kill_grace_ms);
-    ol_w_str(w, m->exe);
+    ol_w_u8(w, m->map_by);
+    ol_w_u8(w, m->bind_to);
+    ol_w_u8(w, m->report_bindings);
+    ol_w_u16(w, m->pe);
     ol_w_str(w, m->cwd);
-    ol_w_strv(w, m->argv);
     ol_w_strv(w, m->env);
+    ol_w_u32(w, m->napps);
+    for (uint32_t a = 0; a < m->napps; a++) {
+        ol_w_u32(w, m->apps[a].first_rank);
+        ol_w_u32(w, m->apps[a].np);
+        ol_w_str(w, m->apps[a].exe);
+        ol_w_strv(w, m->apps[a].argv);
+    }
 }
 
+/* Apps tile [0, job_size) in order; every rank's node exists. */
 static bool launch_is_consistent(const ol_msg_launch_t *m)
 {
     size_t nnodes = ol_strv_len(m->nodes);
-    uint64_t total = 0;
-    for (size_t i = 0; i < nnodes; i++)
-        total += m->ppn[i];
-    return m->nspace != NULL && m->exe != NULL && m->cwd != NULL && nnodes > 0 &&
-           m->node_id < nnodes && total == m->job_size && ol_strv_len(m->argv) > 0;
+    if (m->nspace == NULL || m->cwd == NULL || nnodes == 0 || m->napps == 0 || m->pe == 0)
+        return false;
+    for (uint32_t i = 0; i < m->job_size; i++) {
+        if (m->rank_node[i] >= nnodes)
+            return false;
+    }
+    uint64_t next = 0;
+    for (uint32_t a = 0; a < m->napps; a++) {
+        const ol_app_t *app = &m->apps[a];
+        if (app->first_rank != next || app->np == 0 || app->exe == NULL || ol_strv_len(app->argv) == 0)
+            return false;
+        next += app->np;
+    }
+    return next == m->job_size;
 }
 
 int ol_msg_launch_decode(ol_rbuf_t *r, ol_msg_launch_t *m)
@@ -222,18 +252,35 @@ int ol_msg_launch_decode(ol_rbuf_t *r, ol_msg_launch_t *m)
     memset(m, 0, sizeof *m);
     m->nspace = ol_r_str(r);
     m->job_size = ol_r_u32(r);
-    m->node_id = ol_r_u32(r);
     m->nodes = ol_r_strv(r);
-    size_t nnodes = ol_strv_len(m->nodes);
-    m->ppn = ol_xcalloc(nnodes, sizeof *m->ppn);
-    for (size_t i = 0; i < nnodes; i++)
-        m->ppn[i] = ol_r_u32(r);
+    /* Each entry takes 4 bytes: refuse sizes the body cannot hold. */
+    if (r->failed || m->job_size > r->left / 4) {
+        ol_msg_launch_free(m);
+        return -1;
+    }
+    m->rank_node = ol_xcalloc(m->job_size, sizeof *m->rank_node);
+    for (uint32_t i = 0; i < m->job_size; i++)
+        m->rank_node[i] = ol_r_u32(r);
     m->stdin_rank = ol_r_u32(r);
     m->kill_grace_ms = ol_r_u32(r);
-    m->exe = ol_r_str(r);
+    m->map_by = ol_r_u8(r);
+    m->bind_to = ol_r_u8(r);
+    m->report_bindings = ol_r_u8(r);
+    m->pe = ol_r_u16(r);
     m->cwd = ol_r_str(r);
-    m->argv = ol_r_strv(r);
     m->env = ol_r_strv(r);
+    m->napps = ol_r_u32(r);
+    if (r->failed || m->napps > r->left / 16) {
+        ol_msg_launch_free(m);
+        return -1;
+    }
+    m->apps = ol_xcalloc(m->napps, sizeof *m->apps);
+    for (uint32_t a = 0; a < m->napps; a++) {
+        m->apps[a].first_rank = ol_r_u32(r);
+        m->apps[a].np = ol_r_u32(r);
+        m->apps[a].exe = ol_r_str(r);
+        m->apps[a].argv = ol_r_strv(r);
+    }
     if (r->failed || !launch_is_consistent(m)) {
         ol_msg_launch_free(m);
         return -1;
@@ -245,21 +292,24 @@ void ol_msg_launch_free(ol_msg_launch_t *m)
 {
     free(m->nspace);
     ol_strv_free(m->nodes);
-    free(m->ppn);
-    free(m->exe);
+    free(m->rank_node);
     free(m->cwd);
-    ol_strv_free(m->argv);
     ol_strv_free(m->env);
+    for (uint32_t a = 0; m->apps != NULL && a < m->napps; a++) {
+        free(m->apps[a].exe);
+        ol_strv_free(m->apps[a].argv);
+    }
+    free(m->apps);
     memset(m, 0, sizeof *m);
 }
 
-void ol_msg_launch_local_ranks(const ol_msg_launch_t *m, uint32_t *first, uint32_t *count)
+const ol_app_t *ol_launch_app_of(const ol_msg_launch_t *m, uint32_t rank)
 {
-    uint32_t f = 0;
-    for (uint32_t i = 0; i < m->node_id; i++)
-        f += m->ppn[i];
-    *first = f;
-    *count = m->ppn[m->node_id];
+    for (uint32_t a = 0; a < m->napps; a++) {
+        if (rank < m->apps[a].first_rank + m->apps[a].np)
+            return &m->apps[a];
+    }
+    return &m->apps[m->napps - 1];
 }
 
 void ol_msg_io_encode(const ol_msg_io_t *m, ol_wbuf_t *w)
@@ -311,12 +361,14 @@ void ol_msg_rank_exit_free(ol_msg_rank_exit_t *m)
 
 void ol_msg_error_encode(const ol_msg_error_t *m, ol_wbuf_t *w)
 {
+    ol_w_u32(w, m->node_id);
     ol_w_u32(w, m->rank);
     ol_w_str(w, m->text);
 }
 
 int ol_msg_error_decode(ol_rbuf_t *r, ol_msg_error_t *m)
 {
+    m->node_id = ol_r_u32(r);
     m->rank = ol_r_u32(r);
     m->text = ol_r_str(r);
     if (r->failed || m->text == NULL) {
@@ -330,6 +382,64 @@ void ol_msg_error_free(ol_msg_error_t *m)
 {
     free(m->text);
     m->text = NULL;
+}
+
+void ol_msg_fence_encode(const ol_msg_fence_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->seq);
+    ol_w_bytes(w, m->data, m->len);
+}
+
+int ol_msg_fence_decode(ol_rbuf_t *r, ol_msg_fence_t *m)
+{
+    m->seq = ol_r_u32(r);
+    m->data = ol_r_bytes(r, &m->len);
+    return r->failed ? -1 : 0;
+}
+
+void ol_msg_dmodex_req_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->node);
+    ol_w_u32(w, m->rank);
+}
+
+int ol_msg_dmodex_req_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->req_id = ol_r_u32(r);
+    m->node = ol_r_u32(r);
+    m->rank = ol_r_u32(r);
+    return r->failed ? -1 : 0;
+}
+
+void ol_msg_dmodex_resp_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->node);
+    ol_w_u32(w, (uint32_t)m->status);
+    ol_w_bytes(w, m->data, m->len);
+}
+
+int ol_msg_dmodex_resp_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->req_id = ol_r_u32(r);
+    m->node = ol_r_u32(r);
+    m->status = (int32_t)ol_r_u32(r);
+    m->data = ol_r_bytes(r, &m->len);
+    return r->failed ? -1 : 0;
+}
+
+void ol_msg_u32_encode(uint32_t v, ol_wbuf_t *w)
+{
+    ol_w_u32(w, v);
+}
+
+int ol_msg_u32_decode(ol_rbuf_t *r, uint32_t *v)
+{
+    *v = ol_r_u32(r);
+    return r->failed ? -1 : 0;
 }
 
 /* ---- framing ---- */
@@ -348,6 +458,12 @@ int ol_frame_send(struct bufferevent *bev, uint16_t type, const ol_wbuf_t *body)
     if (len > 0 && bufferevent_write(bev, body->data, len) != 0)
         return -1;
     return 0;
+}
+
+int ol_frame_send_raw(struct bufferevent *bev, uint16_t type, const void *body, size_t len)
+{
+    ol_wbuf_t w = { .data = (uint8_t *)body, .len = len, .cap = len };
+    return ol_frame_send(bev, type, &w);
 }
 
 int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *len)
@@ -375,6 +491,10 @@ const char *ol_msg_type_name(uint16_t type)
         [OL_MSG_STDIN] = "STDIN",       [OL_MSG_RANK_EXIT] = "RANK_EXIT",
         [OL_MSG_ERROR] = "ERROR",       [OL_MSG_KILL] = "KILL",
         [OL_MSG_JOB_DONE] = "JOB_DONE", [OL_MSG_SHUTDOWN] = "SHUTDOWN",
+        [OL_MSG_AUTH] = "AUTH",         [OL_MSG_LOST] = "LOST",
+        [OL_MSG_FENCE_UP] = "FENCE_UP", [OL_MSG_FENCE_DOWN] = "FENCE_DOWN",
+        [OL_MSG_DMODEX_REQ] = "DMODEX_REQ", [OL_MSG_DMODEX_RESP] = "DMODEX_RESP",
+        [OL_MSG_PING] = "PING",
     };
     if (type < sizeof names / sizeof names[0] && names[type] != NULL)
         return names[type];

@@ -1,4 +1,4 @@
-/* The mpirun <-> daemon wire protocol.
+/* The mpirun <-> daemon (and daemon <-> daemon) wire protocol.
  *
  * A frame is an 8-byte header followed by a body:
  *
@@ -9,10 +9,10 @@
  * Bodies are sequences of fields: u8/u16/u32 (big-endian), i32 (as u32),
  * str (u32 length + bytes, no NUL; a NULL string is length 0xffffffff),
  * bytes (u32 length + bytes), strv (u32 count + that many str).
- * Every message has one struct below and an encode/decode pair; decoders
- * check every length against the remaining body and fail rather than read
- * past it, because later the peer is a remote host.
- * README.md lists the messages and when each is sent. */
+ * Every message has one struct below (or is empty, or is a single field)
+ * and an encode/decode pair; decoders check every length against the
+ * remaining body and fail rather than read past it, because the peer may be
+ * a remote host. README.md lists the messages, their direction and routing. */
 #ifndef OL_LAUNCHER_PROTO_H
 #define OL_LAUNCHER_PROTO_H
 
@@ -23,21 +23,30 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 1u
+#define OL_PROTO_VERSION 2u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
+#define OL_NO_NODE UINT32_MAX
 
 enum ol_msg_type {
-    OL_MSG_HELLO = 1,     /* daemon -> mpirun: ready, who and where I am */
-    OL_MSG_LAUNCH = 2,    /* mpirun -> daemon: the job and this host's share of it */
-    OL_MSG_IO = 3,        /* daemon -> mpirun: whole lines of one rank's stdout/stderr */
-    OL_MSG_STDIN = 4,     /* mpirun -> daemon: bytes for the stdin rank; empty = EOF */
-    OL_MSG_RANK_EXIT = 5, /* daemon -> mpirun: a rank ended (or called abort) */
-    OL_MSG_ERROR = 6,     /* daemon -> mpirun: the daemon could not do its part */
-    OL_MSG_KILL = 7,      /* mpirun -> daemon: end the job now */
-    OL_MSG_JOB_DONE = 8,  /* daemon -> mpirun: every local rank is gone, output flushed */
-    OL_MSG_SHUTDOWN = 9,  /* mpirun -> daemon: clean up and exit */
+    OL_MSG_HELLO = 1,       /* up: a daemon is ready (relayed to mpirun) */
+    OL_MSG_LAUNCH = 2,      /* down, to all: the job */
+    OL_MSG_IO = 3,          /* up: whole lines of one rank's stdout/stderr */
+    OL_MSG_STDIN = 4,       /* down, to the stdin rank's daemon; empty = EOF */
+    OL_MSG_RANK_EXIT = 5,   /* up: a rank ended (or called abort) */
+    OL_MSG_ERROR = 6,       /* up: a daemon could not do its part */
+    OL_MSG_KILL = 7,        /* down, to all: end the job now */
+    OL_MSG_JOB_DONE = 8,    /* up: every rank of one daemon is gone */
+    OL_MSG_SHUTDOWN = 9,    /* down, to all: clean up and exit */
+    OL_MSG_AUTH = 10,       /* first frame on a TCP link: the job key */
+    OL_MSG_LOST = 11,       /* up: a daemon lost the link to one of its children */
+    OL_MSG_FENCE_UP = 12,   /* up: a subtree's contributions to fence seq */
+    OL_MSG_FENCE_DOWN = 13, /* down, to all: fence seq is complete, all data */
+    OL_MSG_DMODEX_REQ = 14, /* routed to the target rank's daemon */
+    OL_MSG_DMODEX_RESP = 15,/* routed back to the asking daemon */
+    OL_MSG_PING = 16,       /* either way on TCP links; keeps dead peers detectable */
+    OL_MSG_TYPE_MAX = 16,
 };
 
 /* How a rank ended, in RANK_EXIT. */
@@ -52,26 +61,39 @@ enum ol_exit_kind {
 
 enum ol_stream { OL_STREAM_STDOUT = 1, OL_STREAM_STDERR = 2 };
 
+/* --map-by and --bind-to, as carried in LAUNCH. */
+enum ol_map_by { OL_MAP_SLOT = 0, OL_MAP_NODE, OL_MAP_CORE, OL_MAP_SOCKET, OL_MAP_NUMA };
+enum ol_bind_to { OL_BIND_NONE = 0, OL_BIND_CORE, OL_BIND_SOCKET, OL_BIND_NUMA };
+
 typedef struct {
     uint32_t version;
     uint32_t node_id;
     uint32_t pid;
     char *hostname;
+    uint16_t port;         /* where its children connect; 0 = no children */
+    char **addrs;          /* this host's IPv4 addresses, best first */
 } ol_msg_hello_t;
 
-/* Ranks are mapped by slot: node i holds ranks [sum(ppn[0..i-1]), +ppn[i]). */
+/* One program of an MPMD job; its ranks are [first_rank, first_rank + np). */
+typedef struct {
+    uint32_t first_rank, np;
+    char *exe;             /* resolved program path */
+    char **argv;
+} ol_app_t;
+
 typedef struct {
     char *nspace;
     uint32_t job_size;
-    uint32_t node_id;      /* which entry of nodes/ppn the receiver is */
-    char **nodes;          /* host names, one per node */
-    uint32_t *ppn;         /* ranks per node, same length as nodes */
+    char **nodes;          /* host names, one per daemon (node id = index) */
+    uint32_t *rank_node;   /* job_size entries: the node of each rank */
     uint32_t stdin_rank;   /* OL_NO_RANK: every rank gets /dev/null */
     uint32_t kill_grace_ms;
-    char *exe;             /* resolved program path */
+    uint8_t map_by, bind_to, report_bindings;
+    uint16_t pe;           /* cores per rank (--map-by X:PE=n), >= 1 */
     char *cwd;
-    char **argv;
     char **env;            /* extra NAME=VALUE for every rank */
+    uint32_t napps;
+    ol_app_t *apps;
 } ol_msg_launch_t;
 
 typedef struct {
@@ -89,10 +111,27 @@ typedef struct {
     char *msg;             /* abort message, may be NULL */
 } ol_msg_rank_exit_t;
 
+/* ERROR (text = what failed) and LOST (text = how the link ended). */
 typedef struct {
+    uint32_t node_id;      /* the daemon it is about */
     uint32_t rank;         /* OL_NO_RANK when not about one rank */
     char *text;
 } ol_msg_error_t;
+
+typedef struct {
+    uint32_t seq;
+    const uint8_t *data;   /* points into the decoded frame body */
+    uint32_t len;
+} ol_msg_fence_t;
+
+typedef struct {
+    uint32_t req_id;
+    uint32_t node;         /* REQ: the asking daemon; RESP: where it goes */
+    uint32_t rank;         /* REQ: whose data */
+    int32_t status;        /* RESP: a pmix_status_t */
+    const uint8_t *data;   /* RESP: the blob, points into the frame body */
+    uint32_t len;
+} ol_msg_dmodex_t;
 
 /* Growable encode buffer; a failed allocation aborts (see util.c). */
 typedef struct {
@@ -114,6 +153,8 @@ void ol_w_u32(ol_wbuf_t *w, uint32_t v);
 void ol_w_str(ol_wbuf_t *w, const char *s);
 void ol_w_bytes(ol_wbuf_t *w, const void *p, size_t len);
 void ol_w_strv(ol_wbuf_t *w, char *const *v);
+/* Raw bytes, no length: for concatenating PMIx blobs. */
+void ol_w_append(ol_wbuf_t *w, const void *p, size_t len);
 
 uint8_t ol_r_u8(ol_rbuf_t *r);
 uint16_t ol_r_u16(ol_rbuf_t *r);
@@ -129,8 +170,8 @@ void ol_msg_hello_free(ol_msg_hello_t *m);
 void ol_msg_launch_encode(const ol_msg_launch_t *m, ol_wbuf_t *w);
 int ol_msg_launch_decode(ol_rbuf_t *r, ol_msg_launch_t *m);
 void ol_msg_launch_free(ol_msg_launch_t *m);
-/* First rank and rank count of node_id under the by-slot map. */
-void ol_msg_launch_local_ranks(const ol_msg_launch_t *m, uint32_t *first, uint32_t *count);
+/* The app a rank belongs to. */
+const ol_app_t *ol_launch_app_of(const ol_msg_launch_t *m, uint32_t rank);
 
 void ol_msg_io_encode(const ol_msg_io_t *m, ol_wbuf_t *w);
 int ol_msg_io_decode(ol_rbuf_t *r, ol_msg_io_t *m);
@@ -143,8 +184,22 @@ void ol_msg_error_encode(const ol_msg_error_t *m, ol_wbuf_t *w);
 int ol_msg_error_decode(ol_rbuf_t *r, ol_msg_error_t *m);
 void ol_msg_error_free(ol_msg_error_t *m);
 
+void ol_msg_fence_encode(const ol_msg_fence_t *m, ol_wbuf_t *w);
+int ol_msg_fence_decode(ol_rbuf_t *r, ol_msg_fence_t *m);
+
+void ol_msg_dmodex_req_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w);
+int ol_msg_dmodex_req_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m);
+void ol_msg_dmodex_resp_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w);
+int ol_msg_dmodex_resp_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m);
+
+/* A message that is only one u32 (JOB_DONE: node id). */
+void ol_msg_u32_encode(uint32_t v, ol_wbuf_t *w);
+int ol_msg_u32_decode(ol_rbuf_t *r, uint32_t *v);
+
 /* Queues one frame (header + body, body may be NULL for empty) on bev. */
 int ol_frame_send(struct bufferevent *bev, uint16_t type, const ol_wbuf_t *body);
+/* Queues a frame whose body is already encoded (relaying). */
+int ol_frame_send_raw(struct bufferevent *bev, uint16_t type, const void *body, size_t len);
 /* Takes one whole frame off in: 1 = got one (*body malloc'd, caller frees),
  * 0 = need more bytes, -1 = malformed (too long). */
 int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *len);

@@ -26,6 +26,30 @@ expect_refusal "does not exist" -np 2 "$TMP/missing" "$MARKER"
 expect_refusal "not executable" -np 2 "$TMP/not-executable" "$MARKER"
 expect_refusal "directory" -np 2 "$TMP" "$MARKER"
 
+printf 'localhost slots=2\n# fine\nnode2 slots=two\n' >"$TMP/bad-hosts"
+printf 'node1:2\nnode2 sockets=2\n' >"$TMP/bad-hosts2"
+expect_refusal "cannot read hostfile '$TMP/no-hosts': No such file or directory" -hostfile "$TMP/no-hosts" -np 2 echo "$MARKER"
+chmod 000 "$TMP/bad-hosts" 2>/dev/null
+if [ "$(id -u)" != 0 ]; then
+    expect_refusal "cannot read hostfile '$TMP/bad-hosts'" -hostfile "$TMP/bad-hosts" -np 2 echo "$MARKER"
+fi
+chmod 644 "$TMP/bad-hosts"
+expect_refusal "^mpirun: $TMP/bad-hosts:3: bad number 'two'" --hostfile "$TMP/bad-hosts" -np 2 echo "$MARKER"
+expect_refusal "^mpirun: $TMP/bad-hosts2:2: unknown key 'sockets'" -f "$TMP/bad-hosts2" -np 2 echo "$MARKER"
+expect_refusal "bad --host entry 'a:b'" --host a:b -np 2 echo "$MARKER"
+expect_refusal "--map-by takes" --map-by diagonal -np 2 echo "$MARKER"
+expect_refusal "--bind-to takes" --bind-to thread7 -np 2 echo "$MARKER"
+expect_refusal "-x needs NAME" -x 1A=2 -np 2 echo "$MARKER"
+expect_refusal "--timeout needs" --timeout -3 -np 2 echo "$MARKER"
+expect_refusal "5 processes requested, but only 2 slots are available" -H "$(hostname):2" -np 5 echo "$MARKER"
+# A host that cannot be reached: the line names it and what the agent said.
+if command -v ssh >/dev/null; then
+    expect_refusal "^mpirun: cannot start the ompi-lite daemon on host no-such-host-$$.invalid with 'ssh': .*no-such-host-$$.invalid" \
+        -H "no-such-host-$$.invalid" -np 1 echo "$MARKER"
+fi
+expect_refusal "cannot start the ompi-lite daemon on host elsewhere with '/bin/false'" \
+    --launch-agent /bin/false -H elsewhere -np 1 echo "$MARKER"
+
 "$MPIRUN" --help | grep -q "Usage: mpirun" || fail "--help prints no usage"
 "$MPIRUN" --version | grep -q "ompi-lite" || fail "--version does not name ompi-lite"
 echo "bad_input: ok"

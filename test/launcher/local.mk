@@ -1,18 +1,34 @@
 # Launcher tests (included from test/local.mk; paths relative to the top).
-# C helpers link PMIx only, never the MPI library.
-check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer
+# pmix_client and io_writer link PMIx only, never the MPI library; mpi_hosts
+# and ring (contrib/examples/ring.c) are plain MPI programs for the
+# multi-host, Slurm and Open MPI launcher tests.
+check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
+	test/launcher/ring
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
 test_launcher_io_writer_SOURCES = test/launcher/io_writer.c
+test_launcher_mpi_hosts_SOURCES = test/launcher/mpi_hosts.c
+test_launcher_mpi_hosts_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_mpi_hosts_LDADD = $(MPI_TEST_LIBS)
+test_launcher_mpi_hosts_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+test_launcher_ring_SOURCES = contrib/examples/ring.c
+test_launcher_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_ring_LDADD = $(MPI_TEST_LIBS)
+test_launcher_ring_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
-TESTS += \
+test_launcher_scripts = \
 	test/launcher/bad_input.sh \
 	test/launcher/run_plain.sh \
+	test/launcher/options.sh \
 	test/launcher/pmix_job.sh \
 	test/launcher/failures.sh \
 	test/launcher/signals.sh \
-	test/launcher/stdin.sh
-EXTRA_DIST += test/launcher/common.sh test/launcher/bad_input.sh test/launcher/run_plain.sh \
-	test/launcher/pmix_job.sh test/launcher/failures.sh test/launcher/signals.sh \
-	test/launcher/stdin.sh
+	test/launcher/stdin.sh \
+	test/launcher/netns.sh \
+	test/launcher/netns_failures.sh \
+	test/launcher/slurm.sh \
+	test/launcher/openmpi.sh
+TESTS += $(test_launcher_scripts)
+EXTRA_DIST += test/launcher/common.sh test/launcher/netns_common.sh $(test_launcher_scripts) \
+	contrib/netns-hosts.sh contrib/slurm-local.sh

@@ -5,6 +5,11 @@
  *       Fence (no data collection), then check the job info against a job
  *       of N ranks on this one host and Get every peer's key; Finalize.
  *       Prints "rank R ok" and exits 0, or says what was wrong and exits 1.
+ *   pmix_client hosts N NODES [MARKER]  the same for a job of N ranks on NODES
+ *       hosts: local rank and size as the launcher's OMPI_LITE_LOCAL_* say,
+ *       host name, every peer's key (remote ones by direct modex), then a
+ *       second fence that collects data. Prints "rank R ok on HOST".
+ *   pmix_client appnum [MARKER]         prints "rank R appnum A"
  *   pmix_client exit CODE RANK [MARKER]      rank RANK exits CODE; the others wait
  *   pmix_client abort CODE RANK [MARKER]     rank RANK calls PMIx_Abort(CODE)
  *   pmix_client signal SIG RANK [MARKER]     rank RANK raises SIG
@@ -151,6 +156,52 @@ static int run_check(unsigned n)
     return 0;
 }
 
+static int env_uint(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : -1;
+}
+
+static int run_hosts(unsigned n, unsigned nodes)
+{
+    char blob[BLOB_LEN];
+    make_blob(me.rank, blob, sizeof blob);
+    pmix_value_t val;
+    val.type = PMIX_BYTE_OBJECT;
+    val.data.bo.bytes = blob;
+    val.data.bo.size = sizeof blob;
+    if (PMIx_Put(PMIX_GLOBAL, "ol.ucx.addr", &val) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS)
+        FAIL("PMIx_Put/Commit failed");
+    if (PMIx_Fence(NULL, 0, NULL, 0) != PMIX_SUCCESS)
+        FAIL("PMIx_Fence failed");
+    pmix_proc_t job;
+    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+    int lsize = env_uint("OMPI_LITE_LOCAL_SIZE"), lrank = env_uint("OMPI_LITE_LOCAL_RANK");
+    if (check_uint(&job, PMIX_JOB_SIZE, n) || check_uint(&job, PMIX_NUM_NODES, nodes) ||
+        check_uint(&job, PMIX_LOCAL_SIZE, (unsigned long)lsize) ||
+        check_uint(&me, PMIX_LOCAL_RANK, (unsigned long)lrank) ||
+        check_uint(&me, PMIX_NODE_RANK, (unsigned long)lrank) || check_uint(&me, PMIX_APPNUM, 0))
+        return 1;
+    pmix_value_t *v;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    if (get_value(&me, PMIX_HOSTNAME, &v) != 0)
+        return 1;
+    int bad = v->type != PMIX_STRING || strcmp(v->data.string, host) != 0;
+    PMIX_VALUE_RELEASE(v);
+    if (bad)
+        FAIL("PMIX_HOSTNAME is not %s", host);
+    if (check_peers_blobs(n) != 0)
+        return 1;
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    if (PMIx_Fence(NULL, 0, &collect, 1) != PMIX_SUCCESS)
+        FAIL("PMIx_Fence with data collection failed");
+    printf("rank %u ok on %s\n", me.rank, host);
+    return 0;
+}
+
 static void wait_to_be_killed(void)
 {
     for (int i = 0; i < 30; i++)
@@ -160,7 +211,7 @@ static void wait_to_be_killed(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: pmix_client check|exit|abort|signal|nofinalize|sleep ARGS...\n");
+        fprintf(stderr, "usage: pmix_client check|hosts|appnum|exit|abort|signal|nofinalize|sleep ARGS...\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -172,6 +223,13 @@ int main(int argc, char **argv)
     int status = 0;
     if (strcmp(mode, "check") == 0) {
         status = run_check((unsigned)atoi(argv[2]));
+    } else if (strcmp(mode, "hosts") == 0 && argc >= 4) {
+        status = run_hosts((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    } else if (strcmp(mode, "appnum") == 0) {
+        unsigned long a = 99;
+        if (get_uint(&me, PMIX_APPNUM, &a) != 0)
+            status = 1;
+        printf("rank %u appnum %lu\n", me.rank, a);
     } else if (strcmp(mode, "sleep") == 0) {
         sleep((unsigned)atoi(argv[2]));
     } else if (strcmp(mode, "nofinalize") == 0) {

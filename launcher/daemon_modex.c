@@ -1,0 +1,241 @@
+/* Fences and direct-modex requests of a job that spans hosts (main thread).
+ *
+ * Fences: MPI's fences are job-wide and entered in the same order by every
+ * rank, so the n-th fence of this daemon's ranks is the n-th fence of the
+ * job: sequence numbers need no agreement. A daemon combines its ranks'
+ * part (handed over by PMIx once all local ranks entered) with its
+ * children's FENCE_UP, sends the concatenation up, and completes the
+ * fence when FENCE_DOWN comes from mpirun with everyone's data.
+ * Cost: one message up and one down per tree edge; mpirun handles only its
+ * direct children, never every daemon.
+ *
+ * Direct modex: PMIx asks (direct_modex upcall) for a remote rank's data;
+ * we send DMODEX_REQ routed to that rank's daemon, which asks its PMIx
+ * server (PMIx_server_dmodex_request: it waits until the rank has
+ * committed) and sends the blob back in DMODEX_RESP, routed to us. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_server.h>
+
+#include "daemon.h"
+#include "tree.h"
+#include "util.h"
+
+struct ol_dfence {
+    uint32_t seq;
+    uint32_t count;               /* parts in: local + children */
+    ol_wbuf_t data;
+    struct ol_fence_req *local;   /* NULL until our ranks entered */
+    bool sent_up;
+    struct ol_dfence *next;
+};
+
+static struct ol_dfence *fence_get(struct ol_daemon *d, uint32_t seq)
+{
+    struct ol_dfence **pp = &d->fences;
+    while (*pp != NULL && (*pp)->seq != seq)
+        pp = &(*pp)->next;
+    if (*pp == NULL) {
+        *pp = ol_xcalloc(1, sizeof **pp);
+        (*pp)->seq = seq;
+    }
+    return *pp;
+}
+
+static void fence_unlink(struct ol_daemon *d, struct ol_dfence *f)
+{
+    for (struct ol_dfence **pp = &d->fences; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == f) {
+            *pp = f->next;
+            return;
+        }
+    }
+}
+
+static void fence_maybe_up(struct ol_daemon *d, struct ol_dfence *f)
+{
+    if (f->sent_up || f->count < d->nchildren + 1)
+        return;
+    f->sent_up = true;
+    ol_msg_fence_t m = { .seq = f->seq, .data = f->data.data, .len = (uint32_t)f->data.len };
+    ol_wbuf_t w = { 0 };
+    ol_msg_fence_encode(&m, &w);
+    ol_daemon_send(d, OL_MSG_FENCE_UP, &w);
+    ol_wbuf_free(&w);
+    ol_wbuf_free(&f->data);
+}
+
+void ol_modex_local_fence(struct ol_daemon *d, struct ol_fence_req *req)
+{
+    struct ol_dfence *f = fence_get(d, ++d->fence_seq);
+    f->local = req;
+    ol_w_append(&f->data, req->data, req->len);
+    free(req->data);
+    req->data = NULL;
+    f->count++;
+    fence_maybe_up(d, f);
+}
+
+void ol_modex_fence_up(struct ol_daemon *d, const ol_msg_fence_t *m)
+{
+    struct ol_dfence *f = fence_get(d, m->seq);
+    ol_w_append(&f->data, m->data, m->len);
+    f->count++;
+    fence_maybe_up(d, f);
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+void ol_modex_fence_down(struct ol_daemon *d, const ol_msg_fence_t *m)
+{
+    struct ol_dfence *f = d->fences;
+    while (f != NULL && f->seq != m->seq)
+        f = f->next;
+    if (f == NULL || f->local == NULL)
+        return; /* a subtree without ranks in this fence cannot exist: ignore */
+    fence_unlink(d, f);
+    /* PMIx may keep the data until it calls the release function. */
+    uint8_t *copy = NULL;
+    if (m->len > 0) {
+        copy = ol_xmalloc(m->len);
+        memcpy(copy, m->data, m->len);
+    }
+    pmix_modex_cbfunc_t cb = (pmix_modex_cbfunc_t)f->local->cbfunc;
+    cb(PMIX_SUCCESS, (char *)copy, m->len, f->local->cbdata, copy ? release_copy : NULL, copy);
+    free(f->local);
+    ol_wbuf_free(&f->data);
+    free(f);
+}
+
+/* ---- direct modex ---- */
+
+static void send_request(struct ol_daemon *d, const struct ol_dmodex_wait *w)
+{
+    ol_msg_dmodex_t m = { .req_id = w->req_id, .node = d->node_id, .rank = w->rank };
+    ol_wbuf_t b = { 0 };
+    ol_msg_dmodex_req_encode(&m, &b);
+    ol_daemon_route(d, d->job.rank_node[w->rank], OL_MSG_DMODEX_REQ, &b);
+    ol_wbuf_free(&b);
+}
+
+void ol_modex_local_request(struct ol_daemon *d, struct ol_dmodex_wait *w)
+{
+    pmix_modex_cbfunc_t cb = (pmix_modex_cbfunc_t)w->cbfunc;
+    if (!d->have_job || w->rank >= d->job.job_size || d->job.rank_node[w->rank] == d->node_id) {
+        cb(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata, NULL, NULL);
+        free(w);
+        return;
+    }
+    w->req_id = ++d->next_req_id;
+    w->next = d->waits;
+    d->waits = w;
+    send_request(d, w);
+}
+
+void ol_modex_request(struct ol_daemon *d, const ol_msg_dmodex_t *m)
+{
+    if (d->have_job && m->rank < d->job.job_size) {
+        ol_wbuf_t b = { 0 };
+        ol_msg_dmodex_req_encode(m, &b);
+        bool routed = ol_daemon_route(d, d->job.rank_node[m->rank], OL_MSG_DMODEX_REQ, &b);
+        ol_wbuf_free(&b);
+        if (routed)
+            return;
+    }
+    struct ol_dmodex_wait *w = ol_xcalloc(1, sizeof *w);
+    w->req_id = m->req_id;
+    w->node = m->node;
+    w->rank = m->rank;
+    if (!d->job_registered) {
+        /* The job reached the asker first: serve once we have it. (Before
+         * LAUNCH we cannot route it either, so it may only be for us.) */
+        w->next = d->early_reqs;
+        d->early_reqs = w;
+        return;
+    }
+    ol_dpmix_serve_dmodex(d, w);
+}
+
+void ol_modex_job_registered(struct ol_daemon *d)
+{
+    while (d->early_reqs != NULL) {
+        struct ol_dmodex_wait *w = d->early_reqs;
+        d->early_reqs = w->next;
+        w->next = NULL;
+        if (w->rank < d->job.job_size && d->job.rank_node[w->rank] != d->node_id) {
+            ol_msg_dmodex_t m = { .req_id = w->req_id, .node = w->node, .rank = w->rank };
+            free(w);
+            ol_modex_request(d, &m);
+        } else {
+            ol_dpmix_serve_dmodex(d, w);
+        }
+    }
+}
+
+void ol_modex_served(struct ol_daemon *d, struct ol_dmodex_wait *w)
+{
+    ol_msg_dmodex_t m = { .req_id = w->req_id, .node = w->node, .status = w->status,
+                          .data = w->data, .len = (uint32_t)w->len };
+    ol_wbuf_t b = { 0 };
+    ol_msg_dmodex_resp_encode(&m, &b);
+    if (!ol_daemon_route(d, w->node, OL_MSG_DMODEX_RESP, &b))
+        ol_modex_response(d, &m);
+    ol_wbuf_free(&b);
+    free(w->data);
+    free(w);
+}
+
+void ol_modex_response(struct ol_daemon *d, const ol_msg_dmodex_t *m)
+{
+    if (m->node != d->node_id) {
+        ol_wbuf_t b = { 0 };
+        ol_msg_dmodex_resp_encode(m, &b);
+        ol_daemon_route(d, m->node, OL_MSG_DMODEX_RESP, &b);
+        ol_wbuf_free(&b);
+        return;
+    }
+    for (struct ol_dmodex_wait **pp = &d->waits; *pp != NULL; pp = &(*pp)->next) {
+        struct ol_dmodex_wait *w = *pp;
+        if (w->req_id != m->req_id)
+            continue;
+        *pp = w->next;
+        uint8_t *copy = NULL;
+        if (m->len > 0) {
+            copy = ol_xmalloc(m->len);
+            memcpy(copy, m->data, m->len);
+        }
+        pmix_modex_cbfunc_t cb = (pmix_modex_cbfunc_t)w->cbfunc;
+        cb(m->status, (char *)copy, m->len, w->cbdata, copy ? release_copy : NULL, copy);
+        free(w);
+        return;
+    }
+}
+
+void ol_modex_free(struct ol_daemon *d)
+{
+    /* Outstanding PMIx callbacks die with PMIx_server_finalize. */
+    while (d->fences != NULL) {
+        struct ol_dfence *f = d->fences;
+        d->fences = f->next;
+        if (f->local)
+            free(f->local->data);
+        free(f->local);
+        ol_wbuf_free(&f->data);
+        free(f);
+    }
+    struct ol_dmodex_wait *lists[2] = { d->waits, d->early_reqs };
+    for (int i = 0; i < 2; i++) {
+        while (lists[i] != NULL) {
+            struct ol_dmodex_wait *w = lists[i];
+            lists[i] = w->next;
+            free(w->data);
+            free(w);
+        }
+    }
+    d->waits = d->early_reqs = NULL;
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# mpirun across three hosts (network namespaces) with hostfiles in both
+# syntaxes: ranks see different host names, reach each other over TCP on
+# the veth links (the interfaces' counters grow by the bytes sent), get
+# their local ranks and sizes from PMIx, exchange keys by direct modex;
+# mapping by slot and node, -N, --host, a deep daemon tree, and a TCP
+# connection without the job key is dropped while the job runs on.
+. "${top_srcdir:-.}/test/launcher/netns_common.sh"
+need_helpers "$PMIX_CLIENT" "$HELPERS/mpi_hosts" "$HELPERS/ring"
+
+cat >"$TMP/hosts" <<EOT
+# Open MPI syntax
+$(h 0) slots=2
+
+$(h 1) slots=2 max_slots=4   # a comment
+$(h 2) slots=2
+EOT
+printf '%s:2\n%s:2\n%s:2\n' "$(h 0)" "$(h 1)" "$(h 2)" >"$TMP/hosts.mpich"
+
+# 1. Plain MPI: 2 ranks per host, processor names differ, data crosses the links.
+bytes=4194304
+for k in 0 1 2; do eval "tx$k=\$(tx_bytes $k)"; done
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 6 "$HELPERS/mpi_hosts" $bytes "$MARKER"
+[ "$rc" -eq 0 ] || fail "mpi_hosts: status $rc: $(cat "$TMP/err")"
+for r in 0 1 2 3 4 5; do
+    grep -qx "rank $r of 6 on $(h $((r / 2)))" "$TMP/out" || fail "rank $r is not on $(h $((r / 2))): $(cat "$TMP/out")"
+done
+[ "$(sed 's/.* on //' "$TMP/out" | sort -u | wc -l)" -eq 3 ] || fail "expected 3 processor names: $(cat "$TMP/out")"
+for k in 0 1 2; do
+    eval "before=\$tx$k"
+    sent=$(($(tx_bytes $k) - before))
+    # Each host's second rank sends $bytes to the next host.
+    [ "$sent" -ge "$bytes" ] || fail "host $k sent only $sent bytes on eth0: not over TCP between hosts"
+done
+
+# 2. MPICH hostfile syntax and the ring example.
+mpirun_on0 "$TMP/out" "$TMP/err" -f "$TMP/hosts.mpich" -n 6 "$HELPERS/ring"
+[ "$rc" -eq 0 ] || fail "ring: status $rc: $(cat "$TMP/err")"
+grep -q "ring of 6 ranks: token came back with sum 15 (expected 15)" "$TMP/out" || fail "ring: $(cat "$TMP/out")"
+
+# 3. PMIx view: by slot, by node (5 ranks: r on host r%3), -N 1 with --host.
+check_pmix() { # NP NODES WHERE-OF-RANK-EXPR ARGS...
+    np=$1 nodes=$2 expr=$3
+    shift 3
+    mpirun_on0 "$TMP/out" "$TMP/err" "$@" -np "$np" "$PMIX_CLIENT" hosts "$np" "$nodes" "$MARKER"
+    [ "$rc" -eq 0 ] || fail "$*: status $rc: $(cat "$TMP/err")"
+    r=0
+    while [ "$r" -lt "$np" ]; do
+        want=$(h $(($expr)))
+        grep -qx "rank $r ok on $want" "$TMP/out" || fail "$*: rank $r not ok on $want: $(cat "$TMP/out") $(cat "$TMP/err")"
+        r=$((r + 1))
+    done
+}
+check_pmix 6 3 'r / 2' -hostfile "$TMP/hosts"
+check_pmix 5 3 'r % 3' -hostfile "$TMP/hosts" --map-by node
+check_pmix 3 3 'r' --host "$(h 0),$(h 1),$(h 2)" -N 1
+check_pmix 4 2 '1 + r / 2' -H "$(h 1):2,$(h 2):2"
+# A chain of daemons (fan-out 1): launch, fences and modex pass through the tree.
+check_pmix 6 3 'r / 2' -hostfile "$TMP/hosts" --param TREE_FANOUT=1
+OMPI_LITE_TREE_FANOUT=2 check_pmix 6 3 'r / 2' -hostfile "$TMP/hosts"
+
+# 4. Oversubscription across hosts, max_slots.
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 7 hostname
+[ "$rc" -ne 0 ] && grep -q "7 processes requested, but only 6 slots are available" "$TMP/err" ||
+    fail "7 ranks on 6 slots: status $rc: $(cat "$TMP/err")"
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 7 --oversubscribe hostname
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 7 ] || fail "--oversubscribe: status $rc: $(cat "$TMP/err")"
+
+# 5. A connection to mpirun (and to a daemon with children) without the key
+#    is dropped, and the job goes on.
+mpirun_on0_bg "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" --param TREE_FANOUT=1 -np 6 \
+    "$PMIX_CLIENT" sleep 3 "$MARKER"
+wait_for_procs 6 "pmix_client sleep 3 $MARKER"
+for k in 0 1; do
+    ports=$(ip netns exec "$(h $k)" ss -ltnH | awk '$4 ~ /^0.0.0.0:/ {n = split($4, a, ":"); print a[n]}')
+    [ -n "$ports" ] || fail "nothing listens on host $k"
+    for port in $ports; do
+        # A wrong key, then a HELLO without any key: each must be cut off.
+        for frame in auth hello; do
+            "$NETNS" run "$(h 2)" python3 - "$SUBNET.$((k + 1))" "$port" "$frame" <<'PY' || fail "host $k port $port kept a connection ($frame) without the key"
+import socket, struct, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3)
+if sys.argv[3] == "auth":
+    body = struct.pack(">I", 64) + b"0" * 64
+    s.sendall(struct.pack(">IHH", len(body), 10, 0) + body)
+else:
+    s.sendall(struct.pack(">IHH", 4, 1, 0) + struct.pack(">I", 2))
+s.sendall(struct.pack(">IHH", 0, 16, 0))
+try:
+    sys.exit(0 if s.recv(1) == b"" else 1)
+except (ConnectionResetError, socket.timeout) as e:
+    sys.exit(0 if isinstance(e, ConnectionResetError) else 1)
+PY
+        done
+    done
+done
+rc=0
+wait $bg || rc=$?
+[ "$rc" -eq 0 ] || fail "the job failed after the bad connections: $(cat "$TMP/err")"
+check_hosts_empty
+echo "netns: ok"
