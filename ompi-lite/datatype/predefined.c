@@ -1,25 +1,65 @@
-/* The predefined datatypes, indexed by ABI handle value - 0x200.
+/* The predefined datatypes, indexed by ABI handle value - 0x200, and the
+ * translation between handles and datatype objects.
  *
  * Sizes come from this platform's C types; Fortran types use the sizes of
  * gfortran's defaults (INTEGER, REAL, LOGICAL: 4 bytes). The pair types of
- * MINLOC/MAXLOC have holes (DOUBLE_INT: 12 bytes of data in a 16-byte
- * extent), which is why size and extent are separate. */
-#include "ol_datatype.h"
+ * MINLOC/MAXLOC are two basic elements each and may have holes (SHORT_INT:
+ * 6 bytes of data in an 8-byte extent, with a hole after the short), so they
+ * carry a static layout like a derived struct's (the last number of
+ * PAIR_LAYOUT is the pair's size in external32). */
+#include "dt_internal.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <wchar.h>
 
 #define DT_BASE 0x200
 #define DT_COUNT 0x100
+/* Handles below this are the ABI's predefined constants, never an object. */
+#define DT_RESERVED_HANDLES 0x1000
 
-#define PAIR_EXTENT(a, b) sizeof(struct { a first; b second; })
-#define ENTRY(handle, sz, ext, nm)                                                            \
-    [(uintptr_t)(handle) - DT_BASE] = {                                                      \
-        .size = (sz), .extent = (MPI_Aint)(ext), .contiguous = (sz) == (size_t)(ext),        \
-        .committed = true, .name = nm }
-#define SIMPLE(handle, type) ENTRY(handle, sizeof(type), sizeof(type), #handle)
-#define BYTES(handle, n) ENTRY(handle, n, n, #handle)
-#define PAIR(handle, a, b) ENTRY(handle, sizeof(a) + sizeof(b), PAIR_EXTENT(a, b), #handle)
+static ol_datatype_t predefined[DT_COUNT];
+
+#define BASIC(handle) (&predefined[(uintptr_t)(handle) - DT_BASE])
+
+/* A pair type's layout: its two members as the C struct lays them out. */
+#define PAIR_LAYOUT(id, a, ha, b, hb, ext32)                                                         \
+    struct id { a first; b second; };                                                           \
+    static const ol_dt_entry_t id##_entries[2] = {                                              \
+        {.reps = 1, .bytes = sizeof(a)},                                                        \
+        {.disp = offsetof(struct id, second), .reps = 1, .bytes = sizeof(b),                    \
+         .packed_start = sizeof(a)}};                                                           \
+    static const ol_dt_node_t id##_node = {                                                     \
+        .count = 2, .size = sizeof(a) + sizeof(b), .entries = id##_entries};                    \
+    static const ol_dt_part_t id##_parts[2] = {{BASIC(ha), 1}, {BASIC(hb), 1}};                \
+    static struct ol_dt_layout id##_layout = {                                                  \
+        .env = {.combiner = MPI_COMBINER_NAMED}, .nparts = 2, .parts = id##_parts,              \
+        .elements = 2, .alignment = _Alignof(struct id), .external32_size = (ext32),      \
+        .root = &id##_node}
+
+PAIR_LAYOUT(float_int, float, MPI_FLOAT, int, MPI_INT, 8);
+PAIR_LAYOUT(double_int, double, MPI_DOUBLE, int, MPI_INT, 12);
+PAIR_LAYOUT(long_int, long, MPI_LONG, int, MPI_INT, 8);
+PAIR_LAYOUT(two_int, int, MPI_INT, int, MPI_INT, 8);
+PAIR_LAYOUT(short_int, short, MPI_SHORT, int, MPI_INT, 6);
+PAIR_LAYOUT(long_double_int, long double, MPI_LONG_DOUBLE, int, MPI_INT, 20);
+PAIR_LAYOUT(two_real, float, MPI_REAL, float, MPI_REAL, 8);
+PAIR_LAYOUT(two_double_precision, double, MPI_DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16);
+PAIR_LAYOUT(two_integer, int, MPI_INTEGER, int, MPI_INTEGER, 8);
+
+/* Each macro names the type itself (#handle): one level further down, the
+ * argument would already be expanded to its value. */
+#define ENTRY(handle, nm, sz, ext, true_ext, lay)                                               \
+    [(uintptr_t)(handle) - DT_BASE] = {                                                         \
+        .refcount = 1, .predefined = true, .committed = true,                                   \
+        .contiguous = (sz) == (size_t)(ext), .size = (sz), .extent = (MPI_Aint)(ext),           \
+        .true_extent = (MPI_Aint)(true_ext), .name = nm, .layout = (lay)}
+#define SIMPLE(handle, type) ENTRY(handle, #handle, sizeof(type), sizeof(type), sizeof(type), NULL)
+#define BYTES(handle, n) ENTRY(handle, #handle, n, n, n, NULL)
+#define MEMBER_SIZE(id, member) sizeof(((struct id *)0)->member)
+#define PAIR(handle, id)                                                                        \
+    ENTRY(handle, #handle, MEMBER_SIZE(id, first) + MEMBER_SIZE(id, second), sizeof(struct id), \
+          offsetof(struct id, second) + MEMBER_SIZE(id, second), &id##_layout)
 
 static ol_datatype_t predefined[DT_COUNT] = {
     SIMPLE(MPI_AINT, MPI_Aint),
@@ -50,15 +90,15 @@ static ol_datatype_t predefined[DT_COUNT] = {
     SIMPLE(MPI_LONG_DOUBLE, long double),
     BYTES(MPI_C_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double)),
     BYTES(MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double)),
-    PAIR(MPI_FLOAT_INT, float, int),
-    PAIR(MPI_DOUBLE_INT, double, int),
-    PAIR(MPI_LONG_INT, long, int),
-    PAIR(MPI_2INT, int, int),
-    PAIR(MPI_SHORT_INT, short, int),
-    PAIR(MPI_LONG_DOUBLE_INT, long double, int),
-    BYTES(MPI_2REAL, 8),
-    BYTES(MPI_2DOUBLE_PRECISION, 16),
-    BYTES(MPI_2INTEGER, 8),
+    PAIR(MPI_FLOAT_INT, float_int),
+    PAIR(MPI_DOUBLE_INT, double_int),
+    PAIR(MPI_LONG_INT, long_int),
+    PAIR(MPI_2INT, two_int),
+    PAIR(MPI_SHORT_INT, short_int),
+    PAIR(MPI_LONG_DOUBLE_INT, long_double_int),
+    PAIR(MPI_2REAL, two_real),
+    PAIR(MPI_2DOUBLE_PRECISION, two_double_precision),
+    PAIR(MPI_2INTEGER, two_integer),
     SIMPLE(MPI_C_BOOL, _Bool),
     BYTES(MPI_CXX_BOOL, 1),
     SIMPLE(MPI_WCHAR, wchar_t),
@@ -97,8 +137,23 @@ static ol_datatype_t predefined[DT_COUNT] = {
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle)
 {
     uintptr_t value = (uintptr_t)handle;
-    if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
-        return NULL; /* derived datatypes arrive with the datatype engine */
-    ol_datatype_t *dt = &predefined[value - DT_BASE];
-    return dt->name ? dt : NULL;
+    if (value < DT_RESERVED_HANDLES) {
+        if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
+            return NULL;
+        ol_datatype_t *dt = &predefined[value - DT_BASE];
+        return dt->predefined ? dt : NULL;
+    }
+    /* A derived type's handle is its address; the magic number and the
+     * count of user handles catch most stale and foreign ones. */
+    ol_datatype_t *dt = (ol_datatype_t *)handle;
+    if (OL_UNLIKELY(dt->magic != OL_DATATYPE_MAGIC || dt->layout->handles <= 0))
+        return NULL;
+    return dt;
+}
+
+MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt)
+{
+    if (dt->predefined)
+        return (MPI_Datatype)(uintptr_t)(DT_BASE + (size_t)(dt - predefined));
+    return (MPI_Datatype)dt;
 }

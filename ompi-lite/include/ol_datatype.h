@@ -1,23 +1,130 @@
-/* Datatypes: the object behind an MPI_Datatype handle.
+/* Datatypes: the object behind an MPI_Datatype handle, and the engine that
+ * moves typed data (pack and unpack through a resumable cursor).
  *
- * The predefined types are a table indexed by their ABI handle value
- * (0x200 ... 0x2ff); sizes come from the C types of this platform. */
+ * Predefined types are a table indexed by their ABI handle value (0x200 ...
+ * 0x2ff); derived types are ol_datatype_t objects whose address is the
+ * handle. ol_dt_from_handle tells them apart by value. */
 #ifndef OL_DATATYPE_H
 #define OL_DATATYPE_H
 
 #include "ol_common.h"
 #include <stdbool.h>
 
+#define OL_DATATYPE_MAGIC 0x6f6c6474U /* "oldt": a live derived datatype */
+
+typedef struct ol_dt_layout ol_dt_layout_t; /* private to datatype/ */
+
 typedef struct ol_datatype {
-    size_t size;             /* bytes of data in one element */
-    MPI_Aint extent;
-    bool contiguous;
+    uint32_t magic;
+    int refcount;            /* the handle and every operation in flight */
+    bool predefined;
     bool committed;
-    const char *name;
+    /* count elements of the type are one block of count * size bytes at
+     * buf + true_lb: the fast path moves them without packing */
+    bool contiguous;
+    size_t size;             /* bytes of data in one element */
+    MPI_Aint lb, extent;     /* as MPI_Type_get_extent says */
+    MPI_Aint true_lb, true_extent;
+    char name[MPI_MAX_OBJECT_NAME];
+    ol_dt_layout_t *layout;  /* derived types: how the data lies */
+    void *transport_cache;   /* owned by pt2pt: its description of the type */
 } ol_datatype_t;
 
-/* NULL for MPI_DATATYPE_NULL, unknown handles and predefined types that this
- * platform lacks (e.g. MPI_REAL16 without a 16-byte real). */
+/* NULL for MPI_DATATYPE_NULL and anything that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
+MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt);
+
+/* Operations in flight keep a derived type alive after MPI_Type_free. */
+void ol_dt_retain(ol_datatype_t *dt);
+void ol_dt_release(ol_datatype_t *dt);
+
+/* Frees what pt2pt cached in transport_cache; set once by pt2pt. */
+extern void (*ol_dt_transport_cache_free)(void *cache);
+
+/* A position in the packed stream of count elements at buf. Packing and
+ * unpacking at increasing offsets is linear in the data; any offset works
+ * (a transport may resend). */
+typedef struct ol_dt_cursor ol_dt_cursor_t;
+
+ol_dt_cursor_t *ol_dt_cursor_create(const ol_datatype_t *dt, const void *buf, MPI_Count count);
+void ol_dt_cursor_free(ol_dt_cursor_t *cursor);
+/* Bytes packed into dst (at most max) from packed-stream offset. */
+size_t ol_dt_cursor_pack(ol_dt_cursor_t *cursor, size_t offset, void *dst, size_t max);
+/* Unpacks length bytes of packed stream that start at offset. */
+void ol_dt_cursor_unpack(ol_dt_cursor_t *cursor, size_t offset, const void *src, size_t length);
+
+/* Packs/unpacks everything at once (MPI_Pack, collectives' scratch copies). */
+void ol_dt_pack_all(const ol_datatype_t *dt, const void *buf, MPI_Count count, void *dst);
+void ol_dt_unpack_all(const ol_datatype_t *dt, void *buf, MPI_Count count, const void *src);
+
+/* Basic elements in the first bytes of a stream of this type, or
+ * MPI_UNDEFINED when bytes ends inside a basic element (MPI_Get_elements). */
+MPI_Count ol_dt_elements_in(const ol_datatype_t *dt, MPI_Count bytes);
+
+/* Constructors behind MPI_Type_*. Arguments are checked by the caller (the
+ * API layer says what was wrong); every count, blocklength and displacement
+ * arrives widened to MPI_Count, displacements in elements of oldtype unless
+ * `bytes` says bytes. `large` says the caller was the _c form, which decides
+ * how MPI_Type_get_contents reports the arguments. The result has one user
+ * handle; MPI_ERR_NO_MEM is the only failure. */
+ol_status_t ol_dt_create_contiguous(MPI_Count count, ol_datatype_t *oldtype, bool large,
+                                    ol_datatype_t **newtype);
+ol_status_t ol_dt_create_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                bool bytes, ol_datatype_t *oldtype, bool large,
+                                ol_datatype_t **newtype);
+/* blocklengths NULL: every block has blocklength (the _block forms). */
+ol_status_t ol_dt_create_indexed(MPI_Count count, const MPI_Count *blocklengths,
+                                 MPI_Count blocklength, const MPI_Count *displacements, bool bytes,
+                                 ol_datatype_t *oldtype, bool large, ol_datatype_t **newtype);
+ol_status_t ol_dt_create_struct(MPI_Count count, const MPI_Count *blocklengths,
+                                const MPI_Count *displacements, ol_datatype_t *const *types,
+                                bool large, ol_datatype_t **newtype);
+ol_status_t ol_dt_create_resized(ol_datatype_t *oldtype, MPI_Count lb, MPI_Count extent,
+                                 bool large, ol_datatype_t **newtype);
+ol_status_t ol_dt_create_dup(ol_datatype_t *oldtype, ol_datatype_t **newtype);
+ol_status_t ol_dt_create_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
+                                  const MPI_Count *starts, int order, ol_datatype_t *oldtype,
+                                  bool large, ol_datatype_t **newtype);
+/* dargs already resolved: MPI_DISTRIBUTE_DFLT_DARG is passed through and
+ * means the standard's default for the distribution. */
+ol_status_t ol_dt_create_darray(int size, int rank, int ndims, const MPI_Count *gsizes,
+                                const int *distribs, const int *dargs, const int *psizes,
+                                int order, ol_datatype_t *oldtype, bool large,
+                                ol_datatype_t **newtype);
+
+/* Makes the type usable for communication: computes `contiguous`. */
+void ol_dt_commit(ol_datatype_t *dt);
+/* MPI_Type_free: the user's handle goes; operations in flight keep the
+ * object until they release it. */
+void ol_dt_free_handle(ol_datatype_t *dt);
+
+/* What MPI_Type_get_envelope/get_contents answer. The datatypes array holds
+ * the constructor's types; a derived one returned to the user must be
+ * given a handle with ol_dt_new_handle. */
+typedef struct ol_dt_contents {
+    int combiner;
+    MPI_Count nints, naddrs, ncounts, ntypes;
+    const int *ints;
+    const MPI_Aint *addrs;
+    const MPI_Count *counts;
+    ol_datatype_t *const *types;
+} ol_dt_contents_t;
+void ol_dt_get_contents(const ol_datatype_t *dt, ol_dt_contents_t *contents);
+/* One more user handle to an existing derived type (no-op if predefined). */
+void ol_dt_new_handle(ol_datatype_t *dt);
+
+/* MPI_Type_toint/fromint: predefined types convert to their handle value,
+ * derived ones to an index in a table. */
+int ol_dt_to_int(ol_datatype_t *dt);
+ol_datatype_t *ol_dt_from_int(int value);
+
+/* external32 (MPI_Pack_external): bytes of count elements, and conversion
+ * of a native packed stream (as ol_dt_pack_all writes it) to external32
+ * and back. */
+size_t ol_dt_external32_size(const ol_datatype_t *dt, MPI_Count count);
+void ol_dt_native_to_external32(const ol_datatype_t *dt, MPI_Count count, const void *native,
+                                void *external);
+void ol_dt_external32_to_native(const ol_datatype_t *dt, MPI_Count count, const void *external,
+                                void *native);
 
 #endif
