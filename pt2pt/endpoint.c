@@ -4,6 +4,7 @@
 #include "endpoint.h"
 #include "ol_log.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 ucp_ep_h *ol_endpoints;
@@ -14,8 +15,15 @@ ol_status_t ol_ep_init(void)
     return ol_endpoints ? OL_OK : MPI_ERR_NO_MEM;
 }
 
-ol_status_t ol_ep_connect(int world_rank, ucp_ep_h *ep)
+/* Serialises first contacts, which threads may make at once. */
+static pthread_mutex_t connect_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ol_status_t connect_locked(int world_rank, ucp_ep_h *ep)
 {
+    if (ol_endpoints[world_rank]) { /* another thread was first */
+        *ep = ol_endpoints[world_rank];
+        return OL_OK;
+    }
     void *address;
     size_t length;
     ol_status_t rc = ol_rt_peer_address(world_rank, &address, &length);
@@ -25,15 +33,26 @@ ol_status_t ol_ep_connect(int world_rank, ucp_ep_h *ep)
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
         .address = address,
     };
-    ucs_status_t st = ucp_ep_create(ol_rt.ucp_worker, &params, &ol_endpoints[world_rank]);
+    ucp_ep_h created;
+    ucs_status_t st = ucp_ep_create(ol_rt.ucp_worker, &params, &created);
     ol_rt_free_peer_address(address);
     if (st != UCS_OK) {
+        ol_error_detail("cannot connect to rank %d: %s", world_rank, ucs_status_string(st));
         OL_WARN("pt2pt", "cannot connect to rank %d: %s", world_rank, ucs_status_string(st));
         return MPI_ERR_OTHER;
     }
     OL_TRACE("pt2pt", "connected to rank %d", world_rank);
-    *ep = ol_endpoints[world_rank];
+    __atomic_store_n(&ol_endpoints[world_rank], created, __ATOMIC_RELEASE);
+    *ep = created;
     return OL_OK;
+}
+
+ol_status_t ol_ep_connect(int world_rank, ucp_ep_h *ep)
+{
+    pthread_mutex_lock(&connect_lock);
+    ol_status_t rc = connect_locked(world_rank, ep);
+    pthread_mutex_unlock(&connect_lock);
+    return rc;
 }
 
 static bool request_done(void *request)

@@ -1,44 +1,78 @@
 /* Point-to-point over UCX: the interface the API layer and the collectives
- * call. Buffers are described by (buf, count, datatype); ranks are ranks of
- * the communicator; the tag space separates user from collective traffic. */
+ * call. Buffers are (buf, count, datatype); ranks are ranks of the
+ * communicator; the tag space separates user from collective traffic. */
 #ifndef OL_PT2PT_H
 #define OL_PT2PT_H
 
 #include "ol_comm.h"
 #include "ol_datatype.h"
 #include "ol_runtime.h"
+#include "request.h"
 #include "tag_layout.h"
-
-/* A UCX request, or NULL for an operation that completed at once. */
-typedef struct ol_pt2pt_request ol_pt2pt_request_t;
 
 extern const ol_rt_request_spec_t ol_pt2pt_request_spec;
 
 ol_status_t ol_pt2pt_init(void);
-/* Closes every endpoint, flushing what is in flight. */
+/* Waits for buffered sends, closes every endpoint flushing what is in flight. */
 void ol_pt2pt_finalize(void);
 
-ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, const ol_datatype_t *dt, int dest,
-                          int tag, ol_comm_t *comm, ol_tagspace_t space);
-ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, const ol_datatype_t *dt, int source,
-                          int tag, ol_comm_t *comm, ol_tagspace_t space, MPI_Status *status);
+/* Blocking calls: no request object on this path. */
+ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
+                          ol_comm_t *comm, ol_tagspace_t space, ol_send_mode_t mode);
+ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int source, int tag,
+                          ol_comm_t *comm, ol_tagspace_t space, MPI_Status *status);
 
-ol_status_t ol_pt2pt_isend(const void *buf, MPI_Count count, const ol_datatype_t *dt, int dest,
-                           int tag, ol_comm_t *comm, ol_tagspace_t space,
-                           ol_pt2pt_request_t **request);
-ol_status_t ol_pt2pt_irecv(void *buf, MPI_Count count, const ol_datatype_t *dt, int source,
-                           int tag, ol_comm_t *comm, ol_tagspace_t space,
-                           ol_pt2pt_request_t **request);
+/* Nonblocking calls: *request is always a request (complete at once for
+ * MPI_PROC_NULL). Persistent requests: ol_pt2pt_prepare + ol_pt2pt_start. */
+ol_status_t ol_pt2pt_isend(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
+                           ol_comm_t *comm, ol_tagspace_t space, ol_send_mode_t mode,
+                           ol_request_t **request);
+ol_status_t ol_pt2pt_irecv(void *buf, MPI_Count count, ol_datatype_t *dt, int source, int tag,
+                           ol_comm_t *comm, ol_tagspace_t space, ol_request_t **request);
+ol_status_t ol_pt2pt_prepare(ol_request_kind_t kind, const ol_op_args_t *args,
+                             ol_request_t **request);
+ol_status_t ol_pt2pt_start(ol_request_t *request);
 
-/* Waits for one request and releases it; fills status (may be NULL). */
-ol_status_t ol_pt2pt_wait(ol_pt2pt_request_t *request, MPI_Status *status);
+/* Waits for a request, copies its status out (status may be NULL) and,
+ * unless it is persistent, releases it. Returns the operation's error. */
+ol_status_t ol_pt2pt_wait(ol_request_t *request, MPI_Status *status);
+/* Asks a pending receive to complete as cancelled; sends cannot be
+ * cancelled once handed to UCX (MPI lets a cancel fail). */
+void ol_pt2pt_cancel(ol_request_t *request);
 
-/* Cancels a request that has not completed, and releases it. */
-void ol_pt2pt_cancel(ol_pt2pt_request_t *request);
+/* Probes: a matching message, without receiving it (or, with a message
+ * handle, taking it out of matching for ol_pt2pt_mrecv). */
+typedef struct ol_message ol_message_t;
+ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
+                            ol_message_t **message, MPI_Status *status);
+ol_status_t ol_pt2pt_probe(int source, int tag, ol_comm_t *comm, bool remove,
+                           ol_message_t **message, MPI_Status *status);
+ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_message_t *message,
+                            ol_request_t **request);
+ol_message_t *ol_message_from_handle(MPI_Message handle);
+MPI_Message ol_message_to_handle(ol_message_t *message);
 
-/* Status fields the standard leaves to the implementation. */
+/* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer). NULL
+ * comm means the process's buffer. */
+ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size);
+ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size);
+ol_status_t ol_bsend_flush(ol_comm_t *comm);
+/* Copies the message into the attached buffer and starts sending the copy. */
+ol_status_t ol_bsend_start(const ol_op_args_t *args);
+void ol_bsend_finalize(void);
+
+/* Status fields the standard leaves to the implementation: MPI_internal[0..1]
+ * hold the received byte count, [2] the cancelled flag. */
 void ol_status_set_bytes(MPI_Status *status, MPI_Count bytes);
 MPI_Count ol_status_get_bytes(const MPI_Status *status);
 void ol_status_set_empty(MPI_Status *status);
+static inline void ol_status_set_cancelled(MPI_Status *status, bool cancelled)
+{
+    status->MPI_internal[2] = cancelled;
+}
+static inline bool ol_status_is_cancelled(const MPI_Status *status)
+{
+    return status->MPI_internal[2] != 0;
+}
 
 #endif

@@ -1,42 +1,31 @@
-/* Sends and receives of contiguous data over UCX tag matching. */
+/* Sends and receives over UCX tag matching: blocking calls without request
+ * objects, nonblocking and persistent ones with them. */
 #include "endpoint.h"
 #include "ol_log.h"
 #include "pt2pt.h"
+#include "ucx_datatype.h"
+#include "ucx_ops.h"
 
 #include <string.h>
 
-/* Lives in the space UCX reserves in front of each of its requests. */
-struct ol_pt2pt_request {
-    volatile int completed;
-    ucs_status_t status;
-    ucp_tag_t sender_tag;
-    size_t length;
-};
-
-static void request_init(void *request)
-{
-    struct ol_pt2pt_request *req = request;
-    req->completed = 0;
-}
-
-const ol_rt_request_spec_t ol_pt2pt_request_spec = {
-    .request_size = sizeof(struct ol_pt2pt_request),
-    .request_init = request_init,
-};
+/* UCX's own request space holds nothing of ours: completion goes to the
+ * ol_request_t passed as user data. */
+const ol_rt_request_spec_t ol_pt2pt_request_spec = {.request_size = 0, .request_init = NULL};
 
 ol_status_t ol_pt2pt_init(void)
 {
+    ol_ucx_datatype_init();
     return ol_ep_init();
 }
 
 void ol_pt2pt_finalize(void)
 {
+    ol_bsend_finalize();
     ol_ep_close_all();
 }
 
 void ol_status_set_bytes(MPI_Status *status, MPI_Count bytes)
 {
-    /* MPI_internal[0..1] hold the received byte count, [2] the cancelled flag. */
     memcpy(&status->MPI_internal[0], &bytes, sizeof(bytes));
 }
 
@@ -53,172 +42,303 @@ void ol_status_set_empty(MPI_Status *status)
     status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;
     ol_status_set_bytes(status, 0);
-    status->MPI_internal[2] = 0;
+    ol_status_set_cancelled(status, false);
 }
 
-static ol_status_t status_from_ucs(ucs_status_t st)
+ol_status_t ol_ucx_status(ucs_status_t st)
 {
     switch (st) {
     case UCS_OK: return OL_OK;
+    case UCS_ERR_CANCELED: return OL_OK; /* reported through the status */
     case UCS_ERR_MESSAGE_TRUNCATED: return MPI_ERR_TRUNCATE;
     case UCS_ERR_NO_MEMORY: return MPI_ERR_NO_MEM;
-    case UCS_ERR_CANCELED: return OL_OK;
     default: return MPI_ERR_OTHER;
     }
 }
 
-static void send_complete(void *request, ucs_status_t status, void *user_data)
+void ol_ucx_fill_recv_status(MPI_Status *status, const ucp_tag_recv_info_t *info,
+                             ucs_status_t st)
 {
-    (void)user_data;
-    struct ol_pt2pt_request *req = request;
-    req->status = status;
-    req->completed = 1;
+    if (st == UCS_ERR_CANCELED) { /* nothing arrived */
+        ol_status_set_empty(status);
+        ol_status_set_cancelled(status, true);
+        return;
+    }
+    status->MPI_SOURCE = ol_tag_source(info->sender_tag);
+    status->MPI_TAG = ol_tag_mpi_tag(info->sender_tag);
+    status->MPI_ERROR = ol_ucx_status(st);
+    ol_status_set_bytes(status, (MPI_Count)info->length);
+    ol_status_set_cancelled(status, false);
 }
 
-static void recv_complete(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
-                          void *user_data)
-{
-    (void)user_data;
-    struct ol_pt2pt_request *req = request;
-    req->status = status;
-    req->sender_tag = info->sender_tag;
-    req->length = info->length;
-    req->completed = 1;
-}
+/* ---- the receive mask of MPI matching ---------------------------------- */
 
-static bool request_completed(void *request)
+void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int tag,
+                     ucp_tag_t *ucx_tag, ucp_tag_t *mask)
 {
-    return ((struct ol_pt2pt_request *)request)->completed;
-}
-
-static size_t bytes_of(MPI_Count count, const ol_datatype_t *dt)
-{
-    return (size_t)count * dt->size;
-}
-
-static ol_status_t start_send(const void *buf, MPI_Count count, const ol_datatype_t *dt, int dest,
-                              int tag, ol_comm_t *comm, ol_tagspace_t space,
-                              ol_pt2pt_request_t **request)
-{
-    ucp_ep_h ep;
-    ol_status_t rc = ol_ep_get(ol_comm_world_rank(comm, dest), &ep);
-    if (OL_UNLIKELY(rc != OL_OK))
-        return rc;
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK,
-        .cb.send = send_complete,
-    };
-    ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, comm->rank, tag);
-    void *req = ucp_tag_send_nbx(ep, buf, bytes_of(count, dt), ucx_tag, &param);
-    if (OL_UNLIKELY(UCS_PTR_IS_ERR(req)))
-        return status_from_ucs(UCS_PTR_STATUS(req));
-    *request = req;
-    return OL_OK;
-}
-
-static ol_status_t start_recv(void *buf, MPI_Count count, const ol_datatype_t *dt, int source,
-                              int tag, ol_comm_t *comm, ol_tagspace_t space,
-                              ol_pt2pt_request_t **request)
-{
-    ucp_tag_t mask = ~(ucp_tag_t)0;
+    *mask = ~(ucp_tag_t)0;
     if (source == MPI_ANY_SOURCE) {
-        mask &= ~OL_SOURCE_MASK;
+        *mask &= ~OL_SOURCE_MASK;
         source = 0;
     }
     if (tag == MPI_ANY_TAG) {
-        mask &= ~OL_TAG_MASK;
+        *mask &= ~OL_TAG_MASK;
         tag = 0;
     }
+    *ucx_tag = ol_tag_make(comm->context_id, space, source, tag);
+}
+
+/* ---- UCX completion callbacks ------------------------------------------ */
+
+static void send_done(void *ucx_request, ucs_status_t st, void *user_data)
+{
+    ucp_request_free(ucx_request);
+    ol_request_complete(user_data, ol_ucx_status(st));
+}
+
+void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
+                      void *user_data)
+{
+    ol_request_t *req = user_data;
+    ol_ucx_fill_recv_status(&req->status, info, st); /* info lives in the UCX request */
+    ucp_request_free(ucx_request);
+    ol_request_complete(req, req->status.MPI_ERROR);
+}
+
+/* ---- starting operations on a request ---------------------------------- */
+
+static ol_status_t start_send(ol_request_t *req)
+{
+    const ol_op_args_t *a = &req->args;
+    if (a->peer == MPI_PROC_NULL) {
+        ol_request_complete(req, OL_OK);
+        return OL_OK;
+    }
+    if (a->mode == OL_SEND_BUFFERED) { /* completes once the data is copied */
+        ol_status_t rc = ol_bsend_start(a);
+        if (rc == OL_OK)
+            ol_request_complete(req, OL_OK);
+        return rc;
+    }
+    ucp_ep_h ep;
+    ol_ucx_data_t data;
+    ol_status_t rc = ol_ep_get(ol_comm_world_rank(a->comm, a->peer), &ep);
+    if (rc == OL_OK)
+        rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
+    if (OL_UNLIKELY(rc != OL_OK))
+        return rc;
     ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-        .cb.recv = recv_complete,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = send_done,
+        .user_data = req,
+        .datatype = data.datatype,
     };
-    ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, source, tag);
-    void *req = ucp_tag_recv_nbx(ol_rt.ucp_worker, buf, bytes_of(count, dt), ucx_tag, mask, &param);
-    if (OL_UNLIKELY(UCS_PTR_IS_ERR(req)))
-        return status_from_ucs(UCS_PTR_STATUS(req));
+    ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space, a->comm->rank, a->tag);
+    void *ucx_req = a->mode == OL_SEND_SYNCHRONOUS
+                        ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, tag, &param)
+                        : ucp_tag_send_nbx(ep, data.buffer, data.count, tag, &param);
+    if (ucx_req == NULL)
+        ol_request_complete(req, OL_OK);
+    else if (UCS_PTR_IS_ERR(ucx_req))
+        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    else
+        req->ucx_request = ucx_req;
+    return OL_OK;
+}
+
+static ol_status_t start_recv(ol_request_t *req)
+{
+    const ol_op_args_t *a = &req->args;
+    if (a->peer == MPI_PROC_NULL) {
+        ol_status_set_empty(&req->status);
+        ol_request_complete(req, OL_OK);
+        return OL_OK;
+    }
+    ol_ucx_data_t data;
+    ol_status_t rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
+    if (OL_UNLIKELY(rc != OL_OK))
+        return rc;
+    /* Always through the callback: UCX 1.13 does not reliably fill the
+     * recv_info of a receive that completes at once. */
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = ol_ucx_recv_done,
+        .user_data = req,
+        .datatype = data.datatype,
+    };
+    ucp_tag_t tag, mask;
+    ol_ucx_match_of(a->comm, a->space, a->peer, a->tag, &tag, &mask);
+    void *ucx_req = ucp_tag_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count, tag, mask, &param);
+    if (UCS_PTR_IS_ERR(ucx_req))
+        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    /* The callback may already have run inside ucp_tag_recv_nbx. */
+    if (!ol_request_is_complete(req))
+        req->ucx_request = ucx_req;
+    return OL_OK;
+}
+
+ol_status_t ol_pt2pt_prepare(ol_request_kind_t kind, const ol_op_args_t *args,
+                             ol_request_t **request)
+{
+    ol_request_t *req = ol_request_alloc(kind);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    req->args = *args;
+    if (args->dt)
+        ol_dt_retain(args->dt);
     *request = req;
     return OL_OK;
 }
 
-ol_status_t ol_pt2pt_isend(const void *buf, MPI_Count count, const ol_datatype_t *dt, int dest,
-                           int tag, ol_comm_t *comm, ol_tagspace_t space,
-                           ol_pt2pt_request_t **request)
+ol_status_t ol_pt2pt_start(ol_request_t *req)
 {
-    *request = NULL;
-    if (dest == MPI_PROC_NULL)
-        return OL_OK;
-    return start_send(buf, count, dt, dest, tag, comm, space, request);
+    req->complete = 0;
+    req->active = true;
+    req->error = OL_OK;
+    return req->kind == OL_REQ_SEND ? start_send(req) : start_recv(req);
 }
 
-ol_status_t ol_pt2pt_irecv(void *buf, MPI_Count count, const ol_datatype_t *dt, int source,
-                           int tag, ol_comm_t *comm, ol_tagspace_t space,
-                           ol_pt2pt_request_t **request)
+static ol_status_t prepare_and_start(ol_request_kind_t kind, const ol_op_args_t *args,
+                                     ol_request_t **request)
 {
-    *request = NULL;
-    if (source == MPI_PROC_NULL)
-        return OL_OK;
-    return start_recv(buf, count, dt, source, tag, comm, space, request);
-}
-
-static void fill_recv_status(const struct ol_pt2pt_request *req, ol_status_t rc,
-                             MPI_Status *status)
-{
-    status->MPI_SOURCE = ol_tag_source(req->sender_tag);
-    status->MPI_TAG = ol_tag_mpi_tag(req->sender_tag);
-    status->MPI_ERROR = rc;
-    status->MPI_internal[2] = 0;
-    ol_status_set_bytes(status, (MPI_Count)req->length);
-}
-
-ol_status_t ol_pt2pt_wait(ol_pt2pt_request_t *request, MPI_Status *status)
-{
-    if (!request) { /* completed at once, or MPI_PROC_NULL */
-        if (status)
-            ol_status_set_empty(status);
-        return OL_OK;
+    ol_status_t rc = ol_pt2pt_prepare(kind, args, request);
+    if (OL_UNLIKELY(rc != OL_OK))
+        return rc;
+    rc = ol_pt2pt_start(*request);
+    if (OL_UNLIKELY(rc != OL_OK)) {
+        ol_request_release(*request);
+        *request = NULL;
     }
-    if (!request->completed)
-        ol_progress_wait(request_completed, request);
-    ol_status_t rc = status_from_ucs(request->status);
-    if (status)
-        fill_recv_status(request, rc, status);
-    request->completed = 0; /* UCX reuses the request without calling init */
-    ucp_request_free(request);
     return rc;
 }
 
-void ol_pt2pt_cancel(ol_pt2pt_request_t *request)
+ol_status_t ol_pt2pt_isend(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
+                           ol_comm_t *comm, ol_tagspace_t space, ol_send_mode_t mode,
+                           ol_request_t **request)
 {
-    if (!request)
-        return;
-    ucp_request_cancel(ol_rt.ucp_worker, request);
-    ol_pt2pt_wait(request, NULL);
+    ol_op_args_t args = {(void *)buf, count, dt, dest, tag, comm, space, mode};
+    return prepare_and_start(OL_REQ_SEND, &args, request);
 }
 
-ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, const ol_datatype_t *dt, int dest,
-                          int tag, ol_comm_t *comm, ol_tagspace_t space)
+ol_status_t ol_pt2pt_irecv(void *buf, MPI_Count count, ol_datatype_t *dt, int source, int tag,
+                           ol_comm_t *comm, ol_tagspace_t space, ol_request_t **request)
+{
+    ol_op_args_t args = {buf, count, dt, source, tag, comm, space, OL_SEND_STANDARD};
+    return prepare_and_start(OL_REQ_RECV, &args, request);
+}
+
+ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
+{
+    ol_request_wait_complete(req);
+    ol_status_t rc = req->error;
+    if (status)
+        *status = req->status;
+    if (req->persistent)
+        req->active = false;
+    else
+        ol_request_release(req);
+    return rc;
+}
+
+void ol_pt2pt_cancel(ol_request_t *req)
+{
+    void *ucx_req = req->ucx_request;
+    if (req->kind == OL_REQ_RECV && ucx_req && !ol_request_is_complete(req))
+        ucp_request_cancel(ol_rt.ucp_worker, ucx_req);
+}
+
+/* ---- blocking calls ----------------------------------------------------- */
+
+static bool ucx_request_done(void *ucx_req)
+{
+    return ucp_request_check_status(ucx_req) != UCS_INPROGRESS;
+}
+
+ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
+                          ol_comm_t *comm, ol_tagspace_t space, ol_send_mode_t mode)
 {
     if (dest == MPI_PROC_NULL)
         return OL_OK;
-    ol_pt2pt_request_t *req = NULL;
-    ol_status_t rc = start_send(buf, count, dt, dest, tag, comm, space, &req);
+    if (mode == OL_SEND_BUFFERED) {
+        ol_op_args_t args = {(void *)buf, count, dt, dest, tag, comm, space, mode};
+        return ol_bsend_start(&args);
+    }
+    ucp_ep_h ep;
+    ol_ucx_data_t data;
+    ol_status_t rc = ol_ep_get(ol_comm_world_rank(comm, dest), &ep);
+    if (OL_LIKELY(rc == OL_OK))
+        rc = ol_ucx_describe(dt, buf, count, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
-    return ol_pt2pt_wait(req, NULL);
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                                 .datatype = data.datatype};
+    ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, comm->rank, tag);
+    void *ucx_req = mode == OL_SEND_SYNCHRONOUS
+                        ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, ucx_tag, &param)
+                        : ucp_tag_send_nbx(ep, data.buffer, data.count, ucx_tag, &param);
+    if (OL_LIKELY(ucx_req == NULL))
+        return OL_OK;
+    if (UCS_PTR_IS_ERR(ucx_req))
+        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    ol_progress_wait(ucx_request_done, ucx_req);
+    ucs_status_t st = ucp_request_check_status(ucx_req);
+    ucp_request_free(ucx_req);
+    return ol_ucx_status(st);
 }
 
-ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, const ol_datatype_t *dt, int source,
-                          int tag, ol_comm_t *comm, ol_tagspace_t space, MPI_Status *status)
+/* A blocking receive completes into this, on the waiting thread's stack
+ * (through the callback always: see start_recv). */
+typedef struct {
+    volatile int done;
+    ucp_tag_recv_info_t info;
+    ucs_status_t status;
+} blocking_recv_t;
+
+static void blocking_recv_done(void *ucx_request, ucs_status_t st,
+                               const ucp_tag_recv_info_t *info, void *user_data)
+{
+    blocking_recv_t *r = user_data;
+    r->info = *info;
+    r->status = st;
+    ucp_request_free(ucx_request);
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static bool blocking_recv_complete(void *arg)
+{
+    return __atomic_load_n(&((blocking_recv_t *)arg)->done, __ATOMIC_ACQUIRE);
+}
+
+ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int source, int tag,
+                          ol_comm_t *comm, ol_tagspace_t space, MPI_Status *status)
 {
     if (source == MPI_PROC_NULL) {
         if (status)
             ol_status_set_empty(status);
         return OL_OK;
     }
-    ol_pt2pt_request_t *req = NULL;
-    ol_status_t rc = start_recv(buf, count, dt, source, tag, comm, space, &req);
+    ol_ucx_data_t data;
+    ol_status_t rc = ol_ucx_describe(dt, buf, count, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
-    return ol_pt2pt_wait(req, status);
+    blocking_recv_t r = {.done = 0, .status = UCS_OK};
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = blocking_recv_done,
+        .user_data = &r,
+        .datatype = data.datatype,
+    };
+    ucp_tag_t ucx_tag, mask;
+    ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
+    void *ucx_req = ucp_tag_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count, ucx_tag, mask,
+                                     &param);
+    if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req)))
+        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    ol_progress_wait(blocking_recv_complete, &r);
+    if (status)
+        ol_ucx_fill_recv_status(status, &r.info, r.status);
+    return ol_ucx_status(r.status);
 }

@@ -2,7 +2,6 @@
  * the detail sentence a check records and the handler that reports it. */
 #include "gen_impl.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,16 +125,6 @@ int ol_api_error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 
-static __thread char detail[512];
-
-void ol_api_set_detail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
-}
-
 static void report_and_abort(const char *function, int err)
 {
     const char *text = class_string(err);
@@ -143,20 +132,30 @@ static void report_and_abort(const char *function, int err)
     if (ol_rt.state == OL_RT_RUNNING)
         snprintf(where, sizeof(where), " on rank %d (host %s, pid %d)", ol_rt.rank,
                  ol_rt.hostname, (int)getpid());
+    const char *detail = ol_error_detail_take();
     char message[1400];
     snprintf(message, sizeof(message), "ompi-lite: error in %s%s: %s [%s]", function, where,
              detail[0] ? detail : "no detail", text ? text : "unknown error");
-    detail[0] = '\0';
     ol_rt_abort(err, message);
+}
+
+static __thread ol_comm_t *error_comm;
+
+void ol_api_set_error_comm(ol_comm_t *comm)
+{
+    error_comm = comm;
 }
 
 int ol_api_raise(const char *function, ol_comm_t *comm, int err)
 {
+    if (!comm)
+        comm = error_comm;
+    error_comm = NULL;
     if (ol_rt.state != OL_RT_RUNNING)
         report_and_abort(function, err); /* no handler exists outside MPI */
     MPI_Errhandler handler = (comm ? comm : &ol_comm_self)->errhandler;
     if (handler == MPI_ERRORS_RETURN) {
-        detail[0] = '\0';
+        ol_error_detail_take();
         return err;
     }
     report_and_abort(function, err);

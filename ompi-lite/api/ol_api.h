@@ -5,12 +5,16 @@
 
 #include "ol_comm.h"
 #include "ol_datatype.h"
+#include "ol_group.h"
+#include "ol_op.h"
 #include "ol_runtime.h"
 
-/* Records a sentence saying what was wrong ("invalid rank 9 in argument
- * dest ..."); the error handler prints it. Per thread, overwritten by the
- * next error. */
-void ol_api_set_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The API layer's name for ol_error_detail (ol_common.h). */
+#define ol_api_set_detail ol_error_detail
+
+/* The communicator whose handler takes the error being returned, when the
+ * call has none among its arguments (MPI_Wait: the request's). */
+void ol_api_set_error_comm(ol_comm_t *comm);
 
 /* Hands an error to the communicator's handler (comm may be NULL: the
  * handler of MPI_COMM_SELF). Returns err when the handler returns. */

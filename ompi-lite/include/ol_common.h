@@ -9,6 +9,7 @@
 
 #include "mpi.h"
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef int ol_status_t;
@@ -20,6 +21,13 @@ typedef int ol_status_t;
 
 /* Symbols of the MPI interface are the only ones the library exports. */
 #define OL_EXPORT __attribute__((visibility("default")))
+
+/* Records, for this thread, a sentence saying what went wrong ("invalid
+ * rank 9 in argument dest ..."), where the error is first seen; the API
+ * layer's error handler prints it with the error class. */
+void ol_error_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The sentence recorded since the last call, or "" ; clears it. */
+const char *ol_error_detail_take(void);
 
 #define OL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

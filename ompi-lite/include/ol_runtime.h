@@ -21,6 +21,7 @@ typedef struct {
     int local_rank;          /* among the ranks of this host */
     int local_size;
     int node_rank;
+    int node_leader;         /* lowest world rank on this host */
     int appnum;
     bool singleton;          /* started without a PMIx server */
     char hostname[256];

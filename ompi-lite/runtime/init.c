@@ -34,9 +34,10 @@ static int choose_spin_us(void)
 static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *requests)
 {
     ucp_params_t params = {
-        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE |
-                      UCP_PARAM_FIELD_REQUEST_INIT | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
-                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN,
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN |
+                      (requests->request_size ? UCP_PARAM_FIELD_REQUEST_SIZE : 0) |
+                      (requests->request_init ? UCP_PARAM_FIELD_REQUEST_INIT : 0),
         .features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
         .request_size = requests->request_size,
         .request_init = requests->request_init,
@@ -93,6 +94,7 @@ static void set_singleton_facts(void)
     ol_rt.local_rank = 0;
     ol_rt.local_size = 1;
     ol_rt.node_rank = 0;
+    ol_rt.node_leader = 0;
     ol_rt.appnum = 0;
 }
 

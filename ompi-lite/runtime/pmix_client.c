@@ -29,6 +29,30 @@ static int job_uint32(const char *key, pmix_rank_t rank, int fallback)
     return result;
 }
 
+/* The lowest world rank among this host's ranks (PMIX_LOCAL_PEERS). */
+static int lowest_local_peer(void)
+{
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    int lowest = (int)self_proc.rank;
+    PMIX_LOAD_PROCID(&proc, self_proc.nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&proc, PMIX_LOCAL_PEERS, NULL, 0, &val) != PMIX_SUCCESS || !val)
+        return lowest;
+    if (val->type == PMIX_STRING && val->data.string) {
+        for (char *p = val->data.string; *p;) {
+            char *end;
+            long r = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (r < lowest)
+                lowest = (int)r;
+            p = *end == ',' ? end + 1 : end;
+        }
+    }
+    PMIX_VALUE_RELEASE(val);
+    return lowest;
+}
+
 bool ol_pmix_start(void)
 {
     /* PMIx_Init without a server prints nothing and fails: a singleton. The
@@ -46,6 +70,7 @@ bool ol_pmix_start(void)
     ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
     ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
+    ol_rt.node_leader = lowest_local_peer();
     return true;
 }
 

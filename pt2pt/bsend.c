@@ -1,0 +1,184 @@
+/* Buffered sends: the message is packed into the buffer the user attached
+ * (to the process or to a communicator) and sent from there, so MPI_Bsend
+ * returns at once. The space is allocated first-fit in the user's buffer;
+ * each message's header (within MPI_BSEND_OVERHEAD) keeps the list of used
+ * segments in address order. MPI_BUFFER_AUTOMATIC mallocs each message. */
+#include "ucx_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct segment {
+    struct segment *next;        /* the next used segment, in address order */
+    struct ol_bsend_buffer *owner;
+    size_t length;               /* header included */
+} segment_t;
+
+_Static_assert(sizeof(segment_t) <= MPI_BSEND_OVERHEAD, "a header fits the overhead");
+
+typedef struct ol_bsend_buffer {
+    char *base;                  /* MPI_BUFFER_AUTOMATIC: NULL */
+    size_t size;
+    segment_t *used;
+    int pending;                 /* messages not yet sent */
+} ol_bsend_buffer_t;
+
+static ol_bsend_buffer_t *process_buffer;
+
+static ol_bsend_buffer_t **slot_of(ol_comm_t *comm)
+{
+    return comm ? &comm->bsend_buffer : &process_buffer;
+}
+
+ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size)
+{
+    ol_bsend_buffer_t **slot = slot_of(comm);
+    if (*slot) {
+        ol_error_detail("a buffer is already attached; detach it first");
+        return MPI_ERR_BUFFER;
+    }
+    ol_bsend_buffer_t *b = calloc(1, sizeof(*b));
+    if (!b)
+        return MPI_ERR_NO_MEM;
+    if (buffer != MPI_BUFFER_AUTOMATIC) {
+        b->base = buffer;
+        b->size = (size_t)size;
+    }
+    *slot = b;
+    return OL_OK;
+}
+
+static bool no_pending(void *arg)
+{
+    return __atomic_load_n(&((ol_bsend_buffer_t *)arg)->pending, __ATOMIC_ACQUIRE) == 0;
+}
+
+static void wait_drained(ol_bsend_buffer_t *b)
+{
+    if (!no_pending(b))
+        ol_progress_wait(no_pending, b);
+}
+
+ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size)
+{
+    ol_bsend_buffer_t **slot = slot_of(comm);
+    ol_bsend_buffer_t *b = *slot;
+    if (!b) { /* nothing attached: nothing to give back */
+        *buffer = NULL;
+        *size = 0;
+        return OL_OK;
+    }
+    wait_drained(b);
+    *buffer = b->base ? b->base : MPI_BUFFER_AUTOMATIC;
+    *size = (MPI_Count)b->size;
+    *slot = NULL;
+    free(b);
+    return OL_OK;
+}
+
+ol_status_t ol_bsend_flush(ol_comm_t *comm)
+{
+    ol_bsend_buffer_t *b = *slot_of(comm);
+    if (b)
+        wait_drained(b);
+    return OL_OK;
+}
+
+void ol_bsend_finalize(void)
+{
+    if (process_buffer)
+        wait_drained(process_buffer);
+}
+
+/* First fit: the lowest gap between used segments that holds length. */
+static segment_t *allocate(ol_bsend_buffer_t *b, size_t length)
+{
+    if (!b->base) {
+        segment_t *seg = malloc(length);
+        if (seg)
+            seg->next = NULL;
+        return seg;
+    }
+    char *start = b->base;
+    segment_t **link = &b->used;
+    for (segment_t *s = b->used;; link = &s->next, s = s->next) {
+        char *end = s ? (char *)s : b->base + b->size;
+        if ((size_t)(end - start) >= length) {
+            segment_t *seg = (segment_t *)start;
+            seg->next = s;
+            *link = seg;
+            return seg;
+        }
+        if (!s)
+            return NULL;
+        start = (char *)s + s->length;
+    }
+}
+
+static void release(ol_bsend_buffer_t *b, segment_t *seg)
+{
+    if (!b->base) {
+        free(seg);
+        return;
+    }
+    segment_t **link = &b->used;
+    while (*link != seg)
+        link = &(*link)->next;
+    *link = seg->next;
+}
+
+static void copy_sent(ol_request_t *req)
+{
+    segment_t *seg = (segment_t *)req->bounce;
+    ol_bsend_buffer_t *b = seg->owner;
+    release(b, seg);
+    __atomic_sub_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
+}
+
+static size_t aligned(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+ol_status_t ol_bsend_start(const ol_op_args_t *a)
+{
+    ol_bsend_buffer_t *b = a->comm->bsend_buffer ? a->comm->bsend_buffer : process_buffer;
+    size_t bytes = (size_t)a->count * a->dt->size;
+    if (!b) {
+        ol_error_detail("no buffer is attached (MPI_Buffer_attach)");
+        return MPI_ERR_BUFFER;
+    }
+    size_t header = aligned(sizeof(segment_t));
+    segment_t *seg = allocate(b, header + aligned(bytes));
+    if (!seg) {
+        ol_error_detail("the attached buffer has no room for another message");
+        return MPI_ERR_BUFFER;
+    }
+    seg->owner = b;
+    seg->length = header + aligned(bytes);
+    char *copy = (char *)seg + header;
+    ol_dt_pack_all(a->dt, a->buf, a->count, copy);
+
+    /* The request frees the space when the copy has been sent; it is set up
+     * before it starts, since it may complete at once or on another thread. */
+    ol_op_args_t copy_args = {copy, (MPI_Count)bytes, ol_dt_from_handle(MPI_BYTE), a->peer,
+                              a->tag, a->comm, a->space, OL_SEND_STANDARD};
+    ol_request_t *req;
+    ol_status_t rc = ol_pt2pt_prepare(OL_REQ_SEND, &copy_args, &req);
+    if (rc != OL_OK) {
+        release(b, seg);
+        return rc;
+    }
+    req->bounce = seg;
+    req->on_complete = copy_sent;
+    req->released_by_user = true; /* nobody waits for it */
+    __atomic_add_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
+    rc = ol_pt2pt_start(req);
+    if (rc != OL_OK) {
+        __atomic_sub_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
+        release(b, seg);
+        ol_request_release(req);
+        return rc;
+    }
+    return OL_OK;
+}

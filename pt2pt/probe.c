@@ -1,0 +1,145 @@
+/* Probes and matched receives (MPI_Probe, MPI_Mprobe, MPI_Mrecv). A matched
+ * probe takes the message out of UCX matching at once, so no other receive
+ * can take it before MPI_Mrecv. */
+#include "ucx_datatype.h"
+#include "ucx_ops.h"
+
+#include <stdlib.h>
+
+struct ol_message {
+    ucp_tag_message_h ucx_message;  /* NULL: MPI_MESSAGE_NO_PROC */
+    ucp_tag_recv_info_t info;
+};
+
+static ol_message_t message_no_proc;
+
+ol_message_t *ol_message_from_handle(MPI_Message handle)
+{
+    if (handle == MPI_MESSAGE_NO_PROC)
+        return &message_no_proc;
+    if ((uintptr_t)handle < 4096)
+        return NULL; /* MPI_MESSAGE_NULL */
+    return (ol_message_t *)handle;
+}
+
+MPI_Message ol_message_to_handle(ol_message_t *message)
+{
+    return message == &message_no_proc ? MPI_MESSAGE_NO_PROC : (MPI_Message)message;
+}
+
+static void status_of_message(MPI_Status *status, const ucp_tag_recv_info_t *info)
+{
+    if (status)
+        ol_ucx_fill_recv_status(status, info, UCS_OK);
+}
+
+/* One look at UCX's unexpected messages, after progressing once. */
+static ol_status_t probe_once(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
+                              ol_message_t **message, MPI_Status *status)
+{
+    ucp_tag_t ucx_tag, mask;
+    ucp_tag_recv_info_t info;
+    ol_ucx_match_of(comm, OL_TAGSPACE_USER, source, tag, &ucx_tag, &mask);
+    ucp_tag_message_h found = ucp_tag_probe_nb(ol_rt.ucp_worker, ucx_tag, mask, remove, &info);
+    *flag = found != NULL;
+    if (!found)
+        return OL_OK;
+    status_of_message(status, &info);
+    if (remove) {
+        ol_message_t *m = malloc(sizeof(*m));
+        if (!m)
+            return MPI_ERR_NO_MEM; /* cannot happen without losing the message */
+        m->ucx_message = found;
+        m->info = info;
+        *message = m;
+    }
+    return OL_OK;
+}
+
+ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
+                            ol_message_t **message, MPI_Status *status)
+{
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        if (status)
+            ol_status_set_empty(status);
+        if (remove)
+            *message = &message_no_proc;
+        return OL_OK;
+    }
+    ol_progress();
+    return probe_once(source, tag, comm, remove, flag, message, status);
+}
+
+typedef struct {
+    int source, tag;
+    ol_comm_t *comm;
+    bool remove;
+    int flag;
+    ol_message_t **message;
+    MPI_Status *status;
+    ol_status_t rc;
+} probe_wait_t;
+
+static bool probe_found(void *arg)
+{
+    probe_wait_t *p = arg;
+    p->rc = probe_once(p->source, p->tag, p->comm, p->remove, &p->flag, p->message, p->status);
+    return p->flag || p->rc != OL_OK;
+}
+
+ol_status_t ol_pt2pt_probe(int source, int tag, ol_comm_t *comm, bool remove,
+                           ol_message_t **message, MPI_Status *status)
+{
+    if (source == MPI_PROC_NULL) {
+        int flag;
+        return ol_pt2pt_iprobe(source, tag, comm, remove, &flag, message, status);
+    }
+    probe_wait_t p = {source, tag, comm, remove, 0, message, status, OL_OK};
+    ol_progress_wait(probe_found, &p);
+    return p.rc;
+}
+
+ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_message_t *message,
+                            ol_request_t **request)
+{
+    ol_op_args_t args = {buf, count, dt, MPI_PROC_NULL, 0, NULL, OL_TAGSPACE_USER,
+                         OL_SEND_STANDARD};
+    ol_status_t rc = ol_pt2pt_prepare(OL_REQ_RECV, &args, request);
+    if (rc != OL_OK)
+        return rc;
+    ol_request_t *req = *request;
+    if (message == &message_no_proc) {
+        ol_status_set_empty(&req->status);
+        ol_request_complete(req, OL_OK);
+        return OL_OK;
+    }
+    ol_ucx_data_t data;
+    rc = ol_ucx_describe(dt, buf, count, &data);
+    if (rc != OL_OK) {
+        ol_request_release(req);
+        return rc;
+    }
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.recv = ol_ucx_recv_done,
+        .user_data = req,
+        .datatype = data.datatype,
+    };
+    ucp_tag_recv_info_t info = message->info;
+    void *ucx_req = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count,
+                                         message->ucx_message, &param);
+    free(message);
+    if (UCS_PTR_IS_ERR(ucx_req)) {
+        ol_request_release(req);
+        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    }
+    if (ucx_req) {
+        req->ucx_request = ucx_req;
+    } else { /* completed at once: the probe's information is the status */
+        ol_ucx_fill_recv_status(&req->status, &info, UCS_OK);
+        ol_request_complete(req, OL_OK);
+    }
+    return OL_OK;
+}
