@@ -7,26 +7,16 @@
  * round 2: 0->4 1->0 ... After round k every rank has heard, directly or
  * not, from the 2^(k+1) ranks before it, so after ceil(log2 5) = 3 rounds
  * from all of them. */
-#include "coll.h"
-#include "pt2pt.h"
+#include "coll_util.h"
 
 ol_status_t ol_coll_barrier_dissemination(ol_comm_t *comm)
 {
-    const ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
+    ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
     for (int distance = 1, round = 0; distance < comm->size; distance <<= 1, round++) {
         int to = (comm->rank + distance) % comm->size;
         int from = (comm->rank - distance + comm->size) % comm->size;
-        int tag = OL_COLL_TAG_BARRIER + round;
-        ol_pt2pt_request_t *recv_req;
-        ol_status_t rc = ol_pt2pt_irecv(NULL, 0, byte, from, tag, comm, OL_TAGSPACE_COLL, &recv_req);
-        if (rc != OL_OK)
-            return rc;
-        rc = ol_pt2pt_send(NULL, 0, byte, to, tag, comm, OL_TAGSPACE_COLL);
-        if (rc != OL_OK) {
-            ol_pt2pt_cancel(recv_req);
-            return rc;
-        }
-        rc = ol_pt2pt_wait(recv_req, NULL);
+        ol_status_t rc = ol_coll_sendrecv(NULL, 0, byte, to, NULL, 0, byte, from,
+                                          OL_COLL_TAG_BARRIER + round, comm);
         if (rc != OL_OK)
             return rc;
     }

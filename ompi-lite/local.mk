@@ -20,13 +20,17 @@ libol_core_la_SOURCES = \
 	ompi-lite/include/ol_runtime.h ompi-lite/include/ol_comm.h ompi-lite/include/ol_datatype.h \
 	ompi-lite/runtime/params.c ompi-lite/runtime/log.c ompi-lite/runtime/init.c \
 	ompi-lite/runtime/progress.c ompi-lite/runtime/pmix_client.c ompi-lite/runtime/pmix_client.h \
+	ompi-lite/runtime/error_detail.c \
 	ompi-lite/datatype/predefined.c
+include ompi-lite/datatype/local.mk
+include ompi-lite/op/local.mk
 
 # The API layer: hand-written implementations, and the bindings generated
 # from functions.def for exactly the functions those files implement.
 OL_API_IMPL = \
 	ompi-lite/api/init.c ompi-lite/api/environment.c ompi-lite/api/errors.c \
-	ompi-lite/api/comm.c ompi-lite/api/pt2pt.c ompi-lite/api/coll.c
+	ompi-lite/api/comm.c ompi-lite/api/pt2pt.c ompi-lite/api/coll.c \
+	ompi-lite/api/datatype.c ompi-lite/api/request.c ompi-lite/api/group.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)
@@ -42,7 +46,8 @@ CLEANFILES += ompi-lite/api/gen-stamp
 libmpi_abi_la_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 libmpi_abi_la_CFLAGS = $(OL_CORE_CFLAGS)
 libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
-	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h
+	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h \
+	ompi-lite/api/context_id.h ompi-lite/api/context_id.c
 libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.
 libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined

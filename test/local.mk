@@ -18,5 +18,9 @@ MPI_TEST_LINK_FLAGS = -no-install
 MPI_TEST_INCLUDES = -I$(top_srcdir)/ompi-lite/include
 
 include test/unit/local.mk
+include test/unit/datatype.mk
 include test/mpi/local.mk
+include test/mpi/datatype.mk
 include test/launcher/local.mk
+include test/mpi/pt2pt.mk
+include test/bench/local.mk

@@ -1,32 +1,82 @@
-/* Communicator objects and the queries on them. */
+/* Communicators: objects, the predefined ones, creation (dup, split,
+ * create, intercommunicators), comparison, names, freeing. */
 #include "gen_impl.h"
+#include "coll.h"
+#include "context_id.h"
+#include "pt2pt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 ol_comm_t ol_comm_world;
 ol_comm_t ol_comm_self;
 
-/* Context ids 0 and 1 are WORLD's and SELF's; others come from the
- * communicator layer's allocator. */
-static void init_comm(ol_comm_t *comm, uint32_t context_id, int rank, int size,
-                      const int *world_ranks, const char *name)
+/* Collective tags of communicator management that are not collectives:
+ * leaders' exchanges and the transient views below. */
+enum {
+    TAG_LEADERS = OL_COLL_TAG_RANGE,     /* + user tag, Intercomm_create */
+    LOCAL_VIEW_TAG_BASE = 2 * OL_COLL_TAG_RANGE,
+};
+
+/* ---- objects --------------------------------------------------------------- */
+
+/* A communicator over group (and remote_group for an intercommunicator);
+ * takes over the callers' references to the groups. */
+static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *remote_group,
+                           MPI_Errhandler errhandler)
 {
-    memset(comm, 0, sizeof(*comm));
-    comm->magic = OL_COMM_MAGIC;
-    comm->context_id = context_id;
-    comm->rank = rank;
-    comm->size = size;
-    comm->world_ranks = world_ranks;
-    comm->errhandler = MPI_ERRORS_ARE_FATAL;
-    strncpy(comm->name, name, sizeof(comm->name) - 1);
+    ol_comm_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    const ol_group_t *peers = remote_group ? remote_group : group;
+    c->magic = OL_COMM_MAGIC;
+    c->context_id = context_id;
+    c->group = group;
+    c->remote_group = remote_group;
+    c->rank = group->rank;
+    c->size = group->size;
+    c->peer_size = peers->size;
+    c->world_ranks = peers->world_ranks;
+    c->errhandler = errhandler;
+    return c;
 }
 
-void ol_comm_init_predefined(void)
+static void comm_destroy(ol_comm_t *c)
 {
-    static int self_world_rank;
-    self_world_rank = ol_rt.rank;
-    init_comm(&ol_comm_world, 0, ol_rt.rank, ol_rt.size, NULL, "MPI_COMM_WORLD");
-    init_comm(&ol_comm_self, 1, 0, 1, &self_world_rank, "MPI_COMM_SELF");
+    ol_cid_release(c->context_id);
+    ol_group_release(c->group);
+    if (c->remote_group)
+        ol_group_release(c->remote_group);
+    c->magic = 0;
+    free(c);
+}
+
+static void init_predefined(ol_comm_t *c, uint32_t context_id, ol_group_t *group, const char *name)
+{
+    *c = (ol_comm_t){.magic = OL_COMM_MAGIC, .context_id = context_id, .group = group,
+                     .rank = group->rank, .size = group->size, .peer_size = group->size,
+                     .world_ranks = group->world_ranks, .predefined = true,
+                     .errhandler = MPI_ERRORS_ARE_FATAL};
+    snprintf(c->name, sizeof(c->name), "%s", name);
+}
+
+ol_status_t ol_comm_init_predefined(void)
+{
+    ol_cid_init();
+    ol_group_t *world = ol_group_create_identity(ol_rt.size);
+    ol_group_t *self = ol_group_create(1, &ol_rt.rank);
+    if (!world || !self)
+        return MPI_ERR_NO_MEM;
+    init_predefined(&ol_comm_world, 0, world, "MPI_COMM_WORLD");
+    ol_comm_world.world_ranks = NULL; /* identity: the fast path skips the lookup */
+    init_predefined(&ol_comm_self, 1, self, "MPI_COMM_SELF");
+    return OL_OK;
+}
+
+void ol_comm_finalize_predefined(void)
+{
+    ol_group_release(ol_comm_world.group);
+    ol_group_release(ol_comm_self.group);
 }
 
 ol_comm_t *ol_comm_from_handle(MPI_Comm handle)
@@ -35,12 +85,439 @@ ol_comm_t *ol_comm_from_handle(MPI_Comm handle)
         return &ol_comm_world;
     if (handle == MPI_COMM_SELF)
         return &ol_comm_self;
-    uintptr_t value = (uintptr_t)handle;
-    if (value < 4096)
+    if ((uintptr_t)handle < 4096)
         return NULL; /* MPI_COMM_NULL or another predefined handle */
     ol_comm_t *comm = (ol_comm_t *)handle;
     return comm->magic == OL_COMM_MAGIC ? comm : NULL;
 }
+
+MPI_Comm ol_comm_to_handle(ol_comm_t *comm)
+{
+    if (comm == &ol_comm_world)
+        return MPI_COMM_WORLD;
+    if (comm == &ol_comm_self)
+        return MPI_COMM_SELF;
+    return (MPI_Comm)comm;
+}
+
+/* ---- agreements ------------------------------------------------------------ */
+
+static ol_status_t and_over(ol_comm_t *comm, uint64_t *words, int n)
+{
+    return ol_coll_allreduce(MPI_IN_PLACE, words, n, ol_dt_from_handle(MPI_UINT64_T),
+                             ol_op_from_handle(MPI_BAND), comm);
+}
+
+static ol_status_t and_intra(uint64_t *words, int n, void *comm)
+{
+    return and_over(comm, words, n);
+}
+
+/* The local group of an intercommunicator as an intracommunicator, on the
+ * same context with shifted collective tags: for agreements only. */
+static void local_view(const ol_comm_t *inter, ol_comm_t *view)
+{
+    *view = *inter;
+    view->remote_group = NULL;
+    view->peer_size = inter->size;
+    view->world_ranks = inter->group->world_ranks;
+    view->coll_tag_base = LOCAL_VIEW_TAG_BASE;
+}
+
+/* A leader ANDs its group's words with the other group's, from its peer
+ * leader over comm. */
+static ol_status_t and_with_peer(uint64_t *words, int n, int peer, int tag, ol_comm_t *comm)
+{
+    uint64_t remote[n];
+    ol_datatype_t *u64 = ol_dt_from_handle(MPI_UINT64_T);
+    ol_status_t rc = ol_coll_sendrecv(words, n, u64, peer, remote, n, u64, peer, tag, comm);
+    for (int i = 0; rc == OL_OK && i < n; i++)
+        words[i] &= remote[i];
+    return rc;
+}
+
+/* Local AND, then the two leaders (rank 0 of each group) swap and AND their
+ * results over the intercommunicator, then each leader broadcasts. */
+static ol_status_t and_inter(uint64_t *words, int n, void *intercomm)
+{
+    ol_comm_t *inter = intercomm, view;
+    local_view(inter, &view);
+    ol_status_t rc = and_over(&view, words, n);
+    if (rc == OL_OK && inter->rank == 0)
+        rc = and_with_peer(words, n, 0, OL_COLL_TAG_RANGE - 1, inter);
+    if (rc == OL_OK)
+        rc = ol_coll_bcast(words, n, ol_dt_from_handle(MPI_UINT64_T), 0, &view);
+    return rc;
+}
+
+static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
+{
+    return ol_cid_allocate(ol_comm_is_inter(parent) ? and_inter : and_intra, parent, id);
+}
+
+/* ---- dup ---------------------------------------------------------------------- */
+
+static int dup_comm(ol_comm_t *comm, MPI_Comm *newcomm)
+{
+    uint32_t id;
+    int rc = new_context_id(comm, &id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_group_retain(comm->group);
+    if (comm->remote_group)
+        ol_group_retain(comm->remote_group);
+    ol_comm_t *c = comm_new(id, comm->group, comm->remote_group, comm->errhandler);
+    if (!c) {
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newcomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
+{
+    return dup_comm(comm, newcomm);
+}
+
+/* The dup is made at once; the request is complete when returned. Every
+ * process must call it in the same order on the communicator, as for any
+ * collective, so this only waits where MPI would make the request wait. */
+int ol_api_comm_idup(ol_comm_t *comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rc = dup_comm(comm, newcomm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    ol_status_set_empty(&req->status);
+    ol_request_complete(req, MPI_SUCCESS);
+    *request = ol_request_to_handle(req);
+    return MPI_SUCCESS;
+}
+
+/* ---- split --------------------------------------------------------------------- */
+
+typedef struct {
+    int color, key, rank;
+} member_t;
+
+static int by_key_then_rank(const void *a, const void *b)
+{
+    const member_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* The group of the processes of comm that chose my color, ordered by key. */
+static ol_group_t *group_of_color(const ol_comm_t *comm, const int *pairs, int color)
+{
+    member_t *members = malloc(sizeof(*members) * (size_t)comm->size);
+    int *world = malloc(sizeof(int) * (size_t)comm->size);
+    ol_group_t *g = NULL;
+    if (members && world) {
+        int n = 0;
+        for (int r = 0; r < comm->size; r++)
+            if (pairs[2 * r] == color)
+                members[n++] = (member_t){color, pairs[2 * r + 1], r};
+        qsort(members, (size_t)n, sizeof(*members), by_key_then_rank);
+        for (int i = 0; i < n; i++)
+            world[i] = comm->group->world_ranks[members[i].rank];
+        g = ol_group_create(n, world);
+    }
+    free(members);
+    free(world);
+    return g;
+}
+
+static int split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
+{
+    if (color < 0 && color != MPI_UNDEFINED) {
+        ol_api_set_detail("color %d is negative and not MPI_UNDEFINED", color);
+        return MPI_ERR_ARG;
+    }
+    if (ol_comm_is_inter(comm)) {
+        ol_api_set_detail("splitting an intercommunicator is not supported");
+        return MPI_ERR_COMM;
+    }
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)comm->size);
+    if (!pairs)
+        return MPI_ERR_NO_MEM;
+    int mine[2] = {color, key};
+    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+    int rc = ol_coll_allgather(mine, 2, ints, pairs, 2, ints, comm);
+    /* Every process agrees, including those with MPI_UNDEFINED: processes
+     * of different colors may share the id, their groups are disjoint. */
+    uint32_t id;
+    if (rc == MPI_SUCCESS)
+        rc = new_context_id(comm, &id);
+    if (rc != MPI_SUCCESS) {
+        free(pairs);
+        return rc;
+    }
+    if (color == MPI_UNDEFINED) {
+        ol_cid_release(id);
+        free(pairs);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    ol_group_t *g = group_of_color(comm, pairs, color);
+    free(pairs);
+    ol_comm_t *c = g ? comm_new(id, g, NULL, comm->errhandler) : NULL;
+    if (!c) {
+        if (g)
+            ol_group_release(g);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newcomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
+{
+    return split(comm, color, key, newcomm);
+}
+
+/* The color of this process's host: the lowest world rank on it. */
+static int host_color(void)
+{
+    return ol_rt.node_leader;
+}
+
+int ol_api_comm_split_type(ol_comm_t *comm, int split_type, int key, MPI_Info info,
+                           MPI_Comm *newcomm)
+{
+    (void)info;
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        return split(comm, MPI_UNDEFINED, key, newcomm);
+    case MPI_COMM_TYPE_SHARED:
+        return split(comm, host_color(), key, newcomm);
+    default:
+        ol_api_set_detail("split_type %d is not supported (MPI_COMM_TYPE_SHARED is)", split_type);
+        return MPI_ERR_ARG;
+    }
+}
+
+/* ---- create ------------------------------------------------------------------ */
+
+/* True when every member of group is a process of comm's group. */
+static bool is_subgroup(const ol_group_t *group, const ol_group_t *of)
+{
+    for (int i = 0; i < group->size; i++)
+        if (ol_group_rank_of(of, group->world_ranks[i]) == MPI_UNDEFINED)
+            return false;
+    return true;
+}
+
+int ol_api_comm_create(ol_comm_t *comm, ol_group_t *group, MPI_Comm *newcomm)
+{
+    if (ol_comm_is_inter(comm)) {
+        ol_api_set_detail("MPI_Comm_create on an intercommunicator is not supported");
+        return MPI_ERR_COMM;
+    }
+    if (!is_subgroup(group, comm->group)) {
+        ol_api_set_detail("group has processes that are not in the communicator");
+        return MPI_ERR_GROUP;
+    }
+    uint32_t id;
+    int rc = new_context_id(comm, &id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (group->rank == MPI_UNDEFINED) {
+        ol_cid_release(id);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    ol_group_retain(group);
+    ol_comm_t *c = comm_new(id, group, NULL, comm->errhandler);
+    if (!c) {
+        ol_group_release(group);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newcomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+/* Only the group's members call it: they agree among themselves, on the
+ * parent's context, with collective tags shifted by the user's tag. */
+int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Comm *newcomm)
+{
+    if (ol_comm_is_inter(comm)) {
+        ol_api_set_detail("MPI_Comm_create_group needs an intracommunicator");
+        return MPI_ERR_COMM;
+    }
+    if (!is_subgroup(group, comm->group) || group->rank == MPI_UNDEFINED) {
+        ol_api_set_detail("group must be a subgroup of the communicator that includes the caller");
+        return MPI_ERR_GROUP;
+    }
+    ol_comm_t view = *comm;
+    view.group = group;
+    view.rank = group->rank;
+    view.size = view.peer_size = group->size;
+    view.world_ranks = group->world_ranks;
+    view.coll_tag_base = (3 + tag % 1024) * OL_COLL_TAG_RANGE;
+    uint32_t id;
+    int rc = ol_cid_allocate(and_intra, &view, &id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_group_retain(group);
+    ol_comm_t *c = comm_new(id, group, NULL, comm->errhandler);
+    if (!c) {
+        ol_group_release(group);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newcomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+/* ---- intercommunicators -------------------------------------------------------- */
+
+/* Leaders swap their groups' world ranks over peer_comm; then each leader
+ * broadcasts the remote group in its local communicator. */
+static int exchange_groups(ol_comm_t *local, int local_leader, ol_comm_t *peer, int remote_leader,
+                           int tag, ol_group_t **remote)
+{
+    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+    int leader_tag = TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS);
+    int remote_size = 0;
+    int rc = MPI_SUCCESS;
+    if (local->rank == local_leader)
+        rc = ol_coll_sendrecv(&local->size, 1, ints, remote_leader, &remote_size, 1, ints,
+                                    remote_leader, leader_tag, peer);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(&remote_size, 1, ints, local_leader, local);
+    int *ranks = malloc(sizeof(int) * (size_t)(remote_size ? remote_size : 1));
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && local->rank == local_leader)
+        rc = ol_coll_sendrecv(local->group->world_ranks, local->size, ints, remote_leader,
+                                    ranks, remote_size, ints, remote_leader, leader_tag, peer);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(ranks, remote_size, ints, local_leader, local);
+    if (rc == MPI_SUCCESS && !(*remote = ol_group_create(remote_size, ranks)))
+        rc = MPI_ERR_NO_MEM;
+    free(ranks);
+    return rc;
+}
+
+/* The agreement of MPI_Intercomm_create: the groups share no context yet,
+ * so the leaders meet over peer_comm. */
+typedef struct {
+    ol_comm_t *local;
+    int local_leader;
+    ol_comm_t *peer;
+    int remote_leader;
+    int tag;
+} creation_t;
+
+static ol_status_t and_creation(uint64_t *words, int n, void *arg)
+{
+    creation_t *how = arg;
+    ol_status_t rc = and_over(how->local, words, n);
+    if (rc == OL_OK && how->local->rank == how->local_leader)
+        rc = and_with_peer(words, n, how->remote_leader, how->tag, how->peer);
+    if (rc == OL_OK)
+        rc = ol_coll_bcast(words, n, ol_dt_from_handle(MPI_UINT64_T), how->local_leader,
+                           how->local);
+    return rc;
+}
+
+int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm peer_comm,
+                            int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    if (local_leader < 0 || local_leader >= local_comm->size) {
+        ol_api_set_detail("local_leader %d is not a rank of local_comm", local_leader);
+        return MPI_ERR_RANK;
+    }
+    ol_comm_t *peer = NULL;
+    if (local_comm->rank == local_leader) { /* peer_comm matters at the leader only */
+        peer = ol_comm_from_handle(peer_comm);
+        if (!peer) {
+            ol_api_set_detail("peer_comm is not a valid communicator");
+            return MPI_ERR_COMM;
+        }
+        if (remote_leader < 0 || remote_leader >= peer->peer_size) {
+            ol_api_set_detail("remote_leader %d is not a rank of peer_comm", remote_leader);
+            return MPI_ERR_RANK;
+        }
+    }
+    ol_group_t *remote;
+    int rc = exchange_groups(local_comm, local_leader, peer, remote_leader, tag, &remote);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    creation_t how = {local_comm, local_leader, peer, remote_leader,
+                      TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS)};
+    uint32_t id;
+    rc = ol_cid_allocate(and_creation, &how, &id);
+    if (rc != MPI_SUCCESS) {
+        ol_group_release(remote);
+        return rc;
+    }
+    ol_group_retain(local_comm->group);
+    ol_comm_t *c = comm_new(id, local_comm->group, remote, local_comm->errhandler);
+    if (!c) {
+        ol_group_release(local_comm->group);
+        ol_group_release(remote);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newintercomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracomm)
+{
+    if (!ol_comm_is_inter(intercomm)) {
+        ol_api_set_detail("intercomm is not an intercommunicator");
+        return MPI_ERR_COMM;
+    }
+    /* Which group goes first: the one that said high = false; on a tie,
+     * the one whose first process has the lower world rank. */
+    ol_comm_t view;
+    local_view(intercomm, &view);
+    int mine[2] = {high != 0, intercomm->group->world_ranks[0]}, theirs[2] = {0, 0};
+    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+    int rc = MPI_SUCCESS;
+    if (intercomm->rank == 0)
+        rc = ol_coll_sendrecv(mine, 2, ints, 0, theirs, 2, ints, 0, OL_COLL_TAG_RANGE - 2,
+                                    intercomm);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(theirs, 2, ints, 0, &view);
+    uint32_t id;
+    if (rc == MPI_SUCCESS)
+        rc = new_context_id(intercomm, &id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    bool local_first = mine[0] != theirs[0] ? mine[0] < theirs[0] : mine[1] < theirs[1];
+    const ol_group_t *first = local_first ? intercomm->group : intercomm->remote_group;
+    const ol_group_t *second = local_first ? intercomm->remote_group : intercomm->group;
+    int n = first->size + second->size;
+    int *world = malloc(sizeof(int) * (size_t)n);
+    ol_group_t *g = NULL;
+    if (world) {
+        memcpy(world, first->world_ranks, sizeof(int) * (size_t)first->size);
+        memcpy(world + first->size, second->world_ranks, sizeof(int) * (size_t)second->size);
+        g = ol_group_create(n, world);
+        free(world);
+    }
+    ol_comm_t *c = g ? comm_new(id, g, NULL, intercomm->errhandler) : NULL;
+    if (!c) {
+        if (g)
+            ol_group_release(g);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newintracomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
+/* ---- queries ------------------------------------------------------------------- */
 
 int ol_api_comm_rank(ol_comm_t *comm, int *rank)
 {
@@ -51,5 +528,108 @@ int ol_api_comm_rank(ol_comm_t *comm, int *rank)
 int ol_api_comm_size(ol_comm_t *comm, int *size)
 {
     *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_remote_size(ol_comm_t *comm, int *size)
+{
+    if (!ol_comm_is_inter(comm)) {
+        ol_api_set_detail("comm is not an intercommunicator");
+        return MPI_ERR_COMM;
+    }
+    *size = comm->remote_group->size;
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_test_inter(ol_comm_t *comm, int *flag)
+{
+    *flag = ol_comm_is_inter(comm);
+    return MPI_SUCCESS;
+}
+
+static int give_group(ol_group_t *g, MPI_Group *group)
+{
+    ol_group_retain(g);
+    *group = ol_group_to_handle(g);
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_group(ol_comm_t *comm, MPI_Group *group)
+{
+    return give_group(comm->group, group);
+}
+
+int ol_api_comm_remote_group(ol_comm_t *comm, MPI_Group *group)
+{
+    if (!ol_comm_is_inter(comm)) {
+        ol_api_set_detail("comm is not an intercommunicator");
+        return MPI_ERR_COMM;
+    }
+    return give_group(comm->remote_group, group);
+}
+
+int ol_api_comm_compare(ol_comm_t *comm1, ol_comm_t *comm2, int *result)
+{
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (ol_comm_is_inter(comm1) != ol_comm_is_inter(comm2)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    int local = ol_group_compare(comm1->group, comm2->group);
+    int remote = ol_comm_is_inter(comm1)
+                     ? ol_group_compare(comm1->remote_group, comm2->remote_group)
+                     : MPI_IDENT;
+    if (local == MPI_IDENT && remote == MPI_IDENT)
+        *result = MPI_CONGRUENT;
+    else if (local != MPI_UNEQUAL && remote != MPI_UNEQUAL)
+        *result = MPI_SIMILAR;
+    else
+        *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_set_name(ol_comm_t *comm, const char *comm_name)
+{
+    if (!comm_name) {
+        ol_api_set_detail("comm_name is NULL");
+        return MPI_ERR_ARG;
+    }
+    snprintf(comm->name, sizeof(comm->name), "%s", comm_name);
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_get_name(ol_comm_t *comm, char *comm_name, int *resultlen)
+{
+    if (!comm_name) {
+        ol_api_set_detail("comm_name is NULL");
+        return MPI_ERR_ARG;
+    }
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
+    return MPI_SUCCESS;
+}
+
+/* ---- free ------------------------------------------------------------------------ */
+
+int ol_api_comm_free(MPI_Comm *comm)
+{
+    ol_comm_t *c = ol_comm_from_handle(*comm);
+    if (!c) {
+        ol_api_set_detail("comm is not a valid communicator");
+        return MPI_ERR_COMM;
+    }
+    if (c->predefined) {
+        ol_api_set_detail("%s cannot be freed", c->name);
+        return MPI_ERR_COMM;
+    }
+    if (c->bsend_buffer) {
+        void *buffer;
+        MPI_Count size;
+        ol_bsend_detach(c, &buffer, &size);
+    }
+    comm_destroy(c);
+    *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -26,7 +26,9 @@ static int start(int required, int *provided)
         ol_api_set_detail("the runtime could not start (OMPI_LITE_DEBUG=warn says why)");
         return rc;
     }
-    ol_comm_init_predefined();
+    rc = ol_comm_init_predefined();
+    if (rc != OL_OK)
+        return rc;
     main_thread = pthread_self();
     if (provided)
         *provided = level;
@@ -52,6 +54,7 @@ int ol_api_finalize(void)
     /* Endpoints flush what is in flight; the runtime's closing fence keeps
      * progressing, so no rank tears down its worker while a peer flushes. */
     ol_pt2pt_finalize();
+    ol_comm_finalize_predefined();
     return ol_rt_finalize();
 }
 

@@ -24,17 +24,36 @@ static inline ol_status_t ol_check_comm(MPI_Comm handle, const char *arg, ol_com
     return MPI_ERR_COMM;
 }
 
+/* Any valid datatype: constructors and queries accept uncommitted ones;
+ * ol_check_buffer requires commitment where data moves. */
 static inline ol_status_t ol_check_datatype(MPI_Datatype handle, const char *arg,
                                             ol_datatype_t **dt)
 {
     *dt = ol_dt_from_handle(handle);
-    if (OL_LIKELY(*dt != NULL && (*dt)->committed))
+    if (OL_LIKELY(*dt != NULL))
         return MPI_SUCCESS;
     ol_api_set_detail("%s is %s", arg,
-                      handle == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
-                      : *dt                       ? "not committed"
-                                                  : "not a valid datatype");
+                      handle == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype");
     return MPI_ERR_TYPE;
+}
+
+static inline ol_status_t ol_check_group(MPI_Group handle, const char *arg, ol_group_t **group)
+{
+    *group = ol_group_from_handle(handle);
+    if (OL_LIKELY(*group != NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is %s", arg,
+                      handle == MPI_GROUP_NULL ? "MPI_GROUP_NULL" : "not a valid group");
+    return MPI_ERR_GROUP;
+}
+
+static inline ol_status_t ol_check_op(MPI_Op handle, const char *arg, ol_op_t **op)
+{
+    *op = ol_op_from_handle(handle);
+    if (OL_LIKELY(*op != NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is %s", arg, handle == MPI_OP_NULL ? "MPI_OP_NULL" : "not a valid operation");
+    return MPI_ERR_OP;
 }
 
 static inline ol_status_t ol_check_count(MPI_Count count, const char *arg)
@@ -45,12 +64,17 @@ static inline ol_status_t ol_check_count(MPI_Count count, const char *arg)
     return MPI_ERR_COUNT;
 }
 
-/* NULL is MPI_BOTTOM, which only a datatype of absolute addresses may use;
- * every predefined datatype is relative. */
+/* The datatype of data that moves must be committed. A NULL buffer is
+ * MPI_BOTTOM, which only a datatype of absolute addresses may use; no
+ * predefined datatype is one. */
 static inline ol_status_t ol_check_buffer(const void *buf, MPI_Count count,
                                           const ol_datatype_t *dt, const char *arg)
 {
-    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0))
+    if (OL_UNLIKELY(!dt->committed)) {
+        ol_api_set_detail("the datatype of %s (%s) is not committed", arg, dt->name);
+        return MPI_ERR_TYPE;
+    }
+    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0 || !dt->predefined))
         return MPI_SUCCESS;
     ol_api_set_detail("%s is NULL with %lld elements of %s", arg, (long long)count, dt->name);
     return MPI_ERR_BUFFER;
@@ -58,32 +82,37 @@ static inline ol_status_t ol_check_buffer(const void *buf, MPI_Count count,
 
 static inline ol_status_t ol_rank_error(const ol_comm_t *comm, int rank, const char *arg)
 {
-    ol_api_set_detail("invalid rank %d in argument %s (the size of %s is %d)", rank, arg, comm->name,
-                      comm->size);
+    ol_api_set_detail("invalid rank %d in argument %s (%s has %d %s)", rank, arg, comm->name,
+                      comm->peer_size,
+                      comm->remote_group ? "ranks in its remote group" : "ranks");
     return MPI_ERR_RANK;
 }
 
 static inline ol_status_t ol_check_dest(const ol_comm_t *comm, int rank, const char *arg)
 {
-    if (OL_LIKELY((rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL))
+    if (OL_LIKELY((rank >= 0 && rank < comm->peer_size) || rank == MPI_PROC_NULL))
         return MPI_SUCCESS;
     return ol_rank_error(comm, rank, arg);
 }
 
 static inline ol_status_t ol_check_source(const ol_comm_t *comm, int rank, const char *arg)
 {
-    if (OL_LIKELY((rank >= 0 && rank < comm->size) || rank == MPI_ANY_SOURCE ||
+    if (OL_LIKELY((rank >= 0 && rank < comm->peer_size) || rank == MPI_ANY_SOURCE ||
                   rank == MPI_PROC_NULL))
         return MPI_SUCCESS;
     return ol_rank_error(comm, rank, arg);
 }
 
+/* On an intercommunicator the root is a rank of the remote group, or
+ * MPI_ROOT / MPI_PROC_NULL in the root's own group. */
 static inline ol_status_t ol_check_root(const ol_comm_t *comm, int rank, const char *arg)
 {
-    if (OL_LIKELY(rank >= 0 && rank < comm->size))
+    if (OL_LIKELY(rank >= 0 && rank < comm->peer_size))
         return MPI_SUCCESS;
-    ol_api_set_detail("invalid root %d in argument %s (the size of %s is %d)", rank, arg, comm->name,
-                      comm->size);
+    if (comm->remote_group && (rank == MPI_ROOT || rank == MPI_PROC_NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("invalid root %d in argument %s (%s has %d ranks)", rank, arg, comm->name,
+                      comm->peer_size);
     return MPI_ERR_ROOT;
 }
 

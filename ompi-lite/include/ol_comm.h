@@ -7,26 +7,49 @@
 #define OL_COMM_H
 
 #include "ol_common.h"
+#include "ol_group.h"
 
-#define OL_COMM_MAGIC 0x6f6c636dU /* "olcm": a live user communicator */
+#define OL_COMM_MAGIC 0x6f6c636dU /* "olcm": a live communicator */
+
+struct ol_bsend_buffer;
+struct ol_topo;
+struct ol_attr_list;
+struct ol_info;
 
 typedef struct ol_comm {
     uint32_t magic;
     uint32_t context_id;     /* see pt2pt/tag_layout.h for its width */
-    int rank;                /* this process's rank in the communicator */
-    int size;
-    const int *world_ranks;  /* comm rank -> world rank; NULL: identity */
-    int coll_sequence;       /* collective calls so far, tags their traffic */
+    int rank;                /* this process's rank in the (local) group */
+    int size;                /* size of the (local) group */
+    /* Point-to-point ranks name processes of the remote group on an
+     * intercommunicator, of the local group otherwise. */
+    int peer_size;
+    const int *world_ranks;  /* peer rank -> world rank; NULL: identity */
+    ol_group_t *group;
+    ol_group_t *remote_group; /* intercommunicators only */
+    bool predefined;
+    int coll_tag_base;       /* shifts collective tags (MPI_Comm_create_group) */
     MPI_Errhandler errhandler;
+    struct ol_bsend_buffer *bsend_buffer; /* MPI_Comm_attach_buffer; NULL: none */
+    struct ol_topo *topo;                 /* Cartesian/graph topology; NULL: none */
+    struct ol_attr_list *attrs;           /* attributes; NULL: none */
+    struct ol_info *info;                 /* hints given with set_info/dup_with_info */
     char name[MPI_MAX_OBJECT_NAME];
 } ol_comm_t;
 
 extern ol_comm_t ol_comm_world;
 extern ol_comm_t ol_comm_self;
 
-void ol_comm_init_predefined(void);
+ol_status_t ol_comm_init_predefined(void);
+void ol_comm_finalize_predefined(void);
 
 ol_comm_t *ol_comm_from_handle(MPI_Comm handle);
+MPI_Comm ol_comm_to_handle(ol_comm_t *comm);
+
+static inline bool ol_comm_is_inter(const ol_comm_t *comm)
+{
+    return comm->remote_group != NULL;
+}
 
 static inline int ol_comm_world_rank(const ol_comm_t *comm, int rank)
 {

@@ -1,0 +1,43 @@
+/* Reduction operators: the object behind an MPI_Op handle, and applying
+ * one to host memory (inout[i] = in[i] op inout[i]).
+ *
+ * Predefined ops are a table indexed by ABI handle value (0x20 ... 0x3f);
+ * for each op and predefined datatype there is one loop written so that the
+ * compiler vectorises it. User ops (MPI_Op_create) are ol_op_t objects whose
+ * address is the handle. */
+#ifndef OL_OP_H
+#define OL_OP_H
+
+#include "ol_datatype.h"
+
+#define OL_OP_MAGIC 0x6f6c6f70U /* "olop" */
+
+typedef void (*ol_op_loop_t)(const void *in, void *inout, size_t count);
+
+typedef struct ol_op {
+    uint32_t magic;
+    bool predefined;
+    bool commutative;
+    int index;                          /* predefined: handle value - 0x20 */
+    MPI_User_function *user_fn;         /* MPI_Op_create */
+    MPI_User_function_c *user_fn_c;     /* MPI_Op_create_c */
+    const char *name;
+} ol_op_t;
+
+ol_op_t *ol_op_from_handle(MPI_Op handle);
+MPI_Op ol_op_to_handle(const ol_op_t *op);
+
+/* The loop of a predefined op for a predefined datatype, NULL when the
+ * standard does not define the op on that type. */
+ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt);
+
+/* True when op may be applied to dt: a predefined op on a type it is
+ * defined for (derived types: on their one basic type), or any user op. */
+bool ol_op_fits(const ol_op_t *op, const ol_datatype_t *dt);
+
+/* inout = in op inout, count elements of dt. User ops get the datatype
+ * handle; predefined ops on a derived type run on its basic elements. */
+ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
+                        ol_datatype_t *dt);
+
+#endif
