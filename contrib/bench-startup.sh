@@ -40,39 +40,29 @@ src=$here/examples/hello.c
 work=$(mktemp -d "${TMPDIR:-/tmp}/ol-bench-startup.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Launchers that are usable here: name, command prefix, program.
+# Launchers that are usable here (contrib/bench-lib.sh), each with the
+# program it runs.
+# shellcheck source=contrib/bench-lib.sh
+. "$here/bench-lib.sh"
+bl_only=$only
+bl_add_all "$mpirun" "$mpicc"
 names=
-add() { # add NAME MPICC RUNNER...
-    name=$1 cc=$2
-    shift 2
-    case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
-    command -v "$1" >/dev/null 2>&1 || { echo "skipping $name: $1 not found" >&2; return 0; }
+for name in $bl_names; do
     exe=$prog
     if [ -z "$exe" ]; then
-        command -v "$cc" >/dev/null 2>&1 || { echo "skipping $name: $cc not found" >&2; return 0; }
         exe=$work/hello-$name
-        "$cc" -O2 -o "$exe" "$src" || { echo "skipping $name: $cc failed" >&2; return 0; }
+        bl_build "$name" "$exe" "$src" || { echo "skipping $name: $(bl_get cc "$name") failed" >&2; continue; }
     fi
-    eval "cmd_$(echo "$name" | tr - _)=\"\$*\""
-    eval "exe_$(echo "$name" | tr - _)=\"\$exe\""
+    eval "exe_$(bl_var "$name")=\"\$exe\""
     names="$names $name"
-}
-
-if [ -n "$mpirun" ]; then
-    [ -n "$mpicc" ] || mpicc=$(dirname "$mpirun")/mpicc
-    add ompi-lite "$mpicc" "$mpirun"
-else
-    echo "skipping ompi-lite: give --mpirun or set PREFIX" >&2
-fi
-add openmpi mpicc.openmpi mpirun.openmpi --oversubscribe --allow-run-as-root
-add mpich mpicc.mpich mpiexec.mpich
+done
 [ -n "$names" ] || { echo "bench-startup.sh: no launcher to measure" >&2; exit 1; }
 
 # time_once NAME NP: wall milliseconds of one run (fails the script if the
 # job fails: a broken launcher must not look fast).
 time_once() {
-    v=$(echo "$1" | tr - _)
-    eval "cmd=\$cmd_$v; exe=\$exe_$v"
+    cmd=$(bl_get run "$1")
+    eval "exe=\$exe_$(bl_var "$1")"
     start=$(date +%s%N)
     # shellcheck disable=SC2086
     if ! $cmd -np "$2" "$exe" >"$work/out" 2>&1 </dev/null; then
@@ -81,10 +71,6 @@ time_once() {
         exit 1
     fi
     echo $((($(date +%s%N) - start) / 1000))
-}
-
-median() { # of the numbers in file $1, in microseconds
-    sort -n "$1" | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'
 }
 
 for np in $(echo "$nps" | tr , ' '); do
@@ -97,7 +83,7 @@ for np in $(echo "$nps" | tr , ' '); do
     echo "start-up, -np $np, median of $runs runs (${prog:-hello.c}):"
     best_peer=
     for name in $names; do
-        m=$(median "$work/t-$name")
+        m=$(bl_median "$work/t-$name" %d) # microseconds
         eval "med_$(echo "$name" | tr - _)=$m"
         printf '  %-10s %8.1f ms\n' "$name" "$(echo "$m" | awk '{print $1/1000}')"
         if [ "$name" != ompi-lite ] && { [ -z "$best_peer" ] || [ "$m" -lt "$best_peer" ]; }; then

@@ -1,0 +1,287 @@
+#!/bin/sh
+# Side-by-side benchmarks: builds the sources of test/bench/ with ompi-lite's
+# mpicc, mpicc.openmpi and mpicc.mpich, runs each benchmark under the three
+# launchers alternately (A B C A B C ...) several times, and prints for each
+# size the median of each MPI and ompi-lite's ratio to the faster peer, with
+# the machine's memcpy bandwidth. Writes a CSV and a PNG plot (gnuplot) per
+# benchmark and rank count into the results directory. See
+# test/bench/README.md, "How to compare".
+#
+#   contrib/compare.sh [options]
+#   -b LIST       benchmarks, comma separated (default: all): osu_latency osu_bw
+#                 osu_bibw osu_mbw_mr osu_barrier osu_bcast osu_reduce
+#                 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter
+#                 coll_allreduce coll_allgather coll_reduce_scatter coll_bcast
+#                 coll_alltoall (coll_X: coll_perf -C X, nccl-tests style)
+#   -p NP,...     rank counts (default 2)
+#   -n RUNS       runs per MPI, benchmark and rank count (default 3)
+#   -a ARGS       extra arguments for the osu_* benchmarks, e.g. -a '-m 0:8K'
+#   -A ARGS       extra arguments for coll_perf, e.g. -A '-b 8 -e 1M -d double'
+#   -o DIR        results directory (default results/ at the top of the tree)
+#   --hostfile F  passed to each launcher as -hostfile F
+#   --mpirun P    ompi-lite's mpirun (default $PREFIX/bin/mpirun, else _install/bin/mpirun)
+#   --mpicc P     ompi-lite's mpicc (default: next to --mpirun)
+#   --only L      comma list of ompi-lite,openmpi,mpich (default: all found)
+#   --no-plot     no PNG files
+#   -h            this help
+# Environment: BENCH_TIMEOUT, the limit in seconds of one run (default 900).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+src=$top/test/bench
+all_benches="osu_latency osu_bw osu_bibw osu_mbw_mr osu_barrier osu_bcast osu_reduce \
+osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter coll_allreduce coll_allgather \
+coll_reduce_scatter coll_bcast coll_alltoall"
+
+benches=$all_benches
+nps=2
+runs=3
+args=
+coll_args=
+out=$top/results
+hostfile=
+mpirun=
+mpicc=
+only=ompi-lite,openmpi,mpich
+plot=1
+while [ $# -gt 0 ]; do
+    case $1 in
+    -b) benches=$(echo "$2" | tr , ' '); shift 2 ;;
+    -p) nps=$2; shift 2 ;;
+    -n) runs=$2; shift 2 ;;
+    -a) args=$2; shift 2 ;;
+    -A) coll_args=$2; shift 2 ;;
+    -o) out=$2; shift 2 ;;
+    --hostfile|-hostfile) hostfile=$2; shift 2 ;;
+    --mpirun) mpirun=$2; shift 2 ;;
+    --mpicc) mpicc=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --no-plot) plot=; shift ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
+    esac
+done
+for b in $benches; do
+    case " $all_benches " in *" $b "*) ;; *) echo "compare.sh: unknown benchmark '$b'" >&2; exit 2 ;; esac
+done
+if [ -z "$mpirun" ]; then
+    for p in ${PREFIX:+$PREFIX/bin/mpirun} "$top/_install/bin/mpirun"; do
+        [ -x "$p" ] && { mpirun=$p; break; }
+    done
+fi
+[ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "compare.sh: cannot read $hostfile" >&2; exit 2; }
+
+# The peers and gnuplot come from Debian's packages.
+if ! command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v mpicc.mpich >/dev/null 2>&1 ||
+    { [ -n "$plot" ] && ! command -v gnuplot >/dev/null 2>&1; }; then
+    sh "$here/install-deps.sh" --peers || echo "compare.sh: could not install the peers; going on with what is there" >&2
+fi
+
+# shellcheck source=contrib/bench-lib.sh
+. "$here/bench-lib.sh"
+bl_only=$only
+bl_add_all "$mpirun" "$mpicc"
+[ -n "$bl_names" ] || { echo "compare.sh: no MPI to run" >&2; exit 1; }
+
+mkdir -p "$out/raw" "$out/build"
+work=$(mktemp -d "${TMPDIR:-/tmp}/ol-compare.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The hostfile in each launcher's syntax: Open MPI's "host slots=N" and
+# MPICH's "host:N" (each rejects the other's); ompi-lite takes both.
+if [ -n "$hostfile" ]; then
+    sed 's/#.*//' "$hostfile" | awk 'NF {
+        n = split($1, hp, ":"); slots = n > 1 ? hp[2] : 1
+        for (i = 2; i <= NF; i++) if ($i ~ /^slots=/) { sub(/.*=/, "", $i); slots = $i }
+        print hp[1], slots }' >"$work/hosts"
+    awk '{ print $1 " slots=" $2 }' "$work/hosts" >"$work/hosts.openmpi"
+    awk '{ print $1 ":" $2 }' "$work/hosts" >"$work/hosts.mpich"
+fi
+# hostopt NAME: the launcher's hostfile option, if any.
+hostopt() {
+    [ -n "$hostfile" ] || return 0
+    case $1 in
+    openmpi|mpich) echo "-hostfile $work/hosts.$1" ;;
+    *) echo "-hostfile $hostfile" ;;
+    esac
+}
+case " $bl_names " in
+*" ompi-lite "*)
+    # shellcheck disable=SC2046
+    if [ -n "$hostfile" ] && ! $(bl_get run ompi-lite) $(hostopt ompi-lite) -np 1 /bin/true >"$work/probe" 2>&1; then
+        echo "compare.sh: ompi-lite's mpirun does not take -hostfile yet ($(head -n 1 "$work/probe")): running the peers only" >&2
+        bl_names=$(echo "$bl_names" | sed 's/ ompi-lite//')
+    fi ;;
+esac
+
+# program BENCH: the executable's name; sources BENCH: its sources;
+# bench_args BENCH: what it always gets.
+program() {
+    case $1 in coll_*) echo coll_perf ;; *) echo "$1" ;; esac
+}
+sources() {
+    case $1 in
+    osu_latency) echo "$src/osu_latency.c $src/bench.c" ;;
+    osu_bw|osu_bibw|osu_mbw_mr) echo "$src/$1.c $src/window.c $src/bench.c" ;;
+    osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
+    coll_*) echo "$src/coll_perf.c $src/devmem.c $src/bench.c -ldl" ;;
+    esac
+}
+bench_args() {
+    case $1 in coll_*) echo "-C ${1#coll_} $coll_args" ;; *) echo "$args" ;; esac
+}
+# metric BENCH: "COLUMN UNIT BETTER" of the value compared: OSU latencies in
+# us (lower is better), OSU bandwidths in MB/s, coll_perf's busbw in GB/s.
+metric() {
+    case $1 in
+    osu_bw|osu_bibw|osu_mbw_mr) echo "2 MB/s higher" ;;
+    osu_*) echo "2 us lower" ;;
+    coll_*) echo "7 GB/s higher" ;;
+    esac
+}
+
+# The machine's memcpy bandwidth: the ceiling for a copy through memory.
+${CC:-cc} -O2 -o "$out/build/memcpy_bw" "$src/memcpy_bw.c"
+memcpy_mbs=$("$out/build/memcpy_bw" | awk '!/^#/ { print $1 }')
+echo "memcpy bandwidth: $memcpy_mbs MB/s (median of 11 copies of 256 MiB)" | tee "$out/memcpy.txt"
+
+# Build every benchmark with every MPI; one that does not build is skipped
+# for that MPI (ompi-lite lacks the collectives but barrier for now).
+for name in $bl_names; do
+    mkdir -p "$out/build/$name"
+    for b in $benches; do
+        exe=$out/build/$name/$(program "$b")
+        # shellcheck disable=SC2046
+        if ! bl_build "$name" "$exe" $(sources "$b") >"$work/cc.log" 2>&1; then
+            rm -f "$exe"
+            why=$(grep -m 1 -o "undefined reference to .[A-Za-z_]*" "$work/cc.log" || head -n 1 "$work/cc.log")
+            echo "compare.sh: $name cannot build $(program "$b"): ${why:-see its compiler}; skipped" >&2
+        fi
+    done
+done
+
+# run NAME BENCH NP RUN: one run into raw/; fails if the job fails.
+run() {
+    exe=$out/build/$1/$(program "$2")
+    log=$out/raw/$2-np$3-$1-$4.txt
+    [ -x "$exe" ] || return 1
+    # shellcheck disable=SC2046,SC2086
+    timeout "${BENCH_TIMEOUT:-900}" $(bl_get run "$1") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
+        >"$log" 2>&1 </dev/null
+}
+
+# table BENCH NP: the medians per size of raw/ into the CSV and the summary.
+table() {
+    # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
+    set -- "$1" "$2" $(metric "$1")
+    csv=$out/$1-np$2.csv
+    for name in $bl_names; do
+        for r in $(seq "$runs"); do
+            f=$out/raw/$1-np$2-$name-$r.txt
+            [ -f "$work/ok-$1-$2-$name-$r" ] || continue
+            awk -v n="$name" -v c="$3" '!/^#/ && NF >= c { print n, $1, $c }' "$f"
+        done
+    done >"$work/values"
+    awk -v names="$bl_names" -v better="$5" -v unit="$4" -v runs="$runs" -v csv="$csv" \
+        -v title="$1, $2 ranks" '
+    function median(s,   v, n, i, j, x) {
+        n = split(s, v, " ")
+        for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    { vals[$1, $2] = vals[$1, $2] " " $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 + 0 } }
+    END {
+        nn = split(names, nm, " ")
+        for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] > x; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
+        printf "%s: median of %d runs, %s (%s is better)\n", title, runs, unit, better
+        printf "%10s", "size"; for (k = 1; k <= nn; k++) printf " %12s", nm[k]
+        printf (" " names " " ~ / ompi-lite / ? "   ompi-lite/faster peer\n" : "\n")
+        head = "size"; for (k = 1; k <= nn; k++) head = head "," nm[k]
+        print head ",ratio" > csv
+        for (i = 1; i <= ns; i++) {
+            s = sizes[i]; best = ""; lite = ""
+            printf "%10d", s; printf "%d", s > csv
+            for (k = 1; k <= nn; k++) {
+                if ((nm[k], s) in vals) {
+                    m = median(vals[nm[k], s]); printf " %12.2f", m; printf ",%g", m > csv
+                    if (nm[k] == "ompi-lite") lite = m
+                    else if (best == "" || (better == "lower" ? m < best : m > best)) best = m
+                } else { printf " %12s", "-"; printf "," > csv }
+            }
+            if (lite != "" && best != "" && best > 0) { printf "   %.2f\n", lite / best; printf ",%.3f\n", lite / best > csv }
+            else { printf "\n"; printf ",\n" > csv }
+        }
+    }' "$work/values" | tee -a "$out/summary.txt"
+}
+
+# plot BENCH NP: the CSV as a PNG, value against size on log axes, one line
+# per MPI; bandwidth plots show the memcpy bandwidth as a dashed line.
+plot() {
+    # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
+    set -- "$1" "$2" $(metric "$1")
+    csv=$out/$1-np$2.csv
+    ncol=$(head -n 1 "$csv" | awk -F, '{ print NF - 2 }')
+    [ "$ncol" -gt 0 ] && [ "$(wc -l <"$csv")" -gt 1 ] || return 0
+    lines=
+    i=2
+    for name in $(head -n 1 "$csv" | cut -d, -f2-$((ncol + 1)) | tr , ' '); do
+        # an MPI without numbers (skipped, failed) gets no line
+        if awk -F, -v c="$i" 'NR > 1 && $c != "" { found = 1 } END { exit !found }' "$csv"; then
+            lines="$lines${lines:+, }'$csv' using (\$1 > 0 ? \$1 : NaN):$i with linespoints title '$name'"
+        fi
+        i=$((i + 1))
+    done
+    [ -n "$lines" ] || return 0
+    case $4 in
+    MB/s) lines="$lines, $memcpy_mbs with lines dashtype 2 lc rgb 'gray' title 'memcpy'" ;;
+    GB/s) lines="$lines, $memcpy_mbs / 1000 with lines dashtype 2 lc rgb 'gray' title 'memcpy'" ;;
+    esac
+    case $4 in us) ylabel="latency (us)" ;; *) ylabel="bandwidth ($4)" ;; esac
+    gnuplot <<EOF
+set terminal pngcairo noenhanced size 900,600 font ',11'
+set output '$out/$1-np$2.png'
+set datafile separator ','
+set key autotitle columnhead top left
+set logscale x 2
+set logscale y
+set format x '%.0b%B'
+set xlabel 'message size (bytes; ki = 2^10, Mi = 2^20)'
+set ylabel '$ylabel'
+set title '$1, $2 ranks: median of $runs runs ($5 is better)'
+set grid
+plot $lines
+EOF
+}
+
+# summary.txt collects the tables of every invocation, each under a header.
+{
+    # shellcheck disable=SC2016 # the single quotes are text
+    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${hostfile:+ --hostfile $hostfile}"
+    cat "$out/memcpy.txt"
+} >>"$out/summary.txt"
+for b in $benches; do
+    for np in $(echo "$nps" | tr , ' '); do
+        for r in $(seq "$runs"); do
+            for name in $bl_names; do
+                [ -x "$out/build/$name/$(program "$b")" ] || continue
+                printf 'compare.sh: %s -np %s, run %s of %s, %s\n' "$b" "$np" "$r" "$runs" "$name" >&2
+                if run "$name" "$b" "$np" "$r"; then
+                    : >"$work/ok-$b-$np-$name-$r"
+                else
+                    echo "compare.sh: $name failed on $b -np $np (see $out/raw/$b-np$np-$name-$r.txt):" >&2
+                    tail -n 5 "$out/raw/$b-np$np-$name-$r.txt" | sed 's/^/  /' >&2
+                fi
+            done
+        done
+        echo
+        for name in $bl_names; do
+            [ -x "$out/build/$name/$(program "$b")" ] ||
+                echo "($name skipped: its $(program "$b") does not build)" | tee -a "$out/summary.txt"
+        done
+        table "$b" "$np"
+        [ -z "$plot" ] || plot "$b" "$np"
+    done
+done
+echo
+echo "results in $out: summary.txt, <benchmark>-np<N>.csv${plot:+ and .png}, raw/ (every run)"

@@ -1,0 +1,302 @@
+/* The OSU-style sweep shared by test/bench/osu_*.c; see bench.h. */
+#include "bench.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int bench_rank, bench_size;
+
+static void usage(const struct bench *b, FILE *f)
+{
+    const struct bench_opts *o = &b->opts;
+    fprintf(f, "usage: %s [options]\n%s\n", b->name, b->what);
+    if (b->sized)
+        fprintf(f, "  -m MIN:MAX  message sizes in bytes, doubling (default %zu:%zu; K M G suffixes)\n",
+                o->min_size, o->max_size);
+    else
+        fprintf(f, "  -m MIN:MAX  ignored (no message size)\n");
+    fprintf(f,
+            "  -i N        timed iterations per batch (default %d%s)\n"
+            "  -I N        the same above %d bytes (default %d)\n"
+            "  -x N        warm-up iterations before each size (default %d)\n"
+            "  -n N        timed batches per size: median, min and max over them (default %d)\n"
+            "  -B BYTES    at most this many bytes per batch at large sizes (default %zu)\n",
+            o->iters, b->sized ? ", up to 8 KiB" : "", BENCH_LARGE, o->large_iters, o->warmup,
+            o->batches, o->batch_bytes);
+    if (b->has_window)
+        fprintf(f, "  -W N        messages in flight per window (default %d)\n", o->window);
+    fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n"
+               "  -h          this help\n");
+}
+
+/* Only rank 0 prints; every rank leaves. */
+static void leave(int status, const char *msg)
+{
+    if (msg && bench_rank == 0)
+        fprintf(stderr, "%s\n", msg);
+    MPI_Finalize();
+    exit(status);
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < 0 || v > 1000000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int bench_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s)
+        return -1;
+    switch (*end) {
+    case 'G': case 'g': v <<= 10; /* fall through */
+    case 'M': case 'm': v <<= 10; /* fall through */
+    case 'K': case 'k': v <<= 10; end++; break;
+    }
+    if (*end != '\0')
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_range(const char *s, size_t *min, size_t *max)
+{
+    char buf[64];
+    char *colon;
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    colon = strchr(buf, ':');
+    if (!colon)  /* -m MAX, as OSU */
+        return bench_parse_size(buf, max);
+    *colon = '\0';
+    if ((buf[0] && bench_parse_size(buf, min)) || bench_parse_size(colon + 1, max))
+        return -1;
+    return *min <= *max ? 0 : -1;
+}
+
+void bench_init(struct bench *b, int *argc, char ***argv)
+{
+    struct bench_opts *o = &b->opts;
+    int c, bad = 0;
+    char msg[160];
+
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &bench_size);
+    opterr = 0;
+    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:ch")) != -1) {
+        switch (c) {
+        case 'm': bad |= parse_range(optarg, &o->min_size, &o->max_size); break;
+        case 'i': bad |= parse_int(optarg, &o->iters) || o->iters < 1; break;
+        case 'I': bad |= parse_int(optarg, &o->large_iters) || o->large_iters < 1; break;
+        case 'x': bad |= parse_int(optarg, &o->warmup); break;
+        case 'n': bad |= parse_int(optarg, &o->batches) || o->batches < 1; break;
+        case 'B': bad |= bench_parse_size(optarg, &o->batch_bytes); break;
+        case 'W': bad |= !b->has_window || parse_int(optarg, &o->window) || o->window < 1; break;
+        case 'c': o->check = 1; break;
+        case 'h':
+            if (bench_rank == 0)
+                usage(b, stdout);
+            leave(0, NULL);
+            break;
+        default: bad = 1; break;
+        }
+    }
+    if (o->max_size > ((size_t)1 << 30))  /* counts are int; windows multiply it */
+        bad = 1;
+    if (bad || optind != *argc) {
+        if (bench_rank == 0)
+            usage(b, stderr);
+        leave(2, NULL);
+    }
+    if (bench_size < b->min_ranks || (b->even_ranks && bench_size % 2)) {
+        snprintf(msg, sizeof msg, "%s: needs %s%d ranks or more, not %d", b->name,
+                 b->even_ranks ? "an even number of, " : "", b->min_ranks, bench_size);
+        leave(2, msg);
+    }
+    b->time_scale = 1.0;
+    b->msgs_per_iter = 1.0;
+    b->size_min = 0;
+}
+
+void *bench_alloc(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *p = NULL;
+    if (bytes < page)
+        bytes = page;
+    if (posix_memalign(&p, page, bytes) != 0) {
+        fprintf(stderr, "bench: cannot allocate %zu bytes\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(p, 0xa5, bytes); /* fault every page in now, not in the timed loop */
+    return p;
+}
+
+static unsigned char pattern(size_t size, int msg, size_t i)
+{
+    return (unsigned char)(i * 7 + size * 13 + (size_t)msg * 29 + 1);
+}
+
+void bench_fill(unsigned char *buf, size_t size, int msg)
+{
+    for (size_t i = 0; i < size; i++)
+        buf[i] = pattern(size, msg, i);
+}
+
+long bench_count_wrong(const unsigned char *buf, size_t size, int msg)
+{
+    long wrong = 0;
+    for (size_t i = 0; i < size; i++)
+        wrong += buf[i] != pattern(size, msg, i);
+    return wrong;
+}
+
+float bench_value(int r, size_t k)
+{
+    return (float)((r * 3 + (int)(k % 61)) % 8 + 1);
+}
+
+#define TAG_REDUCE 7001
+
+double bench_max(double v)
+{
+    if (bench_rank != 0) {
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_REDUCE, MPI_COMM_WORLD);
+        return v;
+    }
+    for (int r = 1; r < bench_size; r++) {
+        double x;
+        MPI_Recv(&x, 1, MPI_DOUBLE, r, TAG_REDUCE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (x > v)
+            v = x;
+    }
+    return v;
+}
+
+long bench_sum(long v)
+{
+    if (bench_rank != 0) {
+        MPI_Send(&v, 1, MPI_LONG, 0, TAG_REDUCE, MPI_COMM_WORLD);
+        return v;
+    }
+    for (int r = 1; r < bench_size; r++) {
+        long x;
+        MPI_Recv(&x, 1, MPI_LONG, r, TAG_REDUCE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        v += x;
+    }
+    return v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void bench_stats(double *v, int n, double *med, double *min, double *max)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    *min = v[0];
+    *max = v[n - 1];
+}
+
+/* Iterations of one batch at `size`: -i or -I, fewer when a batch would move
+ * more than -B bytes, but at least one. */
+static int iterations(const struct bench *b, size_t size)
+{
+    const struct bench_opts *o = &b->opts;
+    double bytes = (double)size * b->msgs_per_iter;
+    int n = size <= BENCH_LARGE ? o->iters : o->large_iters;
+    if (bytes > 0 && n * bytes > (double)o->batch_bytes)
+        n = (int)((double)o->batch_bytes / bytes);
+    return n < 1 ? 1 : n;
+}
+
+static void header(const struct bench *b)
+{
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(ver, &len);
+    ver[strcspn(ver, "\n")] = '\0';
+    printf("# %s: %s\n# %d ranks; %s\n", b->name, b->what, bench_size, ver);
+    printf("# median, min and max over %d batches; iterations per batch -i %d, -I %d; warm-up %d\n",
+           b->opts.batches, b->opts.iters, b->opts.large_iters, b->opts.warmup);
+    if (b->metric == BENCH_LATENCY)
+        printf("%-10s %12s %12s %12s", "# Size", "Median(us)", "Min(us)", "Max(us)");
+    else
+        printf("%-10s %12s %12s %12s", "# Size", "MB/s", "Min(MB/s)", "Max(MB/s)");
+    printf(b->opts.check ? " %8s\n" : "\n", "#wrong");
+    fflush(stdout);
+}
+
+static void row(const struct bench *b, size_t size, double *t, long wrong)
+{
+    double med, min, max;
+    bench_stats(t, b->opts.batches, &med, &min, &max);
+    if (b->metric == BENCH_LATENCY) {
+        double s = 1e6 * b->time_scale;
+        printf("%-10zu %12.2f %12.2f %12.2f", size, med * s, min * s, max * s);
+    } else {
+        double mb = (double)size * b->msgs_per_iter / 1e6;
+        printf("%-10zu %12.2f %12.2f %12.2f", size, mb / med, mb / max, mb / min);
+    }
+    if (b->opts.check)
+        printf(" %8ld", wrong);
+    printf("\n");
+    fflush(stdout);
+}
+
+static size_t next_size(size_t s)
+{
+    return s ? 2 * s : 1;
+}
+
+int bench_sweep(struct bench *b)
+{
+    const struct bench_opts *o = &b->opts;
+    double *t = malloc((size_t)o->batches * sizeof *t);
+    long total_wrong = 0;
+    size_t size = b->sized ? o->min_size : 0, max = b->sized ? o->max_size : 0;
+
+    if (bench_rank == 0)
+        header(b);
+    for (;; size = next_size(size)) {
+        int n = iterations(b, size);
+        long wrong = 0;
+        if (size >= b->size_min) {
+            b->run(size, o->warmup < n ? o->warmup : n);
+            for (int i = 0; i < o->batches; i++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                b->run(size, n);
+                t[i] = bench_max((MPI_Wtime() - t0) / n);
+            }
+            if (o->check && b->check) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                wrong = bench_sum(b->check(size));
+                total_wrong += wrong;
+            }
+            if (bench_rank == 0)
+                row(b, size, t, wrong);
+        }
+        if (size >= max)
+            break;
+    }
+    free(t);
+    if (bench_rank == 0 && total_wrong)
+        fprintf(stderr, "%s: %ld wrong bytes or elements received\n", b->name, total_wrong);
+    MPI_Finalize();
+    return total_wrong ? 1 : 0;
+}

@@ -1,0 +1,78 @@
+/* Shared by the OSU-style benchmarks of test/bench/ (see README.md): option
+ * parsing, page-aligned buffers, the sweep over message sizes with warm-up
+ * and timed batches, statistics and the output rows. Plain MPI only, so the
+ * same sources build against any MPI; the only collective used here is
+ * MPI_Barrier (times and error counts reach rank 0 by point-to-point). */
+#ifndef OL_BENCH_H
+#define OL_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* Messages above this size are "large": they use -I iterations, not -i. */
+#define BENCH_LARGE 8192
+
+struct bench_opts {
+    size_t min_size, max_size; /* -m MIN:MAX, bytes */
+    int iters;                 /* -i: timed iterations per batch, small messages */
+    int large_iters;           /* -I: the same for messages above BENCH_LARGE */
+    int warmup;                /* -x: untimed iterations before each size */
+    int batches;               /* -n: timed batches per size; median/min/max over them */
+    int window;                /* -W: outstanding messages (bandwidth benchmarks) */
+    size_t batch_bytes;        /* -B: cap on the bytes of one batch (large sizes) */
+    int check;                 /* -c: check the data once per size */
+};
+
+/* What a benchmark reports per size: a latency in microseconds, or a
+ * bandwidth in MB/s (10^6 bytes per second, as OSU). */
+enum bench_metric { BENCH_LATENCY, BENCH_BANDWIDTH };
+
+struct bench {
+    const char *name;
+    const char *what;        /* one line for the header and -h */
+    enum bench_metric metric;
+    int min_ranks, even_ranks;
+    int sized;               /* 0: one row of size 0 (barrier) */
+    int has_window;          /* -W applies */
+    struct bench_opts opts;  /* defaults, then what the command line says */
+    /* Set by the benchmark after bench_init, before bench_sweep: */
+    double time_scale;       /* reported latency = time of one iteration x this */
+    double msgs_per_iter;    /* messages of `size` bytes per iteration: bandwidth
+                                = size x msgs_per_iter / time; caps large batches */
+    size_t size_min;         /* smaller sizes are skipped (less than an element) */
+    /* run(size, n): n iterations at this size; every rank calls it. */
+    void (*run)(size_t size, int n);
+    /* check(size): one checked exchange at this size; returns the wrong
+     * bytes or elements this rank received. NULL: nothing to check. */
+    long (*check)(size_t size);
+};
+
+extern int bench_rank, bench_size;
+
+/* MPI_Init and the options; exits after -h, a bad option, or a rank count
+ * that does not fit. */
+void bench_init(struct bench *b, int *argc, char ***argv);
+/* Prints the header, runs every size and prints a row per size on rank 0,
+ * then MPI_Finalize. Returns the exit status: 1 if a check found wrong data. */
+int bench_sweep(struct bench *b);
+
+/* Page-aligned buffer of `bytes` (at least one page), every page touched. */
+void *bench_alloc(size_t bytes);
+
+/* -c for point-to-point: byte i of message `msg` at `size` bytes. */
+void bench_fill(unsigned char *buf, size_t size, int msg);
+long bench_count_wrong(const unsigned char *buf, size_t size, int msg);
+/* -c for collectives: element k of rank r's send buffer. Small integers, so
+ * float sums over a few thousand ranks stay exact. */
+float bench_value(int r, size_t k);
+
+/* Over all ranks, result on rank 0, by point-to-point (no collectives). */
+double bench_max(double v);
+long bench_sum(long v);
+
+/* Median, min and max of v[0..n-1] (sorts v). */
+void bench_stats(double *v, int n, double *med, double *min, double *max);
+/* "4K" -> 4096 (K, M, G: powers of 1024); 0 on success. */
+int bench_parse_size(const char *s, size_t *out);
+
+#endif

@@ -1,0 +1,5 @@
+#!/bin/sh
+# osu_bibw: 1 B to 1 MiB both ways (21 rows), windows of 8, data checked.
+# shellcheck source=test/bench/common.sh
+. "$(dirname "$0")/common.sh"
+bench 2 21 -m 1:1M -W 8 -i 10 -I 3 -x 2 -n 3
