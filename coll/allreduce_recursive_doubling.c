@@ -9,19 +9,17 @@
  * Example, p = 6 (pof2 = 4, rem = 2): ranks 0 and 2 give their data to 1
  * and 3 and sit out; the four left (1, 3, 4, 5 as new ranks 0..3) exchange
  * with new rank ^ 1, then ^ 2; then 1 and 3 hand the result to 0 and 2. */
-#include "coll_util.h"
+#include "coll_select.h"
 
-#include <stdlib.h>
-
-/* recvbuf = lower op higher, whichever side recvbuf holds. */
-static ol_status_t combine(void *recvbuf, void *tmp, bool tmp_is_lower, MPI_Count count,
-                           ol_datatype_t *dt, ol_op_t *op)
+/* recvbuf = lower op higher, whichever of recvbuf and tmp is lower. */
+static ol_status_t combine(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, bool tmp_is_lower)
 {
-    if (tmp_is_lower || op->commutative)
-        return ol_op_apply(op, tmp, recvbuf, count, dt);
-    ol_status_t rc = ol_op_apply(op, recvbuf, tmp, count, dt);
+    if (tmp_is_lower || a->op->commutative)
+        return ol_sched_reduce(s, tmp, a->recvbuf, a->recvcount, a->recvtype, a->op);
+    ol_status_t rc = ol_sched_reduce(s, a->recvbuf, tmp, a->recvcount, a->recvtype, a->op);
     if (rc == OL_OK)
-        rc = ol_coll_copy(recvbuf, tmp, count, dt);
+        rc = ol_sched_copy(s, tmp, a->recvcount, a->recvtype, a->recvbuf, a->recvcount,
+                           a->recvtype);
     return rc;
 }
 
@@ -30,50 +28,52 @@ static int old_rank_of(int newrank, int rem)
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
 
-ol_status_t ol_coll_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf,
-                                                 MPI_Count count, ol_datatype_t *dt,
-                                                 ol_op_t *op, ol_comm_t *comm)
+ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a)
 {
-    int rank = comm->rank, p = comm->size, tag = OL_COLL_TAG_ALLREDUCE;
-    ol_status_t rc = sendbuf == MPI_IN_PLACE ? OL_OK : ol_coll_copy(recvbuf, sendbuf, count, dt);
-    void *base;
-    void *tmp = ol_coll_scratch(dt, count, &base);
-    if (rc != OL_OK || !tmp) {
-        free(base);
-        return rc != OL_OK ? rc : MPI_ERR_NO_MEM;
-    }
+    int rank = a->comm->rank, p = a->comm->size;
+    MPI_Count n = a->recvcount;
+    ol_datatype_t *dt = a->recvtype;
+    void *tmp = ol_sched_scratch_typed(s, dt, n);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = OL_OK;
+    if (a->sendbuf != MPI_IN_PLACE)
+        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
     int pof2 = 1;
     while (pof2 * 2 <= p)
         pof2 *= 2;
-    int rem = p - pof2, newrank;
+    int rem = p - pof2, newrank = rank - rem;
 
-    if (rank < 2 * rem) { /* fold: even ranks hand their data to the next odd one */
+    if (rc == OL_OK && rank < 2 * rem) { /* fold: even ranks hand their data to the next odd */
         if (rank % 2 == 0) {
-            rc = ol_coll_send(recvbuf, count, dt, rank + 1, tag, comm);
+            rc = ol_sched_send(s, a->recvbuf, n, dt, rank + 1);
             newrank = -1;
         } else {
-            rc = ol_coll_recv(tmp, count, dt, rank - 1, tag, comm);
+            rc = ol_sched_recv(s, tmp, n, dt, rank - 1);
             if (rc == OL_OK)
-                rc = combine(recvbuf, tmp, true, count, dt, op);
+                rc = ol_sched_round(s);
+            if (rc == OL_OK)
+                rc = combine(s, a, tmp, true);
             newrank = rank / 2;
         }
-    } else {
-        newrank = rank - rem;
     }
-
     for (int mask = 1; rc == OL_OK && newrank >= 0 && mask < pof2; mask <<= 1) {
         int peer = old_rank_of(newrank ^ mask, rem);
-        rc = ol_coll_sendrecv(recvbuf, count, dt, peer, tmp, count, dt, peer, tag, comm);
+        rc = ol_sched_round(s);
         if (rc == OL_OK)
-            rc = combine(recvbuf, tmp, peer < rank, count, dt, op);
+            rc = ol_sched_send(s, a->recvbuf, n, dt, peer);
+        if (rc == OL_OK)
+            rc = ol_sched_recv(s, tmp, n, dt, peer);
+        if (rc == OL_OK)
+            rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = combine(s, a, tmp, peer < rank);
     }
-
     if (rc == OL_OK && rank < 2 * rem) { /* unfold: the odd ranks give the result back */
-        if (rank % 2)
-            rc = ol_coll_send(recvbuf, count, dt, rank - 1, tag, comm);
-        else
-            rc = ol_coll_recv(recvbuf, count, dt, rank + 1, tag, comm);
+        rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = rank % 2 ? ol_sched_send(s, a->recvbuf, n, dt, rank - 1)
+                          : ol_sched_recv(s, a->recvbuf, n, dt, rank + 1);
     }
-    free(base);
     return rc;
 }

@@ -7,18 +7,21 @@
  * round 2: 0->4 1->0 ... After round k every rank has heard, directly or
  * not, from the 2^(k+1) ranks before it, so after ceil(log2 5) = 3 rounds
  * from all of them. */
-#include "coll_util.h"
+#include "coll_select.h"
 
-ol_status_t ol_coll_barrier_dissemination(ol_comm_t *comm)
+ol_status_t ol_coll_barrier_dissemination(ol_sched_t *s, const ol_coll_args_t *a)
 {
+    ol_comm_t *comm = a->comm;
     ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
-    for (int distance = 1, round = 0; distance < comm->size; distance <<= 1, round++) {
+    ol_status_t rc = OL_OK;
+    for (int distance = 1; rc == OL_OK && distance < comm->size; distance <<= 1) {
         int to = (comm->rank + distance) % comm->size;
         int from = (comm->rank - distance + comm->size) % comm->size;
-        ol_status_t rc = ol_coll_sendrecv(NULL, 0, byte, to, NULL, 0, byte, from,
-                                          OL_COLL_TAG_BARRIER + round, comm);
-        if (rc != OL_OK)
-            return rc;
+        rc = ol_sched_recv(s, NULL, 0, byte, from);
+        if (rc == OL_OK)
+            rc = ol_sched_send(s, NULL, 0, byte, to);
+        if (rc == OL_OK)
+            rc = ol_sched_round(s);
     }
-    return OL_OK;
+    return rc;
 }

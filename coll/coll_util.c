@@ -1,15 +1,8 @@
-/* Helpers of coll/: scratch buffers, typed copies, send-receive. */
+/* Helpers of coll/: typed copies, send-receive. */
 #include "coll_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void *ol_coll_scratch(const ol_datatype_t *dt, MPI_Count count, void **base)
-{
-    size_t bytes = count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
-    *base = malloc(bytes ? bytes : 1);
-    return *base ? (char *)*base - dt->true_lb : NULL;
-}
 
 ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_datatype_t *dt)
 {

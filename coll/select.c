@@ -1,37 +1,181 @@
-/* Selection: which algorithm runs for each collective. Today one per
- * collective; the collectives issue adds the registry and thresholds. */
-#include "coll.h"
+/* Selection and the ways to run a collective (see coll.h, coll_select.h). */
+#include "coll_select.h"
+#include "coll_util.h"
+#include "ol_log.h"
+#include "ol_param_table.h"
 
-ol_status_t ol_coll_barrier_dissemination(ol_comm_t *comm);
-ol_status_t ol_coll_bcast_binomial(void *buf, MPI_Count count, ol_datatype_t *dt, int root,
-                                   ol_comm_t *comm);
-ol_status_t ol_coll_allreduce_recursive_doubling(const void *sendbuf, void *recvbuf,
-                                                 MPI_Count count, ol_datatype_t *dt,
-                                                 ol_op_t *op, ol_comm_t *comm);
-ol_status_t ol_coll_allgather_ring(const void *sendbuf, MPI_Count sendcount,
-                                   ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                   ol_datatype_t *recvtype, ol_comm_t *comm);
+#include <string.h>
+
+extern const ol_coll_table_t ol_coll_barrier_table, ol_coll_bcast_table,
+    ol_coll_allreduce_table, ol_coll_allgather_table;
+
+const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS] = {
+    [OL_COLL_BARRIER] = &ol_coll_barrier_table,
+    [OL_COLL_BCAST] = &ol_coll_bcast_table,
+    [OL_COLL_ALLREDUCE] = &ol_coll_allreduce_table,
+    [OL_COLL_ALLGATHER] = &ol_coll_allgather_table,
+};
+
+MPI_Count ol_coll_bytes(const ol_coll_args_t *a)
+{
+    if (a->recvtype && a->recvcount)
+        return a->recvcount * (MPI_Count)a->recvtype->size;
+    if (a->sendtype)
+        return a->sendcount * (MPI_Count)a->sendtype->size;
+    return 0;
+}
+
+static bool is_pow2(int n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* Why an algorithm cannot run this call, or NULL when it can. */
+static const char *unmet(const ol_coll_algorithm_t *algo, const ol_coll_args_t *a)
+{
+    unsigned r = algo->restrictions;
+    if ((r & OL_ALGO_COMMUTATIVE) && a->op && !a->op->commutative)
+        return "the op is not commutative";
+    if ((r & OL_ALGO_POW2) && !is_pow2(a->comm->size))
+        return "the process count is not a power of two";
+    if ((r & OL_ALGO_INTRA) && ol_comm_is_inter(a->comm))
+        return "the communicator is an intercommunicator";
+    if ((r & OL_ALGO_CONTIGUOUS) &&
+        ((a->sendtype && !a->sendtype->contiguous) || (a->recvtype && !a->recvtype->contiguous)))
+        return "the datatype is not contiguous";
+    if ((r & OL_ALGO_COUNT_GE_SIZE) && (a->recvcount ? a->recvcount : a->sendcount) < a->comm->size)
+        return "the count is smaller than the process count";
+    return NULL;
+}
+
+static int forced_choice(const ol_coll_table_t *t, const ol_coll_args_t *a)
+{
+    const char *name = *t->forced;
+    if (!name || !*name)
+        return -1;
+    for (int i = 0; i < t->count; i++) {
+        if (strcmp(t->algorithms[i].name, name) != 0)
+            continue;
+        const char *why = unmet(&t->algorithms[i], a);
+        if (!why)
+            return i;
+        OL_WARN("coll", "%s algorithm %s cannot run here (%s): choosing another", t->name,
+                name, why);
+        return -1;
+    }
+    OL_WARN("coll", "%s has no algorithm named %s: choosing one", t->name, name);
+    return -1;
+}
+
+/* Logs the choice once per communicator, collective and size class. */
+static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int index,
+                       const char *why)
+{
+    if (!ol_log_enabled(OL_LOG_INFO, "coll"))
+        return;
+    MPI_Count bytes = ol_coll_bytes(a);
+    int size_class = bytes > 0 ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
+    uint64_t bit = (uint64_t)1 << (size_class & 63);
+    uint64_t *logged = &a->comm->coll_logged[a->kind];
+    if (*logged & bit)
+        return;
+    *logged |= bit;
+    OL_INFO("coll", "%s on %s (%d processes, %lld bytes): %s (%s)", t->name, a->comm->name,
+            a->comm->size, (long long)bytes, t->algorithms[index].name, why);
+}
+
+ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
+{
+    const ol_coll_table_t *t = ol_coll_tables[a->kind];
+    if (!t) {
+        ol_error_detail("this collective is not implemented");
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    const char *why = "forced by OMPI_LITE_*_ALGORITHM";
+    int index = forced_choice(t, a);
+    if (index < 0)
+        index = t->choose(a, &why);
+    log_choice(t, a, index, why);
+    ol_sched_t *s = ol_sched_create(a->comm);
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = t->algorithms[index].build(s, a);
+    if (rc != OL_OK) {
+        ol_sched_free(s);
+        return rc;
+    }
+    *sched = s;
+    return OL_OK;
+}
+
+ol_status_t ol_coll_run(const ol_coll_args_t *a)
+{
+    ol_sched_t *s;
+    ol_status_t rc = ol_coll_schedule(a, &s);
+    return rc == OL_OK ? ol_sched_run(s) : rc;
+}
+
+ol_status_t ol_coll_start(const ol_coll_args_t *a, ol_request_t **request)
+{
+    ol_sched_t *s;
+    ol_status_t rc = ol_coll_schedule(a, &s);
+    return rc == OL_OK ? ol_sched_start(s, false, request) : rc;
+}
+
+ol_status_t ol_coll_prepare(const ol_coll_args_t *a, ol_request_t **request)
+{
+    ol_sched_t *s;
+    ol_status_t rc = ol_coll_schedule(a, &s);
+    return rc == OL_OK ? ol_sched_prepare(s, request) : rc;
+}
+
+ol_status_t ol_coll_restart(ol_request_t *request)
+{
+    return ol_sched_restart(request);
+}
+
+void ol_coll_params_load(void)
+{
+    for (int k = 0; k < OL_COLL_KINDS; k++)
+        if (ol_coll_tables[k])
+            ol_param_table_load(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams);
+}
+
+void ol_coll_params_print(FILE *out)
+{
+    for (int k = 0; k < OL_COLL_KINDS; k++)
+        if (ol_coll_tables[k])
+            ol_param_table_print(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams,
+                                 out);
+}
+
+/* ---- shortcuts -------------------------------------------------------------- */
 
 ol_status_t ol_coll_barrier(ol_comm_t *comm)
 {
-    return comm->size == 1 ? OL_OK : ol_coll_barrier_dissemination(comm);
+    return ol_coll_run(&(ol_coll_args_t){.kind = OL_COLL_BARRIER, .comm = comm});
 }
 
 ol_status_t ol_coll_bcast(void *buf, MPI_Count count, ol_datatype_t *dt, int root, ol_comm_t *comm)
 {
-    return comm->size == 1 ? OL_OK : ol_coll_bcast_binomial(buf, count, dt, root, comm);
+    return ol_coll_run(&(ol_coll_args_t){.kind = OL_COLL_BCAST, .recvbuf = buf, .recvcount = count,
+                                         .recvtype = dt, .root = root, .comm = comm});
 }
 
 ol_status_t ol_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                               ol_datatype_t *dt, ol_op_t *op, ol_comm_t *comm)
 {
-    return ol_coll_allreduce_recursive_doubling(sendbuf, recvbuf, count, dt, op, comm);
+    return ol_coll_run(&(ol_coll_args_t){.kind = OL_COLL_ALLREDUCE, .sendbuf = sendbuf,
+                                         .recvbuf = recvbuf, .sendcount = count, .recvcount = count,
+                                         .sendtype = dt, .recvtype = dt, .op = op, .comm = comm});
 }
 
 ol_status_t ol_coll_allgather(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                               void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
                               ol_comm_t *comm)
 {
-    return ol_coll_allgather_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  comm);
+    return ol_coll_run(&(ol_coll_args_t){.kind = OL_COLL_ALLGATHER, .sendbuf = sendbuf,
+                                         .recvbuf = recvbuf, .sendcount = sendcount,
+                                         .recvcount = recvcount, .sendtype = sendtype,
+                                         .recvtype = recvtype, .comm = comm});
 }

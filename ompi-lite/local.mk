@@ -20,7 +20,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/include/ol_runtime.h ompi-lite/include/ol_comm.h ompi-lite/include/ol_datatype.h \
 	ompi-lite/runtime/params.c ompi-lite/runtime/log.c ompi-lite/runtime/init.c \
 	ompi-lite/runtime/progress.c ompi-lite/runtime/pmix_client.c ompi-lite/runtime/pmix_client.h \
-	ompi-lite/runtime/error_detail.c \
+	ompi-lite/runtime/error_detail.c ompi-lite/runtime/param_table.c \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk

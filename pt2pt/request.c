@@ -38,6 +38,8 @@ ol_request_t *ol_request_alloc(ol_request_kind_t kind)
 
 void ol_request_release(ol_request_t *req)
 {
+    if (req->on_release)
+        req->on_release(req);
     if (req->args.dt)
         ol_dt_release(req->args.dt);
     req->magic = 0;

@@ -20,6 +20,7 @@ typedef enum {
     OL_REQ_RECV,
     OL_REQ_COMPOUND,     /* completes when all its children have */
     OL_REQ_GENERALIZED,  /* MPI_Grequest_start */
+    OL_REQ_COLL,         /* a collective's schedule (coll/sched.h) */
 } ol_request_kind_t;
 
 typedef enum {
@@ -67,6 +68,8 @@ struct ol_request {
     int pending_children;
     void (*on_complete)(ol_request_t *request); /* runs once, at completion */
     ol_grequest_fns_t grequest;
+    void *owner;              /* collectives: the schedule this request runs */
+    void (*on_release)(ol_request_t *request); /* frees what owner holds */
     ol_request_t *next_free;
 };
 

@@ -1,6 +1,7 @@
 /* MPI_Init and MPI_Finalize: the API layer starts the layers below it in
  * order (runtime, pt2pt) and stops them in reverse. */
 #include "gen_impl.h"
+#include "coll.h"
 #include "pt2pt.h"
 
 #include <pthread.h>
@@ -20,6 +21,7 @@ static int start(int required, int *provided)
         level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
         level = MPI_THREAD_SINGLE;
     ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec);
+    ol_coll_params_load();
     if (rc == OL_OK)
         rc = ol_pt2pt_init();
     if (rc != OL_OK) {

@@ -2,6 +2,7 @@
  * generalized requests and the status setters. Errors of a request go to
  * the error handler of its communicator. */
 #include "gen_impl.h"
+#include "coll.h"
 #include "pt2pt.h"
 
 #include <stdlib.h>
@@ -509,7 +510,7 @@ static int start_one(MPI_Request handle, const char *arg)
         ol_api_set_detail("%s is already active", arg);
         return MPI_ERR_REQUEST;
     }
-    rc = ol_pt2pt_start(req);
+    rc = req->kind == OL_REQ_COLL ? ol_coll_restart(req) : ol_pt2pt_start(req);
     if (rc != MPI_SUCCESS)
         req->active = false;
     return rc;

@@ -52,8 +52,18 @@ void ol_rt_abort(int exit_code, const char *message) __attribute__((noreturn));
 ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length);
 void ol_rt_free_peer_address(void *address);
 
+/* Work a layer above UCX advances on every progress call (the collective
+ * schedules); NULL when it has nothing in flight, so the fast path pays one
+ * load. Returns the number of events it made. */
+extern int (*volatile ol_progress_hook)(void);
+
 /* Progress: one call advances every outstanding operation. */
-static inline int ol_progress(void) { return (int)ucp_worker_progress(ol_rt.ucp_worker); }
+static inline int ol_progress(void)
+{
+    int events = (int)ucp_worker_progress(ol_rt.ucp_worker);
+    int (*hook)(void) = ol_progress_hook;
+    return hook ? events + hook() : events;
+}
 
 /* Waits until done(arg) is true, progressing; spins for spin_us and then
  * sleeps on the worker's event fd so that oversubscribed ranks yield. */

@@ -14,6 +14,8 @@
 
 static int sleepers;
 
+int (*volatile ol_progress_hook)(void);
+
 double ol_rt_wtime(void)
 {
     struct timespec ts;

@@ -3,6 +3,7 @@
  *   ompi_lite_info --params   the parameters only */
 #include "mpi.h"
 #include "ol_config.h"
+#include "coll.h"
 #include "ol_params.h"
 
 #include <stdio.h>
@@ -36,10 +37,12 @@ int main(int argc, char **argv)
         }
     }
     ol_params_load();
+    ol_coll_params_load();
     if (!params_only) {
         print_build();
         printf("\nParameters (environment variables; mpirun --param NAME=VALUE sets them too):\n");
     }
     ol_params_print(stdout);
+    ol_coll_params_print(stdout);
     return 0;
 }

@@ -1,0 +1,358 @@
+/* The schedule engine (see coll_sched.h).
+ *
+ * Steps are kept in one array; round_end[k] is the index after the last
+ * step of round k. Communication steps become pt2pt requests whose parent is
+ * the schedule's round request: when its children have all completed (UCX
+ * callbacks count them down) the round is over, and the next progress call
+ * (ol_progress_hook -> advance_all) runs the next round's local steps and
+ * posts its messages. */
+#include "coll_sched.h"
+#include "coll_util.h"
+#include "ol_log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY } step_kind_t;
+
+typedef struct {
+    step_kind_t kind;
+    const void *src;
+    void *dst;
+    MPI_Count count, dst_count;
+    ol_datatype_t *dt, *dst_dt;
+    ol_op_t *op;
+    int peer;
+} step_t;
+
+typedef struct scratch {
+    struct scratch *next;
+    max_align_t data[];
+} scratch_t;
+
+struct ol_sched {
+    ol_comm_t *comm;
+    int tag;
+    step_t *steps;
+    int nsteps, steps_cap;
+    int *round_end;
+    int nrounds, rounds_cap;
+    int current;               /* the round in flight */
+    ol_request_t round;        /* parent of the round's messages */
+    ol_request_t *request;     /* what the caller waits on */
+    ol_status_t error;
+    scratch_t *scratch;
+    ol_sched_t *next_active;
+};
+
+/* Schedules in flight, advanced by every progress call. */
+static ol_sched_t *active;
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Tags of schedules: one per collective call in flight on a communicator. */
+enum { SCHED_TAG_BASE = 0x800, SCHED_TAGS = 0x800 };
+
+ol_sched_t *ol_sched_create(ol_comm_t *comm)
+{
+    ol_sched_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->comm = comm;
+    s->tag = SCHED_TAG_BASE + (int)(comm->coll_sequence++ % SCHED_TAGS);
+    return s;
+}
+
+void ol_sched_free(ol_sched_t *s)
+{
+    for (scratch_t *m = s->scratch, *next; m; m = next) {
+        next = m->next;
+        free(m);
+    }
+    free(s->steps);
+    free(s->round_end);
+    free(s);
+}
+
+void *ol_sched_scratch(ol_sched_t *s, size_t bytes)
+{
+    scratch_t *m = calloc(1, sizeof(*m) + (bytes ? bytes : 1));
+    if (!m)
+        return NULL;
+    m->next = s->scratch;
+    s->scratch = m;
+    return m->data;
+}
+
+void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count)
+{
+    size_t bytes = count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
+    char *base = ol_sched_scratch(s, bytes);
+    return base ? base - dt->true_lb : NULL;
+}
+
+static ol_status_t add_step(ol_sched_t *s, step_t step)
+{
+    if (s->nsteps == s->steps_cap) {
+        int cap = s->steps_cap ? 2 * s->steps_cap : 16;
+        step_t *grown = realloc(s->steps, sizeof(*grown) * (size_t)cap);
+        if (!grown)
+            return MPI_ERR_NO_MEM;
+        s->steps = grown;
+        s->steps_cap = cap;
+    }
+    s->steps[s->nsteps++] = step;
+    return OL_OK;
+}
+
+ol_status_t ol_sched_send(ol_sched_t *s, const void *buf, MPI_Count count, ol_datatype_t *dt,
+                          int peer)
+{
+    return add_step(s, (step_t){.kind = STEP_SEND, .src = buf, .count = count, .dt = dt,
+                                .peer = peer});
+}
+
+ol_status_t ol_sched_recv(ol_sched_t *s, void *buf, MPI_Count count, ol_datatype_t *dt, int peer)
+{
+    return add_step(s, (step_t){.kind = STEP_RECV, .dst = buf, .count = count, .dt = dt,
+                                .peer = peer});
+}
+
+ol_status_t ol_sched_reduce(ol_sched_t *s, const void *in, void *inout, MPI_Count count,
+                            ol_datatype_t *dt, ol_op_t *op)
+{
+    return add_step(s, (step_t){.kind = STEP_REDUCE, .src = in, .dst = inout, .count = count,
+                                .dt = dt, .op = op});
+}
+
+ol_status_t ol_sched_copy(ol_sched_t *s, const void *src, MPI_Count src_count,
+                          ol_datatype_t *src_dt, void *dst, MPI_Count dst_count,
+                          ol_datatype_t *dst_dt)
+{
+    return add_step(s, (step_t){.kind = STEP_COPY, .src = src, .count = src_count, .dt = src_dt,
+                                .dst = dst, .dst_count = dst_count, .dst_dt = dst_dt});
+}
+
+ol_status_t ol_sched_round(ol_sched_t *s)
+{
+    if (s->nrounds && s->round_end[s->nrounds - 1] == s->nsteps)
+        return OL_OK; /* an empty round adds nothing */
+    if (s->nrounds == s->rounds_cap) {
+        int cap = s->rounds_cap ? 2 * s->rounds_cap : 8;
+        int *grown = realloc(s->round_end, sizeof(*grown) * (size_t)cap);
+        if (!grown)
+            return MPI_ERR_NO_MEM;
+        s->round_end = grown;
+        s->rounds_cap = cap;
+    }
+    s->round_end[s->nrounds++] = s->nsteps;
+    return OL_OK;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static ol_status_t copy_typed(const step_t *st)
+{
+    if (st->dt == st->dst_dt && st->count == st->dst_count)
+        return ol_coll_copy(st->dst, st->src, st->count, st->dt);
+    size_t bytes = (size_t)st->count * st->dt->size;
+    if (bytes != (size_t)st->dst_count * st->dst_dt->size) {
+        ol_error_detail("the send and receive type signatures differ (%zu and %zu bytes)", bytes,
+                        (size_t)st->dst_count * st->dst_dt->size);
+        return MPI_ERR_TRUNCATE;
+    }
+    void *packed = malloc(bytes ? bytes : 1);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    ol_dt_pack_all(st->dt, st->src, st->count, packed);
+    ol_dt_unpack_all(st->dst_dt, st->dst, st->dst_count, packed);
+    free(packed);
+    return OL_OK;
+}
+
+static ol_status_t post_message(ol_sched_t *s, const step_t *st)
+{
+    ol_op_args_t args = {.buf = st->kind == STEP_SEND ? (void *)st->src : st->dst,
+                         .count = st->count, .dt = st->dt, .peer = st->peer,
+                         .tag = ol_coll_tag(s->comm, s->tag), .comm = s->comm,
+                         .space = OL_TAGSPACE_COLL, .mode = OL_SEND_STANDARD};
+    ol_request_t *req;
+    ol_status_t rc = ol_pt2pt_prepare(st->kind == STEP_SEND ? OL_REQ_SEND : OL_REQ_RECV, &args,
+                                      &req);
+    if (rc != OL_OK)
+        return rc;
+    req->parent = &s->round;
+    req->released_by_user = true;
+    __atomic_add_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL);
+    rc = ol_pt2pt_start(req);
+    if (rc != OL_OK) {
+        __atomic_sub_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL);
+        ol_request_release(req);
+    }
+    return rc;
+}
+
+/* Runs the local steps of the current round and posts its messages. The
+ * round request counts one extra child while posting, so that messages
+ * completing at once cannot end the round early. */
+static ol_status_t start_round(ol_sched_t *s)
+{
+    int first = s->current ? s->round_end[s->current - 1] : 0;
+    int last = s->round_end[s->current];
+    s->round.complete = 0;
+    s->round.error = OL_OK;
+    s->round.pending_children = 1;
+    ol_status_t rc = OL_OK;
+    for (int i = first; rc == OL_OK && i < last; i++) {
+        const step_t *st = &s->steps[i];
+        switch (st->kind) {
+        case STEP_SEND:
+        case STEP_RECV: rc = post_message(s, st); break;
+        case STEP_REDUCE: rc = ol_op_apply(st->op, st->src, st->dst, st->count, st->dt); break;
+        case STEP_COPY: rc = copy_typed(st); break;
+        }
+    }
+    if (__atomic_sub_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL) == 0)
+        ol_request_complete(&s->round, s->round.error);
+    return rc;
+}
+
+static int advance_all(void);
+
+static void activate(ol_sched_t *s)
+{
+    pthread_mutex_lock(&active_lock);
+    s->next_active = active;
+    active = s;
+    ol_progress_hook = advance_all;
+    pthread_mutex_unlock(&active_lock);
+}
+
+static void deactivate_locked(ol_sched_t *s)
+{
+    for (ol_sched_t **link = &active; *link; link = &(*link)->next_active) {
+        if (*link == s) {
+            *link = s->next_active;
+            break;
+        }
+    }
+    if (!active)
+        ol_progress_hook = NULL;
+}
+
+/* Moves one schedule on; true when it has finished (or failed). */
+static bool advance(ol_sched_t *s)
+{
+    while (ol_request_is_complete(&s->round)) {
+        if (s->round.error != OL_OK && s->error == OL_OK)
+            s->error = s->round.error;
+        if (s->error != OL_OK || ++s->current == s->nrounds)
+            return true;
+        ol_status_t rc = start_round(s);
+        if (rc != OL_OK && s->error == OL_OK)
+            s->error = rc;
+    }
+    return false;
+}
+
+/* The progress hook: advances every active schedule, completes the
+ * finished ones' requests. */
+static int advance_all(void)
+{
+    int events = 0;
+    if (pthread_mutex_trylock(&active_lock) != 0)
+        return 0; /* another thread is at it */
+    for (ol_sched_t *s = active, *next; s; s = next) {
+        next = s->next_active;
+        if (!advance(s))
+            continue;
+        deactivate_locked(s);
+        ol_request_complete(s->request, s->error);
+        events++;
+    }
+    pthread_mutex_unlock(&active_lock);
+    return events;
+}
+
+static void release_sched(ol_request_t *req)
+{
+    ol_sched_free(req->owner);
+    req->owner = NULL;
+}
+
+static ol_status_t launch(ol_sched_t *s)
+{
+    ol_sched_round(s);
+    s->current = 0;
+    s->error = OL_OK;
+    s->request->complete = 0;
+    s->request->active = true;
+    s->request->error = OL_OK;
+    ol_status_set_empty(&s->request->status);
+    if (s->nrounds == 0) { /* nothing to do: a collective on one process */
+        ol_request_complete(s->request, OL_OK);
+        return OL_OK;
+    }
+    ol_status_t rc = start_round(s);
+    if (rc != OL_OK)
+        s->error = rc;
+    if (advance(s)) { /* finished at once (local work only), or failed */
+        ol_request_complete(s->request, s->error);
+        return OL_OK;
+    }
+    activate(s);
+    return OL_OK;
+}
+
+ol_status_t ol_sched_start(ol_sched_t *s, bool persistent, ol_request_t **request)
+{
+    ol_request_t *req = ol_request_alloc(OL_REQ_COLL);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    memset(&s->round, 0, sizeof(s->round));
+    s->round.magic = OL_REQUEST_MAGIC;
+    s->round.kind = OL_REQ_COMPOUND;
+    req->owner = s;
+    req->on_release = release_sched;
+    req->persistent = persistent;
+    req->args.comm = s->comm;
+    s->request = req;
+    *request = req;
+    return launch(s);
+}
+
+ol_status_t ol_sched_prepare(ol_sched_t *s, ol_request_t **request)
+{
+    ol_request_t *req = ol_request_alloc(OL_REQ_COLL);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    memset(&s->round, 0, sizeof(s->round));
+    s->round.magic = OL_REQUEST_MAGIC;
+    s->round.kind = OL_REQ_COMPOUND;
+    req->owner = s;
+    req->on_release = release_sched;
+    req->persistent = true;
+    req->active = false; /* until MPI_Start */
+    req->complete = 1;
+    req->args.comm = s->comm;
+    ol_status_set_empty(&req->status);
+    s->request = req;
+    *request = req;
+    return OL_OK;
+}
+
+ol_status_t ol_sched_restart(ol_request_t *request)
+{
+    return launch(request->owner);
+}
+
+ol_status_t ol_sched_run(ol_sched_t *s)
+{
+    ol_request_t *req;
+    ol_status_t rc = ol_sched_start(s, false, &req);
+    if (rc != OL_OK) {
+        ol_sched_free(s);
+        return rc;
+    }
+    return ol_pt2pt_wait(req, NULL);
+}

@@ -1,0 +1,48 @@
+/* The algorithm tables and selection, private to coll/.
+ *
+ * Each collective has a table: its algorithms (name, restrictions, build
+ * function), a choose function that applies the thresholds (data, each a
+ * parameter), and the parameter that forces an algorithm by name. Forcing
+ * one whose restrictions fail logs a warning and falls back to the choice. */
+#ifndef OL_COLL_SELECT_H
+#define OL_COLL_SELECT_H
+
+#include "coll.h"
+#include "ol_params.h"
+#include "coll_sched.h"
+
+typedef ol_status_t (*ol_coll_build_t)(ol_sched_t *s, const ol_coll_args_t *a);
+
+/* Restrictions of an algorithm. */
+enum {
+    OL_ALGO_COMMUTATIVE = 1 << 0, /* the op must be commutative */
+    OL_ALGO_POW2 = 1 << 1,        /* the process count must be a power of two */
+    OL_ALGO_INTRA = 1 << 2,       /* not on intercommunicators */
+    OL_ALGO_CONTIGUOUS = 1 << 3,  /* contiguous datatypes only */
+    OL_ALGO_COUNT_GE_SIZE = 1 << 4, /* count >= number of processes */
+};
+
+typedef struct {
+    const char *name;
+    unsigned restrictions;
+    ol_coll_build_t build;
+} ol_coll_algorithm_t;
+
+typedef struct {
+    const char *name;                     /* "allreduce" */
+    const ol_coll_algorithm_t *algorithms;
+    int count;
+    /* The automatic choice: an index into algorithms, and why (logged). */
+    int (*choose)(const ol_coll_args_t *a, const char **why);
+    const char *const *forced;            /* parameter storage: "" or a name */
+    const ol_param_t *params;             /* this collective's parameters */
+    int nparams;
+} ol_coll_table_t;
+
+/* Every collective's table, by kind (select.c). */
+extern const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS];
+
+/* Bytes a call moves per process, the usual size class of thresholds. */
+MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
+
+#endif

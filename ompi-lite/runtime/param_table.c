@@ -1,0 +1,62 @@
+/* Loading and printing parameter tables (see ol_param_table.h). */
+#include "ol_param_table.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+static int parse_int(const char *text, int *value)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 0);
+    if (errno || end == text || *end != '\0' || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *value = (int)v;
+    return 0;
+}
+
+static int set_row(const ol_param_t *p, const char *text)
+{
+    if (p->type == OL_PARAM_STRING) {
+        *(const char **)p->storage = text;
+        return 0;
+    }
+    return parse_int(text, (int *)p->storage);
+}
+
+static const char *env_value(const ol_param_t *p)
+{
+    char var[128];
+    snprintf(var, sizeof(var), "OMPI_LITE_%s", p->name);
+    return getenv(var);
+}
+
+int ol_param_table_load(const ol_param_t *table, size_t rows)
+{
+    int bad = 0;
+    for (size_t i = 0; i < rows; i++) {
+        const ol_param_t *p = &table[i];
+        set_row(p, p->default_value);
+        const char *text = env_value(p);
+        if (text && set_row(p, text) != 0) {
+            fprintf(stderr, "ompi-lite: OMPI_LITE_%s=%s is not a valid value (%s); using %s\n",
+                    p->name, text, p->type == OL_PARAM_INT ? "an integer is expected" : "",
+                    p->default_value);
+            set_row(p, p->default_value);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+void ol_param_table_print(const ol_param_t *table, size_t rows, FILE *out)
+{
+    for (size_t i = 0; i < rows; i++) {
+        const ol_param_t *p = &table[i];
+        const char *text = env_value(p);
+        fprintf(out, "OMPI_LITE_%s = %s%s\n    default: %s\n    %s\n", p->name,
+                text ? text : p->default_value, text ? " (from the environment)" : "",
+                *p->default_value ? p->default_value : "(empty)", p->help);
+    }
+}
