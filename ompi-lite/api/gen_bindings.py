@@ -98,41 +98,96 @@ def first_of(fn, kind):
 
 
 def buffer_count(fn, buf):
-    """The COUNT and DATATYPE that follow a BUFFER describe it."""
+    """The COUNT and DATATYPE that describe a BUFFER: sendcount/sendtype for
+    sendbuf (recv... for recvbuf) when the function has them, else the COUNT
+    and DATATYPE that follow it. None when it has no scalar count (v forms)."""
+    by_name = {p.name: p for p in fn.params}
+    for side in ("send", "recv"):
+        if buf.name == side + "buf" and side + "type" in by_name:
+            return by_name.get(side + "count"), by_name[side + "type"]
     after = fn.params[fn.params.index(buf) + 1:]
     count = next((p for p in after if p.kind == "COUNT"), None)
     dtype = next((p for p in after if p.kind == "DATATYPE"), None)
     return count, dtype
 
 
+# Arguments the standard reads only at the root of a rooted collective (in
+# all its forms: blocking, I..., ..._init, ..._c). Elsewhere they are not
+# checked: a non-root may pass MPI_DATATYPE_NULL or a NULL buffer.
+ROOT_ONLY = {
+    "Gather": ("recvbuf", "recvcount", "recvtype"),
+    "Gatherv": ("recvbuf", "recvcounts", "displs", "recvtype"),
+    "Scatter": ("sendbuf", "sendcount", "sendtype"),
+    "Scatterv": ("sendbuf", "sendcounts", "displs", "sendtype"),
+    "Reduce": ("recvbuf",),
+}
+
+
+def collective_base(fn):
+    """MPI_Igatherv_init_c -> "Gatherv" (or None when not a rooted collective)."""
+    base = fn.name[len("MPI_"):]
+    for suffix in ("_c", "_init"):
+        if base.endswith(suffix):
+            base = base[:-len(suffix)]
+    if base not in ROOT_ONLY and base[:1] == "I" and base[1:] in ROOT_ONLY:
+        base = base[1:]
+    return base if base in ROOT_ONLY else None
+
+
+def condition_parts(fn, p):
+    """The C conditions under which p is checked (none: always): root-only
+    arguments at the root, and the send/recv count and type only when their
+    buffer is not MPI_IN_PLACE (the standard then ignores them)."""
+    parts = []
+    base = collective_base(fn)
+    names = {q.name for q in fn.params}
+    if base and p.name in ROOT_ONLY[base]:
+        parts.append("ol_api_is_root(%s_obj, root)" % first_of(fn, "COMM").name)
+    for side in ("send", "recv"):
+        if p.name.startswith(side) and p.name != side + "buf" and side + "buf" in names:
+            parts.append("%sbuf != MPI_IN_PLACE" % side)
+    return parts
+
+
+def condition(fn, *params):
+    """The conditions of all params, joined, or None."""
+    parts = [c for p in params if p for c in condition_parts(fn, p)]
+    return " && ".join(dict.fromkeys(parts)) or None
+
+
 def checks(fn):
-    """C statements checking the parameters, each setting `err`."""
+    """(condition, C statement) pairs checking the parameters, each
+    statement setting `err`; the condition is None for always."""
     out = []
     comm = first_of(fn, "COMM")
     ordered = ([comm] if comm else []) + [p for p in fn.params if p is not comm]
     buffers = []
     for p in ordered:
+        cond = condition(fn, p)
         if p.kind in TRANSLATED:
-            out.append('%s(%s, "%s", &%s_obj)' % (TRANSLATED[p.kind][1], p.name, p.name, p.name))
+            out.append((cond, '%s(%s, "%s", &%s_obj)' % (TRANSLATED[p.kind][1], p.name, p.name,
+                                                       p.name)))
         elif p.kind == "COUNT":
-            out.append('ol_check_count((MPI_Count)%s, "%s")' % (p.name, p.name))
+            out.append((cond, 'ol_check_count((MPI_Count)%s, "%s")' % (p.name, p.name)))
         elif p.kind in RANK_CHECKS:
             if not comm:
                 raise fntable.TableError("%s: %s %s needs a COMM parameter" % (fn.name, p.kind, p.name))
-            out.append('%s(%s_obj, %s, "%s")' % (RANK_CHECKS[p.kind], comm.name, p.name, p.name))
+            out.append((cond, '%s(%s_obj, %s, "%s")' % (RANK_CHECKS[p.kind], comm.name, p.name,
+                                                       p.name)))
         elif p.kind == "TAG":
-            out.append('ol_check_tag(%s, "%s")' % (p.name, p.name))
+            out.append((cond, 'ol_check_tag(%s, "%s")' % (p.name, p.name)))
         elif p.kind == "RECV_TAG":
-            out.append('ol_check_recv_tag(%s, "%s")' % (p.name, p.name))
+            out.append((cond, 'ol_check_recv_tag(%s, "%s")' % (p.name, p.name)))
         elif p.kind in ("OUT", "INOUT"):
-            out.append('ol_check_not_null(%s, "%s")' % (p.name, p.name))
+            out.append((cond, 'ol_check_not_null(%s, "%s")' % (p.name, p.name)))
         elif p.kind == "BUFFER":
             buffers.append(p)
     for buf in buffers:  # after their counts and datatypes are known valid
         count, dtype = buffer_count(fn, buf)
         if count and dtype:
-            out.append('ol_check_buffer(%s, (MPI_Count)%s, %s_obj, "%s")'
-                       % (buf.name, count.name, dtype.name, buf.name))
+            out.append((condition(fn, buf, count, dtype),
+                        'ol_check_buffer(%s, (MPI_Count)%s, %s_obj, "%s")'
+                        % (buf.name, count.name, dtype.name, buf.name)))
     return out
 
 
@@ -148,11 +203,12 @@ def int_binding(fn):
         if p.kind in TRANSLATED:
             lines.append("    %s%s_obj = NULL;" % (TRANSLATED[p.kind][0], p.name))
     lines.append("    int err;")
-    statements = [] if fn.name in CALLABLE_ANYTIME else ["ol_check_running()"]
+    statements = [] if fn.name in CALLABLE_ANYTIME else [(None, "ol_check_running()")]
     statements += checks(fn)
-    statements.append("%s(%s)" % (impl_name(fn), call_args(fn)))
-    for s in statements:
-        lines.append("    if (OL_UNLIKELY((err = %s) != MPI_SUCCESS))" % s)
+    statements.append((None, "%s(%s)" % (impl_name(fn), call_args(fn))))
+    for cond, s in statements:
+        guard = "(%s) && " % cond if cond else ""
+        lines.append("    if (%sOL_UNLIKELY((err = %s) != MPI_SUCCESS))" % (guard, s))
         lines.append("        goto fail;")
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")

@@ -116,6 +116,13 @@ static inline ol_status_t ol_check_root(const ol_comm_t *comm, int rank, const c
     return MPI_ERR_ROOT;
 }
 
+/* Whether this process reads the root-only arguments of a rooted
+ * collective: the root itself, or MPI_ROOT's side of an intercommunicator. */
+static inline bool ol_api_is_root(const ol_comm_t *comm, int root)
+{
+    return comm->remote_group ? root == MPI_ROOT : comm->rank == root;
+}
+
 static inline ol_status_t ol_check_tag(int tag, const char *arg)
 {
     if (OL_LIKELY(tag >= 0 && tag <= OL_TAG_UB))
