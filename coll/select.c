@@ -6,14 +6,56 @@
 
 #include <string.h>
 
-extern const ol_coll_table_t ol_coll_barrier_table, ol_coll_bcast_table,
-    ol_coll_allreduce_table, ol_coll_allgather_table;
+/* Each collective's table lives in its own file. A collective whose file
+ * is not linked has no table (weak reference): calling it is an error, and
+ * its MPI functions are not exported anyway. */
+#define TABLE(name) extern const ol_coll_table_t ol_coll_##name##_table __attribute__((weak))
+TABLE(barrier);
+TABLE(bcast);
+TABLE(reduce);
+TABLE(allreduce);
+TABLE(gather);
+TABLE(gatherv);
+TABLE(scatter);
+TABLE(scatterv);
+TABLE(allgather);
+TABLE(allgatherv);
+TABLE(alltoall);
+TABLE(alltoallv);
+TABLE(alltoallw);
+TABLE(reduce_scatter);
+TABLE(reduce_scatter_block);
+TABLE(scan);
+TABLE(exscan);
+TABLE(neighbor_allgather);
+TABLE(neighbor_allgatherv);
+TABLE(neighbor_alltoall);
+TABLE(neighbor_alltoallv);
+TABLE(neighbor_alltoallw);
 
 const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS] = {
     [OL_COLL_BARRIER] = &ol_coll_barrier_table,
     [OL_COLL_BCAST] = &ol_coll_bcast_table,
+    [OL_COLL_REDUCE] = &ol_coll_reduce_table,
     [OL_COLL_ALLREDUCE] = &ol_coll_allreduce_table,
+    [OL_COLL_GATHER] = &ol_coll_gather_table,
+    [OL_COLL_GATHERV] = &ol_coll_gatherv_table,
+    [OL_COLL_SCATTER] = &ol_coll_scatter_table,
+    [OL_COLL_SCATTERV] = &ol_coll_scatterv_table,
     [OL_COLL_ALLGATHER] = &ol_coll_allgather_table,
+    [OL_COLL_ALLGATHERV] = &ol_coll_allgatherv_table,
+    [OL_COLL_ALLTOALL] = &ol_coll_alltoall_table,
+    [OL_COLL_ALLTOALLV] = &ol_coll_alltoallv_table,
+    [OL_COLL_ALLTOALLW] = &ol_coll_alltoallw_table,
+    [OL_COLL_REDUCE_SCATTER] = &ol_coll_reduce_scatter_table,
+    [OL_COLL_REDUCE_SCATTER_BLOCK] = &ol_coll_reduce_scatter_block_table,
+    [OL_COLL_SCAN] = &ol_coll_scan_table,
+    [OL_COLL_EXSCAN] = &ol_coll_exscan_table,
+    [OL_COLL_NEIGHBOR_ALLGATHER] = &ol_coll_neighbor_allgather_table,
+    [OL_COLL_NEIGHBOR_ALLGATHERV] = &ol_coll_neighbor_allgatherv_table,
+    [OL_COLL_NEIGHBOR_ALLTOALL] = &ol_coll_neighbor_alltoall_table,
+    [OL_COLL_NEIGHBOR_ALLTOALLV] = &ol_coll_neighbor_alltoallv_table,
+    [OL_COLL_NEIGHBOR_ALLTOALLW] = &ol_coll_neighbor_alltoallw_table,
 };
 
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a)
