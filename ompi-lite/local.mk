@@ -21,6 +21,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/runtime/params.c ompi-lite/runtime/log.c ompi-lite/runtime/init.c \
 	ompi-lite/runtime/progress.c ompi-lite/runtime/pmix_client.c ompi-lite/runtime/pmix_client.h \
 	ompi-lite/runtime/error_detail.c ompi-lite/runtime/param_table.c \
+	ompi-lite/runtime/state.c ompi-lite/include/ol_state.h \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk
@@ -30,7 +31,12 @@ include ompi-lite/op/local.mk
 OL_API_IMPL = \
 	ompi-lite/api/init.c ompi-lite/api/environment.c ompi-lite/api/errors.c \
 	ompi-lite/api/comm.c ompi-lite/api/pt2pt.c ompi-lite/api/coll.c \
-	ompi-lite/api/datatype.c ompi-lite/api/request.c ompi-lite/api/group.c
+	ompi-lite/api/datatype.c ompi-lite/api/request.c ompi-lite/api/group.c \
+	ompi-lite/api/attr.c ompi-lite/api/info.c ompi-lite/api/errhandler.c \
+	ompi-lite/api/handles.c ompi-lite/api/handles.h \
+	ompi-lite/api/topo.c ompi-lite/api/topo_cart.c ompi-lite/api/topo_graph.c \
+	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h \
+	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

@@ -23,4 +23,7 @@ include test/mpi/local.mk
 include test/mpi/datatype.mk
 include test/launcher/local.mk
 include test/mpi/pt2pt.mk
+include test/mpi/comm_extras.mk
+include test/mpi/topo.mk
+include test/mpi/coll_reduce.mk
 include test/bench/local.mk

@@ -2,9 +2,15 @@
  * create, intercommunicators), comparison, names, freeing. */
 #include "gen_impl.h"
 #include "coll.h"
+#include "comm_internal.h"
 #include "context_id.h"
+#include "ol_attr.h"
+#include "ol_errhandler.h"
+#include "ol_info.h"
+#include "ol_topo.h"
 #include "pt2pt.h"
 
+#include <hwloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +44,17 @@ static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *r
     c->peer_size = peers->size;
     c->world_ranks = peers->world_ranks;
     c->errhandler = errhandler;
+    ol_errhandler_retain(errhandler);
     return c;
 }
 
 static void comm_destroy(ol_comm_t *c)
 {
+    ol_errhandler_release(c->errhandler);
+    if (c->topo)
+        ol_topo_free(c->topo);
+    if (c->info)
+        ol_info_release(c->info);
     ol_cid_release(c->context_id);
     ol_group_release(c->group);
     if (c->remote_group)
@@ -157,7 +169,19 @@ static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
 
 /* ---- dup ---------------------------------------------------------------------- */
 
-static int dup_comm(ol_comm_t *comm, MPI_Comm *newcomm)
+/* What a duplicate inherits besides the groups: topology, hints (the
+ * given ones for dup_with_info, else the parent's), attributes. */
+static int inherit(ol_comm_t *comm, ol_comm_t *c, const ol_info_t *info)
+{
+    if (comm->topo && ol_topo_dup(comm->topo, &c->topo) != OL_OK)
+        return MPI_ERR_NO_MEM;
+    const ol_info_t *hints = info ? info : comm->info;
+    if (hints && !(c->info = ol_info_dup(hints)))
+        return MPI_ERR_NO_MEM;
+    return ol_attr_copy_comm(comm, c);
+}
+
+static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
 {
     uint32_t id;
     int rc = new_context_id(comm, &id);
@@ -168,24 +192,49 @@ static int dup_comm(ol_comm_t *comm, MPI_Comm *newcomm)
         ol_group_retain(comm->remote_group);
     ol_comm_t *c = comm_new(id, comm->group, comm->remote_group, comm->errhandler);
     if (!c) {
+        ol_group_release(comm->group);
+        if (comm->remote_group)
+            ol_group_release(comm->remote_group);
         ol_cid_release(id);
         return MPI_ERR_NO_MEM;
+    }
+    rc = inherit(comm, c, info);
+    if (rc != MPI_SUCCESS) {
+        ol_attr_delete_all_comm(c);
+        comm_destroy(c);
+        return rc;
     }
     *newcomm = ol_comm_to_handle(c);
     return MPI_SUCCESS;
 }
 
+static int info_arg(MPI_Info handle, const ol_info_t **info)
+{
+    *info = ol_info_from_handle(handle);
+    if (*info || handle == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    ol_api_set_detail("info is not a valid info object");
+    return MPI_ERR_INFO;
+}
+
 int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
 {
-    return dup_comm(comm, newcomm);
+    return dup_comm(comm, NULL, newcomm);
+}
+
+int ol_api_comm_dup_with_info(ol_comm_t *comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    const ol_info_t *hints;
+    int rc = info_arg(info, &hints);
+    return rc == MPI_SUCCESS ? dup_comm(comm, hints, newcomm) : rc;
 }
 
 /* The dup is made at once; the request is complete when returned. Every
  * process must call it in the same order on the communicator, as for any
  * collective, so this only waits where MPI would make the request wait. */
-int ol_api_comm_idup(ol_comm_t *comm, MPI_Comm *newcomm, MPI_Request *request)
+static int idup(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int rc = dup_comm(comm, newcomm);
+    int rc = dup_comm(comm, info, newcomm);
     if (rc != MPI_SUCCESS)
         return rc;
     ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
@@ -195,6 +244,19 @@ int ol_api_comm_idup(ol_comm_t *comm, MPI_Comm *newcomm, MPI_Request *request)
     ol_request_complete(req, MPI_SUCCESS);
     *request = ol_request_to_handle(req);
     return MPI_SUCCESS;
+}
+
+int ol_api_comm_idup(ol_comm_t *comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup(comm, NULL, newcomm, request);
+}
+
+int ol_api_comm_idup_with_info(ol_comm_t *comm, MPI_Info info, MPI_Comm *newcomm,
+                               MPI_Request *request)
+{
+    const ol_info_t *hints;
+    int rc = info_arg(info, &hints);
+    return rc == MPI_SUCCESS ? idup(comm, hints, newcomm, request) : rc;
 }
 
 /* ---- split --------------------------------------------------------------------- */
@@ -281,23 +343,241 @@ int ol_api_comm_split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
     return split(comm, color, key, newcomm);
 }
 
+int ol_comm_split_internal(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
+{
+    return split(comm, color, key, newcomm);
+}
+
+/* ---- split by type --------------------------------------------------------------- */
+
 /* The color of this process's host: the lowest world rank on it. */
 static int host_color(void)
 {
     return ol_rt.node_leader;
 }
 
+/* What hwloc says of this machine, and the PUs this process may run on. */
+typedef struct {
+    hwloc_topology_t topo;
+    hwloc_bitmap_t cpus;
+} hw_view_t;
+
+static bool hw_open(hw_view_t *hw)
+{
+    if (hwloc_topology_init(&hw->topo) != 0)
+        return false;
+    if (hwloc_topology_load(hw->topo) != 0 || !(hw->cpus = hwloc_bitmap_alloc())) {
+        hwloc_topology_destroy(hw->topo);
+        return false;
+    }
+    /* Where binding cannot be read, the process may run anywhere. */
+    if (hwloc_get_cpubind(hw->topo, hw->cpus, 0) != 0)
+        hwloc_bitmap_copy(hw->cpus, hwloc_topology_get_topology_cpuset(hw->topo));
+    return true;
+}
+
+static void hw_close(hw_view_t *hw)
+{
+    hwloc_bitmap_free(hw->cpus);
+    hwloc_topology_destroy(hw->topo);
+}
+
+/* The logical index of the object at depth that holds all the PUs this
+ * process may run on, or -1: an unbound process is held by an object only
+ * when that object spans the whole machine. */
+static int index_at_depth(const hw_view_t *hw, int depth)
+{
+    if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE)
+        return -1;
+    unsigned n = hwloc_get_nbobjs_by_depth(hw->topo, depth);
+    for (unsigned i = 0; i < n; i++) {
+        hwloc_obj_t obj = hwloc_get_obj_by_depth(hw->topo, depth, i);
+        if (obj->cpuset && hwloc_bitmap_isincluded(hw->cpus, obj->cpuset))
+            return (int)obj->logical_index;
+    }
+    return -1;
+}
+
+/* The index of this process's object of an mpi_hw_resource_type value
+ * (an hwloc type name such as "NUMANode" or "L3Cache", optionally as
+ * "hwloc://NUMANode"; "mpi_shared_memory" is the host, index 0), or -1 for
+ * no value, an unknown one, or no such object holding the process. */
+static int guided_index(const char *type)
+{
+    if (!type)
+        return -1;
+    if (strcmp(type, "mpi_shared_memory") == 0)
+        return 0;
+    if (strncmp(type, "hwloc://", 8) == 0)
+        type += 8;
+    hw_view_t hw;
+    if (!hw_open(&hw))
+        return -1;
+    int depth, index = -1;
+    if (hwloc_type_sscanf_as_depth(type, NULL, hw.topo, &depth) == 0)
+        index = index_at_depth(&hw, depth);
+    hw_close(&hw);
+    return index;
+}
+
+/* The hardware levels MPI_COMM_TYPE_HW_UNGUIDED tries below the host, from
+ * the largest. */
+static const hwloc_obj_type_t unguided_levels[] = {
+    HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+    HWLOC_OBJ_L1CACHE, HWLOC_OBJ_CORE,     HWLOC_OBJ_PU,
+};
+enum { PLACE_FIELDS = 1 + OL_ARRAY_SIZE(unguided_levels) };
+
+/* A process's place: its host, then its object index at each level. */
+static void my_place(int *place)
+{
+    place[0] = host_color();
+    hw_view_t hw;
+    bool known = hw_open(&hw);
+    for (size_t l = 0; l < OL_ARRAY_SIZE(unguided_levels); l++)
+        place[1 + l] = known ? index_at_depth(&hw, hwloc_get_type_depth(hw.topo,
+                                                                     unguided_levels[l]))
+                             : -1;
+    if (known)
+        hw_close(&hw);
+}
+
+/* The color of the group of processes on my host with my value of field f
+ * of their places (n fields each): the lowest rank among them, so that
+ * colors of different hosts differ. MPI_UNDEFINED when my value is -1. */
+static int place_color(const int *places, int n, int size, int me, int f)
+{
+    const int *mine = places + (size_t)me * (size_t)n;
+    if (f < 0 || mine[f] < 0)
+        return MPI_UNDEFINED;
+    for (int r = 0; r < size; r++) {
+        const int *theirs = places + (size_t)r * (size_t)n;
+        if (theirs[0] == mine[0] && theirs[f] == mine[f])
+            return r;
+    }
+    return MPI_UNDEFINED; /* not reached: r = me matches */
+}
+
+/* The first field of the places that splits comm into strictly smaller
+ * groups: the host (0) when comm spans several, else the first level at
+ * which some process is held by an object but not all by the same one;
+ * -1 when none does. */
+static int splitting_field(const int *places, int n, int size)
+{
+    for (int f = 0; f < n; f++) {
+        bool held = false, same = true;
+        for (int r = 0; r < size; r++) {
+            int v = places[(size_t)r * (size_t)n + f];
+            held = held || v >= 0;
+            same = same && v == places[f];
+        }
+        if (held && !same)
+            return f;
+    }
+    return -1;
+}
+
+/* Every process gives its place (n ints, the host first); each splits by
+ * the last field, or for HW_UNGUIDED by the first that splits comm, which
+ * *field says. */
+static int split_by_places(ol_comm_t *comm, const int *place, int n, bool unguided, int key,
+                           MPI_Comm *newcomm, int *field)
+{
+    int *places = malloc(sizeof(int) * (size_t)n * (size_t)comm->size);
+    if (!places)
+        return MPI_ERR_NO_MEM;
+    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+    int rc = ol_coll_allgather(place, n, ints, places, n, ints, comm);
+    *field = unguided ? splitting_field(places, n, comm->size) : n - 1;
+    int color = place_color(places, n, comm->size, comm->rank, *field);
+    free(places);
+    return rc == MPI_SUCCESS ? split(comm, color, key, newcomm) : rc;
+}
+
+/* Groups share the object of the type the info names; every process takes
+ * part even without a usable value, so that all make the same calls. */
+static int split_guided(ol_comm_t *comm, const char *type, int key, MPI_Comm *newcomm)
+{
+    int place[2] = {host_color(), guided_index(type)}, field;
+    return split_by_places(comm, place, 2, false, key, newcomm, &field);
+}
+
+/* The standard has HW_UNGUIDED say which level it split at: the new
+ * communicator's info holds mpi_hw_resource_type. */
+static int label_level(MPI_Comm *newcomm, int field)
+{
+    const char *name = field == 0 ? "mpi_shared_memory"
+                                  : hwloc_obj_type_string(unguided_levels[field - 1]);
+    ol_info_t *info = ol_info_create();
+    if (!info || ol_info_set(info, "mpi_hw_resource_type", name) != OL_OK) {
+        if (info)
+            ol_info_release(info);
+        ol_api_comm_free(newcomm);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_comm_from_handle(*newcomm)->info = info;
+    return MPI_SUCCESS;
+}
+
+static int split_unguided(ol_comm_t *comm, int key, MPI_Comm *newcomm)
+{
+    int place[PLACE_FIELDS], field;
+    my_place(place);
+    int rc = split_by_places(comm, place, PLACE_FIELDS, true, key, newcomm, &field);
+    if (rc != MPI_SUCCESS || *newcomm == MPI_COMM_NULL)
+        return rc;
+    return label_level(newcomm, field);
+}
+
+/* The process sets every process belongs to: mpi://WORLD, one group of
+ * all; mpi://SELF, a group of each process alone. */
+static int pset_color(const ol_comm_t *comm, const char *name)
+{
+    if (name && strcmp(name, "mpi://WORLD") == 0)
+        return 0;
+    if (name && strcmp(name, "mpi://SELF") == 0)
+        return comm->rank;
+    return MPI_UNDEFINED;
+}
+
+static const char *info_value(const ol_info_t *info, const char *key)
+{
+    return info ? ol_info_get_value(info, key) : NULL;
+}
+
+/* A hardware resource type guides as for HW_GUIDED; otherwise a process
+ * set name does. */
+static int split_resource_guided(ol_comm_t *comm, const ol_info_t *info, int key,
+                                 MPI_Comm *newcomm)
+{
+    const char *type = info_value(info, "mpi_hw_resource_type");
+    if (type)
+        return split_guided(comm, type, key, newcomm);
+    return split(comm, pset_color(comm, info_value(info, "mpi_pset_name")), key, newcomm);
+}
+
+/* A value the split types cannot use gives MPI_COMM_NULL, not an error,
+ * as the standard says for the guided types. */
 int ol_api_comm_split_type(ol_comm_t *comm, int split_type, int key, MPI_Info info,
                            MPI_Comm *newcomm)
 {
-    (void)info;
+    const ol_info_t *hints;
+    int rc = info_arg(info, &hints);
+    if (rc != MPI_SUCCESS)
+        return rc;
     switch (split_type) {
     case MPI_UNDEFINED:
         return split(comm, MPI_UNDEFINED, key, newcomm);
     case MPI_COMM_TYPE_SHARED:
         return split(comm, host_color(), key, newcomm);
+    case MPI_COMM_TYPE_HW_GUIDED:
+        return split_guided(comm, info_value(hints, "mpi_hw_resource_type"), key, newcomm);
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+        return split_unguided(comm, key, newcomm);
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        return split_resource_guided(comm, hints, key, newcomm);
     default:
-        ol_api_set_detail("split_type %d is not supported (MPI_COMM_TYPE_SHARED is)", split_type);
+        ol_api_set_detail("split_type %d is not a split type", split_type);
         return MPI_ERR_ARG;
     }
 }
@@ -517,6 +797,44 @@ int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracom
     return MPI_SUCCESS;
 }
 
+/* ---- hints --------------------------------------------------------------------- */
+
+/* Hints that info does not name keep their values. The result is built
+ * aside, so that running out of memory changes nothing. */
+int ol_api_comm_set_info(ol_comm_t *comm, MPI_Info info)
+{
+    const ol_info_t *hints = ol_info_from_handle(info);
+    if (!hints) {
+        ol_api_set_detail("info is %s",
+                          info == MPI_INFO_NULL ? "MPI_INFO_NULL" : "not a valid info object");
+        return MPI_ERR_INFO;
+    }
+    ol_info_t *merged = comm->info ? ol_info_dup(comm->info) : ol_info_create();
+    if (!merged || ol_info_merge(merged, hints) != OL_OK) {
+        if (merged)
+            ol_info_release(merged);
+        ol_api_set_detail("out of memory for the hints of %s", comm->name);
+        return MPI_ERR_NO_MEM;
+    }
+    if (comm->info)
+        ol_info_release(comm->info);
+    comm->info = merged;
+    return MPI_SUCCESS;
+}
+
+/* A new info object, the program's to free; empty when no hint is set.
+ * ompi-lite acts on no hint yet, and returns every one it was given. */
+int ol_api_comm_get_info(ol_comm_t *comm, MPI_Info *info_used)
+{
+    ol_info_t *copy = comm->info ? ol_info_dup(comm->info) : ol_info_create();
+    if (!copy) {
+        ol_api_set_detail("out of memory for an info object");
+        return MPI_ERR_NO_MEM;
+    }
+    *info_used = ol_info_to_handle(copy);
+    return MPI_SUCCESS;
+}
+
 /* ---- queries ------------------------------------------------------------------- */
 
 int ol_api_comm_rank(ol_comm_t *comm, int *rank)
@@ -624,6 +942,10 @@ int ol_api_comm_free(MPI_Comm *comm)
         ol_api_set_detail("%s cannot be freed", c->name);
         return MPI_ERR_COMM;
     }
+    /* Delete callbacks run first; one that fails leaves the communicator. */
+    int rc = ol_attr_delete_all_comm(c);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (c->bsend_buffer) {
         void *buffer;
         MPI_Count size;

@@ -4,6 +4,7 @@
  * form was called, for MPI_Type_get_contents. */
 #include "gen_impl.h"
 #include "ol_api_checks.h"
+#include "ol_attr.h"
 #include "pt2pt.h"
 
 #include <limits.h>
@@ -351,10 +352,20 @@ int ol_api_type_create_resized_c(ol_datatype_t *oldtype, MPI_Count lb, MPI_Count
     return resized(oldtype, lb, extent, true, newtype);
 }
 
+/* The duplicate takes the attributes their copy callbacks ask for; a
+ * failing callback undoes it and its error is the call's. */
 int ol_api_type_dup(ol_datatype_t *oldtype, MPI_Datatype *newtype)
 {
     ol_datatype_t *dt = NULL;
-    return put_new_type(ol_dt_create_dup(oldtype, &dt), &dt, newtype);
+    int err = put_new_type(ol_dt_create_dup(oldtype, &dt), &dt, newtype);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = ol_attr_copy_type(oldtype, dt);
+    if (err != MPI_SUCCESS) {
+        ol_attr_delete_all_type(dt);
+        ol_dt_free_handle(dt);
+    }
+    return err;
 }
 
 /* ---- subarray and darray ----------------------------------------------- */
@@ -651,6 +662,10 @@ int ol_api_type_free(MPI_Datatype *datatype)
         ol_api_set_detail("datatype is the predefined %s, which cannot be freed", dt->name);
         return MPI_ERR_TYPE;
     }
+    /* Delete callbacks run first; one that fails leaves the type. */
+    err = ol_attr_delete_all_type(dt);
+    if (err != MPI_SUCCESS)
+        return err;
     ol_dt_free_handle(dt);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

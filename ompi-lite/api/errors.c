@@ -1,8 +1,12 @@
-/* Error classes, their strings, and the error path of every binding:
- * the detail sentence a check records and the handler that reports it. */
+/* Error classes, their strings, the classes and codes a program adds, and
+ * the error path of every binding: the detail sentence a check records and
+ * the handler that reports it. */
 #include "gen_impl.h"
+#include "ol_errhandler.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -93,7 +97,7 @@ static const char *const tool_strings[] = {
     [MPI_T_ERR_PVAR_NO_ATOMIC - 1000] = "MPI_T_ERR_PVAR_NO_ATOMIC: cannot be read and reset atomically",
 };
 
-/* NULL for a code that is no error class. */
+/* NULL for a code that is no predefined error class. */
 static const char *class_string(int code)
 {
     if (code >= 0 && (size_t)code < OL_ARRAY_SIZE(class_strings))
@@ -103,31 +107,229 @@ static const char *class_string(int code)
     return NULL;
 }
 
+/* ---- classes and codes the program adds ---------------------------------- */
+
+/* They take the values after MPI_ERR_LASTCODE in order and are never
+ * reused, so a removed value cannot come back meaning something else;
+ * MPI_LASTUSEDCODE is the last value given. */
+#define FIRST_ADDED (MPI_ERR_LASTCODE + 1)
+
+typedef struct {
+    bool used;
+    bool is_class;
+    int error_class; /* its own value for a class */
+    char *string;    /* MPI_Add_error_string's; NULL: none */
+} added_t;
+
+static pthread_mutex_t added_lock = PTHREAD_MUTEX_INITIALIZER;
+static added_t *added;
+static int nadded, added_capacity;
+static int last_used_code = MPI_ERR_LASTCODE;
+
+const int *ol_error_last_used_code(void)
+{
+    return &last_used_code;
+}
+
+/* The entry of a live added class or code, or NULL; added_lock held. */
+static added_t *added_entry(int code)
+{
+    if (code < FIRST_ADDED || code - FIRST_ADDED >= nadded)
+        return NULL;
+    added_t *a = &added[code - FIRST_ADDED];
+    return a->used ? a : NULL;
+}
+
+/* The class of code, or -1 when it is no class or code. */
+static int class_of(int code)
+{
+    if (class_string(code))
+        return code;
+    pthread_mutex_lock(&added_lock);
+    const added_t *a = added_entry(code);
+    int error_class = a ? a->error_class : -1;
+    pthread_mutex_unlock(&added_lock);
+    return error_class;
+}
+
+/* Writes code's string (empty for an added code without one) into text;
+ * false when code is no class or code. */
+static bool describe(int code, char *text, size_t size)
+{
+    const char *predefined = class_string(code);
+    if (predefined) {
+        snprintf(text, size, "%s", predefined);
+        return true;
+    }
+    pthread_mutex_lock(&added_lock);
+    const added_t *a = added_entry(code);
+    if (a)
+        snprintf(text, size, "%s", a->string ? a->string : "");
+    pthread_mutex_unlock(&added_lock);
+    return a != NULL;
+}
+
+static int add(bool is_class, int error_class, int *code)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&added_lock);
+    if (nadded == added_capacity) {
+        int capacity = added_capacity ? 2 * added_capacity : 16;
+        added_t *grown = realloc(added, sizeof(*grown) * (size_t)capacity);
+        if (grown) {
+            added = grown;
+            added_capacity = capacity;
+        } else {
+            ol_api_set_detail("out of memory for a new error class or code");
+            rc = MPI_ERR_NO_MEM;
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        int value = FIRST_ADDED + nadded;
+        added[nadded++] = (added_t){.used = true, .is_class = is_class,
+                                    .error_class = is_class ? value : error_class};
+        __atomic_store_n(&last_used_code, value, __ATOMIC_RELAXED);
+        *code = value;
+    }
+    pthread_mutex_unlock(&added_lock);
+    return rc;
+}
+
+int ol_api_add_error_class(int *errorclass)
+{
+    return add(true, 0, errorclass);
+}
+
+int ol_api_add_error_code(int errorclass, int *errorcode)
+{
+    if (class_of(errorclass) != errorclass) {
+        ol_api_set_detail("errorclass %d is not an error class", errorclass);
+        return MPI_ERR_ARG;
+    }
+    return add(false, errorclass, errorcode);
+}
+
+enum added_kind { ADDED_ANY, ADDED_CLASS, ADDED_CODE };
+
+/* The entry of an added class or code of that kind, with added_lock held;
+ * NULL, unlocked, with the detail saying why, when there is none. */
+static added_t *lock_added(int code, enum added_kind kind)
+{
+    static const char *const names[] = {"error class or code", "error class", "error code"};
+    pthread_mutex_lock(&added_lock);
+    added_t *a = added_entry(code);
+    if (a && (kind == ADDED_ANY || a->is_class == (kind == ADDED_CLASS)))
+        return a;
+    pthread_mutex_unlock(&added_lock);
+    ol_api_set_detail("%d is not an %s added by the program", code, names[kind]);
+    return NULL;
+}
+
+int ol_api_add_error_string(int errorcode, const char *string)
+{
+    if (!string || strlen(string) >= MPI_MAX_ERROR_STRING) {
+        ol_api_set_detail("string is %s", string ? "longer than MPI_MAX_ERROR_STRING - 1" : "NULL");
+        return MPI_ERR_ARG;
+    }
+    char *copy = strdup(string);
+    if (!copy) {
+        ol_api_set_detail("out of memory for an error string");
+        return MPI_ERR_NO_MEM;
+    }
+    added_t *a = lock_added(errorcode, ADDED_ANY);
+    if (!a) {
+        free(copy);
+        return MPI_ERR_ARG;
+    }
+    free(a->string);
+    a->string = copy;
+    pthread_mutex_unlock(&added_lock);
+    return MPI_SUCCESS;
+}
+
+static void remove_entry(added_t *a)
+{
+    free(a->string);
+    *a = (added_t){.used = false};
+}
+
+int ol_api_remove_error_class(int errorclass)
+{
+    added_t *a = lock_added(errorclass, ADDED_CLASS);
+    if (!a)
+        return MPI_ERR_ARG;
+    for (int i = 0; i < nadded; i++)
+        if (added[i].used && !added[i].is_class && added[i].error_class == errorclass) {
+            pthread_mutex_unlock(&added_lock);
+            ol_api_set_detail("error class %d still has error code %d", errorclass,
+                              FIRST_ADDED + i);
+            return MPI_ERR_ARG;
+        }
+    remove_entry(a);
+    pthread_mutex_unlock(&added_lock);
+    return MPI_SUCCESS;
+}
+
+int ol_api_remove_error_code(int errorcode)
+{
+    added_t *a = lock_added(errorcode, ADDED_CODE);
+    if (!a)
+        return MPI_ERR_ARG;
+    remove_entry(a);
+    pthread_mutex_unlock(&added_lock);
+    return MPI_SUCCESS;
+}
+
+int ol_api_remove_error_string(int errorcode)
+{
+    added_t *a = lock_added(errorcode, ADDED_ANY);
+    if (!a)
+        return MPI_ERR_ARG;
+    bool had = a->string != NULL;
+    free(a->string);
+    a->string = NULL;
+    pthread_mutex_unlock(&added_lock);
+    if (!had) {
+        ol_api_set_detail("errorcode %d has no string to remove", errorcode);
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- queries ----------------------------------------------------------------- */
+
 int ol_api_error_string(int errorcode, char *string, int *resultlen)
 {
-    const char *text = class_string(errorcode);
-    if (!text) {
+    if (!string) {
+        ol_api_set_detail("string is NULL");
+        return MPI_ERR_ARG;
+    }
+    if (!describe(errorcode, string, MPI_MAX_ERROR_STRING)) {
         ol_api_set_detail("errorcode %d is not an error class or code", errorcode);
         return MPI_ERR_ARG;
     }
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
-    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
 
 int ol_api_error_class(int errorcode, int *errorclass)
 {
-    if (!class_string(errorcode)) {
+    int error_class = class_of(errorcode);
+    if (error_class < 0) {
         ol_api_set_detail("errorcode %d is not an error class or code", errorcode);
         return MPI_ERR_ARG;
     }
-    *errorclass = errorcode;
+    *errorclass = error_class;
     return MPI_SUCCESS;
 }
 
-static void report_and_abort(const char *function, int err)
+/* ---- the error path ---------------------------------------------------------- */
+
+__attribute__((noreturn)) static void report_and_abort(const char *function, int err)
 {
-    const char *text = class_string(err);
+    char text[MPI_MAX_ERROR_STRING];
+    if (!describe(err, text, sizeof(text)) || !text[0])
+        snprintf(text, sizeof(text), "error code %d", err);
     char where[400] = "";
     if (ol_rt.state == OL_RT_RUNNING)
         snprintf(where, sizeof(where), " on rank %d (host %s, pid %d)", ol_rt.rank,
@@ -135,7 +337,7 @@ static void report_and_abort(const char *function, int err)
     const char *detail = ol_error_detail_take();
     char message[1400];
     snprintf(message, sizeof(message), "ompi-lite: error in %s%s: %s [%s]", function, where,
-             detail[0] ? detail : "no detail", text ? text : "unknown error");
+             detail[0] ? detail : "no detail", text);
     ol_rt_abort(err, message);
 }
 
@@ -146,6 +348,23 @@ void ol_api_set_error_comm(ol_comm_t *comm)
     error_comm = comm;
 }
 
+/* What comm's handler makes of err: the code the call returns, when the
+ * handler returns at all. MPI_ERRORS_ABORT should end only the processes
+ * of comm; ompi-lite ends the whole job, as for MPI_ERRORS_ARE_FATAL. */
+static int apply_handler(const char *function, ol_comm_t *comm, int err)
+{
+    MPI_Errhandler handler = comm->errhandler;
+    if (handler == MPI_ERRORS_RETURN) {
+        ol_error_detail_take();
+        return err;
+    }
+    if (!ol_errhandler_is_predefined(handler)) {
+        ol_error_detail_take();
+        return ol_errhandler_call_comm(handler, ol_comm_to_handle(comm), err);
+    }
+    report_and_abort(function, err);
+}
+
 int ol_api_raise(const char *function, ol_comm_t *comm, int err)
 {
     if (!comm)
@@ -153,13 +372,17 @@ int ol_api_raise(const char *function, ol_comm_t *comm, int err)
     error_comm = NULL;
     if (ol_rt.state != OL_RT_RUNNING)
         report_and_abort(function, err); /* no handler exists outside MPI */
-    MPI_Errhandler handler = (comm ? comm : &ol_comm_self)->errhandler;
-    if (handler == MPI_ERRORS_RETURN) {
-        ol_error_detail_take();
-        return err;
-    }
-    report_and_abort(function, err);
-    return err;
+    return apply_handler(function, comm ? comm : &ol_comm_self, err);
+}
+
+/* Returns MPI_SUCCESS once the handler has returned, as the standard says,
+ * whatever code the handler leaves. */
+int ol_api_comm_call_errhandler(ol_comm_t *comm, int errorcode)
+{
+    ol_api_set_detail("the program called MPI_Comm_call_errhandler with error code %d",
+                      errorcode);
+    apply_handler("MPI_Comm_call_errhandler", comm, errorcode);
+    return MPI_SUCCESS;
 }
 
 ol_status_t ol_check_running_slow(void)
@@ -167,27 +390,4 @@ ol_status_t ol_check_running_slow(void)
     ol_api_set_detail(ol_rt.state == OL_RT_NOT_STARTED ? "called before MPI_Init"
                                                        : "called after MPI_Finalize");
     return MPI_ERR_OTHER;
-}
-
-/* Only the predefined handlers exist until user error handlers arrive. */
-static bool is_predefined_handler(MPI_Errhandler handler)
-{
-    return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_ABORT ||
-           handler == MPI_ERRORS_RETURN;
-}
-
-int ol_api_comm_set_errhandler(ol_comm_t *comm, MPI_Errhandler errhandler)
-{
-    if (!is_predefined_handler(errhandler)) {
-        ol_api_set_detail("errhandler is not a valid error handler");
-        return MPI_ERR_ARG;
-    }
-    comm->errhandler = errhandler;
-    return MPI_SUCCESS;
-}
-
-int ol_api_comm_get_errhandler(ol_comm_t *comm, MPI_Errhandler *errhandler)
-{
-    *errhandler = comm->errhandler;
-    return MPI_SUCCESS;
 }

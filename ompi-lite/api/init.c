@@ -2,6 +2,7 @@
  * order (runtime, pt2pt) and stops them in reverse. */
 #include "gen_impl.h"
 #include "coll.h"
+#include "ol_attr.h"
 #include "pt2pt.h"
 
 #include <pthread.h>
@@ -53,6 +54,11 @@ int ol_api_init_thread(int *argc, char ***argv, int required, int *provided)
 
 int ol_api_finalize(void)
 {
+    /* MPI_Finalize first frees MPI_COMM_SELF's attributes (MPI-4.1 11.2.2):
+     * libraries hook their clean-up on it. */
+    int rc = ol_attr_delete_all_comm(&ol_comm_self);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* Endpoints flush what is in flight; the runtime's closing fence keeps
      * progressing, so no rank tears down its worker while a peer flushes. */
     ol_pt2pt_finalize();

@@ -13,6 +13,7 @@
 #define OL_DATATYPE_MAGIC 0x6f6c6474U /* "oldt": a live derived datatype */
 
 typedef struct ol_dt_layout ol_dt_layout_t; /* private to datatype/ */
+struct ol_attr_list;
 
 typedef struct ol_datatype {
     uint32_t magic;
@@ -28,6 +29,7 @@ typedef struct ol_datatype {
     char name[MPI_MAX_OBJECT_NAME];
     ol_dt_layout_t *layout;  /* derived types: how the data lies */
     void *transport_cache;   /* owned by pt2pt: its description of the type */
+    struct ol_attr_list *attrs; /* attributes (api/attr.c); NULL: none */
 } ol_datatype_t;
 
 /* NULL for MPI_DATATYPE_NULL and anything that is no live datatype. */

@@ -1,0 +1,120 @@
+/* Error handler objects: MPI_Comm_create_errhandler, MPI_Errhandler_free,
+ * setting and getting a communicator's handler. How an error reaches the
+ * handler is in errors.c (ol_api_raise). */
+#include "gen_impl.h"
+#include "handles.h"
+#include "ol_errhandler.h"
+
+#include <stdlib.h>
+
+#define OL_ERRHANDLER_MAGIC 0x6f6c6568U /* "oleh" */
+
+/* Every user handler is a communicator handler until windows, files and
+ * sessions exist; they will add a kind that tells them apart. */
+typedef struct {
+    uint32_t magic;
+    int refcount; /* the user's handle(s) and every object it is set on */
+    MPI_Comm_errhandler_function *comm_fn;
+} errhandler_t;
+
+bool ol_errhandler_is_predefined(MPI_Errhandler handler)
+{
+    return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_ABORT ||
+           handler == MPI_ERRORS_RETURN;
+}
+
+/* NULL for a predefined handler, MPI_ERRHANDLER_NULL and anything that is
+ * no live user handler. */
+static errhandler_t *user_handler(MPI_Errhandler handle)
+{
+    if ((uintptr_t)handle < 4096)
+        return NULL;
+    errhandler_t *h = (errhandler_t *)handle;
+    return h->magic == OL_ERRHANDLER_MAGIC ? h : NULL;
+}
+
+void ol_errhandler_retain(MPI_Errhandler handler)
+{
+    errhandler_t *h = user_handler(handler);
+    if (h)
+        __atomic_add_fetch(&h->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void ol_errhandler_release(MPI_Errhandler handler)
+{
+    errhandler_t *h = user_handler(handler);
+    if (!h || __atomic_sub_fetch(&h->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    ol_handle_forget(h);
+    h->magic = 0;
+    free(h);
+}
+
+bool ol_errhandler_fits_comm(MPI_Errhandler handler)
+{
+    return ol_errhandler_is_predefined(handler) || user_handler(handler);
+}
+
+int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code)
+{
+    /* The handler may free the handle it was called through: the call
+     * holds its own reference meanwhile. */
+    errhandler_t *h = user_handler(handler);
+    ol_errhandler_retain(handler);
+    h->comm_fn(&comm, &code);
+    ol_errhandler_release(handler);
+    return code;
+}
+
+int ol_api_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                  MPI_Errhandler *errhandler)
+{
+    if (!comm_errhandler_fn) {
+        ol_api_set_detail("comm_errhandler_fn is NULL");
+        return MPI_ERR_ARG;
+    }
+    errhandler_t *h = malloc(sizeof(*h));
+    if (!h) {
+        ol_api_set_detail("out of memory for an error handler");
+        return MPI_ERR_NO_MEM;
+    }
+    *h = (errhandler_t){.magic = OL_ERRHANDLER_MAGIC, .refcount = 1,
+                        .comm_fn = comm_errhandler_fn};
+    *errhandler = (MPI_Errhandler)h;
+    return MPI_SUCCESS;
+}
+
+/* A predefined handler may be freed too: MPI_Comm_get_errhandler returns
+ * handles that the program frees whatever they are. */
+int ol_api_errhandler_free(MPI_Errhandler *errhandler)
+{
+    if (!ol_errhandler_is_predefined(*errhandler) && !user_handler(*errhandler)) {
+        ol_api_set_detail("errhandler is %s", *errhandler == MPI_ERRHANDLER_NULL
+                                                  ? "MPI_ERRHANDLER_NULL"
+                                                  : "not a valid error handler");
+        return MPI_ERR_ERRHANDLER;
+    }
+    ol_errhandler_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_set_errhandler(ol_comm_t *comm, MPI_Errhandler errhandler)
+{
+    if (!ol_errhandler_fits_comm(errhandler)) {
+        ol_api_set_detail("errhandler is not a valid error handler for a communicator");
+        return MPI_ERR_ERRHANDLER;
+    }
+    ol_errhandler_retain(errhandler);
+    ol_errhandler_release(comm->errhandler);
+    comm->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+/* A new reference: the program frees it with MPI_Errhandler_free. */
+int ol_api_comm_get_errhandler(ol_comm_t *comm, MPI_Errhandler *errhandler)
+{
+    ol_errhandler_retain(comm->errhandler);
+    *errhandler = comm->errhandler;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,197 @@
+/* MPI_X_toint/MPI_X_fromint for communicators, groups, operations, info
+ * objects, error handlers, requests and messages (datatypes have theirs in
+ * the datatype engine; windows, files and sessions do not exist yet).
+ *
+ * A predefined handle's int is its ABI value (all below PREDEFINED_LIMIT).
+ * A user object gets a slot of one table, shared by every kind, on its
+ * first toint; the int is USER_BASE + slot. Each kind's own validity check
+ * (magic numbers) keeps an int of one kind from converting to another. The
+ * objects this file knows of give their slot back when destroyed
+ * (ol_handle_forget); the others keep it, and a later object that malloc
+ * places at the same address takes it over, so the table stays as small as
+ * the set of addresses in use. */
+#include "gen_impl.h"
+#include "handles.h"
+#include "ol_errhandler.h"
+#include "ol_info.h"
+#include "pt2pt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define PREDEFINED_LIMIT 0x1000
+/* Far above the datatype engine's ints (0x10000 + slot), so that an int
+ * of one table is not mistaken for an int of the other. */
+#define USER_BASE 0x100000
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const void **slots;
+static int nslots, capacity;
+
+/* The slot of object, or a new one; -1 without memory. Lock held. */
+static int slot_of(const void *object)
+{
+    int empty = -1;
+    for (int i = 0; i < nslots; i++) {
+        if (slots[i] == object)
+            return i;
+        if (!slots[i] && empty < 0)
+            empty = i;
+    }
+    if (empty < 0 && nslots == capacity) {
+        int grown_capacity = capacity ? 2 * capacity : 64;
+        const void **grown = realloc(slots, sizeof(*grown) * (size_t)grown_capacity);
+        if (!grown)
+            return -1;
+        slots = grown;
+        capacity = grown_capacity;
+    }
+    if (empty < 0)
+        empty = nslots++;
+    slots[empty] = object;
+    return empty;
+}
+
+void ol_handle_forget(const void *object)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nslots; i++)
+        if (slots[i] == object)
+            slots[i] = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+/* The int of a handle that valid() accepts; of null otherwise (also when
+ * no slot can be had: the program sees the null handle, not a crash). */
+static int to_int(const void *handle, bool (*valid)(const void *), const void *null)
+{
+    if (!valid(handle))
+        return (int)(uintptr_t)null;
+    if ((uintptr_t)handle < PREDEFINED_LIMIT)
+        return (int)(uintptr_t)handle;
+    pthread_mutex_lock(&lock);
+    int slot = slot_of(handle);
+    pthread_mutex_unlock(&lock);
+    return slot >= 0 ? USER_BASE + slot : (int)(uintptr_t)null;
+}
+
+static const void *from_int(int value, bool (*valid)(const void *), const void *null)
+{
+    const void *handle = NULL;
+    if (value >= 0 && value < PREDEFINED_LIMIT) {
+        handle = (const void *)(uintptr_t)value;
+    } else if (value >= USER_BASE) {
+        pthread_mutex_lock(&lock);
+        if (value - USER_BASE < nslots)
+            handle = slots[value - USER_BASE];
+        pthread_mutex_unlock(&lock);
+    }
+    return handle && valid(handle) ? handle : null;
+}
+
+/* ---- the kinds ----------------------------------------------------------- */
+
+static bool is_comm(const void *h)
+{
+    return ol_comm_from_handle((MPI_Comm)h) != NULL;
+}
+
+int ol_api_comm_toint(MPI_Comm comm)
+{
+    return to_int(comm, is_comm, MPI_COMM_NULL);
+}
+
+MPI_Comm ol_api_comm_fromint(int comm)
+{
+    return (MPI_Comm)from_int(comm, is_comm, MPI_COMM_NULL);
+}
+
+static bool is_group(const void *h)
+{
+    return ol_group_from_handle((MPI_Group)h) != NULL;
+}
+
+int ol_api_group_toint(MPI_Group group)
+{
+    return to_int(group, is_group, MPI_GROUP_NULL);
+}
+
+MPI_Group ol_api_group_fromint(int group)
+{
+    return (MPI_Group)from_int(group, is_group, MPI_GROUP_NULL);
+}
+
+static bool is_op(const void *h)
+{
+    return ol_op_from_handle((MPI_Op)h) != NULL;
+}
+
+int ol_api_op_toint(MPI_Op op)
+{
+    return to_int(op, is_op, MPI_OP_NULL);
+}
+
+MPI_Op ol_api_op_fromint(int op)
+{
+    return (MPI_Op)from_int(op, is_op, MPI_OP_NULL);
+}
+
+static bool is_info(const void *h)
+{
+    return ol_info_from_handle((MPI_Info)h) != NULL;
+}
+
+int ol_api_info_toint(MPI_Info info)
+{
+    return to_int(info, is_info, MPI_INFO_NULL);
+}
+
+MPI_Info ol_api_info_fromint(int info)
+{
+    return (MPI_Info)from_int(info, is_info, MPI_INFO_NULL);
+}
+
+static bool is_errhandler(const void *h)
+{
+    return ol_errhandler_fits_comm((MPI_Errhandler)h);
+}
+
+int ol_api_errhandler_toint(MPI_Errhandler errhandler)
+{
+    return to_int(errhandler, is_errhandler, MPI_ERRHANDLER_NULL);
+}
+
+MPI_Errhandler ol_api_errhandler_fromint(int errhandler)
+{
+    return (MPI_Errhandler)from_int(errhandler, is_errhandler, MPI_ERRHANDLER_NULL);
+}
+
+static bool is_request(const void *h)
+{
+    return ol_request_from_handle((MPI_Request)h) != NULL;
+}
+
+int ol_api_request_toint(MPI_Request request)
+{
+    return to_int(request, is_request, MPI_REQUEST_NULL);
+}
+
+MPI_Request ol_api_request_fromint(int request)
+{
+    return (MPI_Request)from_int(request, is_request, MPI_REQUEST_NULL);
+}
+
+static bool is_message(const void *h)
+{
+    return ol_message_from_handle((MPI_Message)h) != NULL;
+}
+
+int ol_api_message_toint(MPI_Message message)
+{
+    return to_int(message, is_message, MPI_MESSAGE_NULL);
+}
+
+MPI_Message ol_api_message_fromint(int message)
+{
+    return (MPI_Message)from_int(message, is_message, MPI_MESSAGE_NULL);
+}
