@@ -9,19 +9,7 @@
  * Example, p = 6 (pof2 = 4, rem = 2): ranks 0 and 2 give their data to 1
  * and 3 and sit out; the four left (1, 3, 4, 5 as new ranks 0..3) exchange
  * with new rank ^ 1, then ^ 2; then 1 and 3 hand the result to 0 and 2. */
-#include "coll_select.h"
-
-/* recvbuf = lower op higher, whichever of recvbuf and tmp is lower. */
-static ol_status_t combine(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, bool tmp_is_lower)
-{
-    if (tmp_is_lower || a->op->commutative)
-        return ol_sched_reduce(s, tmp, a->recvbuf, a->recvcount, a->recvtype, a->op);
-    ol_status_t rc = ol_sched_reduce(s, a->recvbuf, tmp, a->recvcount, a->recvtype, a->op);
-    if (rc == OL_OK)
-        rc = ol_sched_copy(s, tmp, a->recvcount, a->recvtype, a->recvbuf, a->recvcount,
-                           a->recvtype);
-    return rc;
-}
+#include "reduce_util.h"
 
 static int old_rank_of(int newrank, int rem)
 {
@@ -53,7 +41,7 @@ ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_ar
             if (rc == OL_OK)
                 rc = ol_sched_round(s);
             if (rc == OL_OK)
-                rc = combine(s, a, tmp, true);
+                rc = ol_coll_combine(s, a->recvbuf, tmp, true, n, dt, a->op);
             newrank = rank / 2;
         }
     }
@@ -67,7 +55,7 @@ ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_ar
         if (rc == OL_OK)
             rc = ol_sched_round(s);
         if (rc == OL_OK)
-            rc = combine(s, a, tmp, peer < rank);
+            rc = ol_coll_combine(s, a->recvbuf, tmp, peer < rank, n, dt, a->op);
     }
     if (rc == OL_OK && rank < 2 * rem) { /* unfold: the odd ranks give the result back */
         rc = ol_sched_round(s);

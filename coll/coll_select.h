@@ -42,6 +42,12 @@ typedef struct {
 /* Every collective's table, by kind (select.c). */
 extern const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS];
 
+/* For choose functions: formats the reason of a choice with the threshold
+ * that made it, e.g. ol_coll_why("bytes %lld < ALLREDUCE_SHORT_MSG=%d",
+ * (long long)bytes, short_msg). The text lives in a per-thread buffer until
+ * the next call, long enough for the log that follows the choice. */
+const char *ol_coll_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Bytes a call moves per process, the usual size class of thresholds. */
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
 

@@ -4,6 +4,8 @@
 #include "ol_log.h"
 #include "ol_param_table.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Each collective's table lives in its own file. A collective whose file
@@ -109,9 +111,49 @@ static int forced_choice(const ol_coll_table_t *t, const ol_coll_args_t *a)
     return -1;
 }
 
-/* Logs the choice once per communicator, collective and size class. */
+const char *ol_coll_why(const char *fmt, ...)
+{
+    static _Thread_local char buf[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* "forced by OMPI_LITE_ALLREDUCE_ALGORITHM=ring". */
+static const char *forced_why(const ol_coll_table_t *t)
+{
+    for (int i = 0; i < t->nparams; i++)
+        if (t->params[i].storage == (const void *)t->forced)
+            return ol_coll_why("forced by OMPI_LITE_%s=%s", t->params[i].name, *t->forced);
+    return "forced";
+}
+
+/* "; ALLREDUCE_SHORT_MSG=2048, ..." : the values of the collective's
+ * numeric parameters (its thresholds), so that an automatic choice can be
+ * read against them. Strings (the forcing parameter) are left out: they
+ * are empty when the choice is automatic. */
+static void format_thresholds(const ol_coll_table_t *t, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < t->nparams && used < size; i++) {
+        const ol_param_t *p = &t->params[i];
+        if (p->type != OL_PARAM_INT)
+            continue;
+        int n = snprintf(out + used, size - used, "%s%s=%d", used ? ", " : "; ", p->name,
+                         *(const int *)p->storage);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* Logs the choice once per communicator, collective and size class: one
+ * bit test per call when info is on, one branch when it is off. */
 static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int index,
-                       const char *why)
+                       const char *why, bool forced)
 {
     if (!ol_log_enabled(OL_LOG_INFO, "coll"))
         return;
@@ -122,8 +164,12 @@ static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int in
     if (*logged & bit)
         return;
     *logged |= bit;
-    OL_INFO("coll", "%s on %s (%d processes, %lld bytes): %s (%s)", t->name, a->comm->name,
-            a->comm->size, (long long)bytes, t->algorithms[index].name, why);
+    char thresholds[256] = "";
+    if (!forced)
+        format_thresholds(t, thresholds, sizeof(thresholds));
+    OL_INFO("coll", "%s on %s (%d processes, %lld bytes, size class %d): %s (%s%s)", t->name,
+            a->comm->name[0] ? a->comm->name : "a communicator", a->comm->size,
+            (long long)bytes, size_class, t->algorithms[index].name, why, thresholds);
 }
 
 ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
@@ -133,11 +179,14 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
         ol_error_detail("this collective is not implemented");
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
-    const char *why = "forced by OMPI_LITE_*_ALGORITHM";
+    const char *why;
     int index = forced_choice(t, a);
-    if (index < 0)
+    bool forced = index >= 0;
+    if (forced)
+        why = forced_why(t);
+    else
         index = t->choose(a, &why);
-    log_choice(t, a, index, why);
+    log_choice(t, a, index, why, forced);
     ol_sched_t *s = ol_sched_create(a->comm);
     if (!s)
         return MPI_ERR_NO_MEM;

@@ -32,11 +32,19 @@ MPI_Op ol_op_to_handle(const ol_op_t *op);
 ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt);
 
 /* True when op may be applied to dt: a predefined op on a type it is
- * defined for (derived types: on their one basic type), or any user op. */
+ * defined for (derived types: on the one predefined type all their data is
+ * made of), or any user op. MPI_REPLACE and MPI_NO_OP fit every such type;
+ * they are for the accumulate functions only, which their callers check. */
 bool ol_op_fits(const ol_op_t *op, const ol_datatype_t *dt);
 
+/* MPI_SUCCESS when op may reduce dt in a reduction (not an accumulate):
+ * ol_op_fits, and not MPI_REPLACE or MPI_NO_OP; else MPI_ERR_OP with the
+ * sentence recorded (ol_error_detail). */
+ol_status_t ol_op_check_reduction(const ol_op_t *op, const ol_datatype_t *dt);
+
 /* inout = in op inout, count elements of dt. User ops get the datatype
- * handle; predefined ops on a derived type run on its basic elements. */
+ * handle; predefined ops on a derived type run on its basic elements, in
+ * packed order (MPI_REPLACE: inout = in; MPI_NO_OP: nothing). */
 ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
                         ol_datatype_t *dt);
 

@@ -13,6 +13,7 @@ BENCH_COLL = test/bench/osu_coll.c test/bench/osu_coll.h $(BENCH_COMMON)
 bench_built = \
 	test/bench/osu_latency test/bench/osu_bw test/bench/osu_bibw \
 	test/bench/osu_mbw_mr test/bench/osu_barrier
+bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
 bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
 
 # These call collectives that ompi-lite does not implement yet (only
@@ -21,8 +22,8 @@ bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
 # test/bench/devmem.c) once the collectives land. contrib/compare.sh already
 # builds and runs them against Open MPI and MPICH.
 bench_needs_collectives = \
-	test/bench/osu_bcast test/bench/osu_reduce test/bench/osu_allreduce \
-	test/bench/osu_allgather test/bench/osu_alltoall test/bench/osu_reduce_scatter \
+	test/bench/osu_bcast \
+	test/bench/osu_allgather test/bench/osu_alltoall \
 	test/bench/coll_perf
 EXTRA_DIST += \
 	$(bench_needs_collectives:=.c) test/bench/devmem.c test/bench/devmem.h \
@@ -31,6 +32,8 @@ EXTRA_DIST += \
 test_bench_scripts = \
 	test/bench/osu_latency.sh test/bench/osu_bw.sh test/bench/osu_bibw.sh \
 	test/bench/osu_mbw_mr.sh test/bench/osu_barrier.sh test/bench/memcpy_bw.sh
+test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
+	test/bench/osu_reduce_scatter.sh
 TESTS += $(test_bench_scripts)
 EXTRA_DIST += $(test_bench_scripts) test/bench/common.sh
 
@@ -55,3 +58,15 @@ test_bench_osu_barrier_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_barrier_LDADD = $(MPI_TEST_LIBS)
 
 test_bench_memcpy_bw_SOURCES = test/bench/memcpy_bw.c
+
+test_bench_osu_reduce_SOURCES = test/bench/osu_reduce.c $(BENCH_COLL)
+test_bench_osu_reduce_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_reduce_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_allreduce_SOURCES = test/bench/osu_allreduce.c $(BENCH_COLL)
+test_bench_osu_allreduce_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_allreduce_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_reduce_scatter_SOURCES = test/bench/osu_reduce_scatter.c $(BENCH_COLL)
+test_bench_osu_reduce_scatter_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_reduce_scatter_LDADD = $(MPI_TEST_LIBS)

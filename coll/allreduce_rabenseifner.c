@@ -1,0 +1,118 @@
+/* Allreduce, Rabenseifner: a reduce-scatter by recursive halving, then an
+ * allgather by recursive doubling, on pof2 = the largest power of two <= p
+ * processes; the rem = p - pof2 others first fold into them (even rank 2i
+ * gives its vector to 2i + 1 for i < rem) and get the result back at the
+ * end, as in recursive doubling.
+ *
+ * Cost: 2 log2(pof2) steps (+2 with the fold); each rank sends
+ * 2 (pof2 - 1) / pof2 * n * size bytes (+ n * size for the fold):
+ * near-bandwidth-optimal with a latency term of log p, so the choice for
+ * mid-sized vectors. Commutative ops only (halving pairs far ranks first).
+ *
+ * Example, p = 4, n = 8 (blocks of 2): step 1: 0 and 2 swap halves, 0
+ * keeps elements 0-3, 2 keeps 4-7 (1 and 3 likewise); step 2: 0 and 1 swap
+ * quarters: 0 keeps 0-1 (the sum of all four), 1 keeps 2-3. Doubling runs
+ * the same pairs backwards: 0 and 1 swap their quarters, then 0 and 2 their
+ * halves. */
+#include "reduce_util.h"
+#include "coll_util.h"
+
+static int old_rank_of(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+/* The halving steps: at the end newrank holds block newrank of pof2. */
+static ol_status_t halving(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, int newrank,
+                           int pof2, int rem)
+{
+    ol_datatype_t *dt = a->recvtype;
+    MPI_Count n = a->recvcount;
+    int lo = 0;
+    ol_status_t rc = OL_OK;
+    for (int mask = pof2 / 2; rc == OL_OK && mask > 0; mask /= 2) {
+        int peer = old_rank_of(newrank ^ mask, rem);
+        bool upper = newrank & mask;
+        int keep = upper ? lo + mask : lo, give = upper ? lo : lo + mask;
+        MPI_Count keep_at = ol_coll_block_start(n, pof2, keep);
+        MPI_Count keep_n = ol_coll_block_start(n, pof2, keep + mask) - keep_at;
+        MPI_Count give_at = ol_coll_block_start(n, pof2, give);
+        MPI_Count give_n = ol_coll_block_start(n, pof2, give + mask) - give_at;
+        rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = ol_sched_send(s, ol_coll_at(a->recvbuf, give_at, dt), give_n, dt, peer);
+        if (rc == OL_OK)
+            rc = ol_sched_recv(s, tmp, keep_n, dt, peer);
+        if (rc == OL_OK)
+            rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = ol_sched_reduce(s, tmp, ol_coll_at(a->recvbuf, keep_at, dt), keep_n, dt, a->op);
+        lo = keep;
+    }
+    return rc;
+}
+
+/* The doubling steps: blocks [newrank's aligned range] grow to all pof2. */
+static ol_status_t doubling(ol_sched_t *s, const ol_coll_args_t *a, int newrank, int pof2,
+                            int rem)
+{
+    ol_datatype_t *dt = a->recvtype;
+    MPI_Count n = a->recvcount;
+    ol_status_t rc = OL_OK;
+    for (int mask = 1; rc == OL_OK && mask < pof2; mask *= 2) {
+        int mine = newrank & ~(mask - 1), theirs = mine ^ mask;
+        MPI_Count mine_at = ol_coll_block_start(n, pof2, mine);
+        MPI_Count theirs_at = ol_coll_block_start(n, pof2, theirs);
+        rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = ol_sched_send(s, ol_coll_at(a->recvbuf, mine_at, dt),
+                               ol_coll_block_start(n, pof2, mine + mask) - mine_at, dt,
+                               old_rank_of(newrank ^ mask, rem));
+        if (rc == OL_OK)
+            rc = ol_sched_recv(s, ol_coll_at(a->recvbuf, theirs_at, dt),
+                               ol_coll_block_start(n, pof2, theirs + mask) - theirs_at, dt,
+                               old_rank_of(newrank ^ mask, rem));
+    }
+    return rc;
+}
+
+ol_status_t ol_coll_allreduce_rabenseifner(ol_sched_t *s, const ol_coll_args_t *a)
+{
+    int rank = a->comm->rank, p = a->comm->size;
+    MPI_Count n = a->recvcount;
+    ol_datatype_t *dt = a->recvtype;
+    void *tmp = ol_sched_scratch_typed(s, dt, n);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = OL_OK;
+    if (!ol_coll_in_place(a))
+        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank = rank - rem;
+    if (rc == OL_OK && rank < 2 * rem) { /* fold */
+        if (rank % 2 == 0) {
+            rc = ol_sched_send(s, a->recvbuf, n, dt, rank + 1);
+            newrank = -1;
+        } else {
+            rc = ol_sched_recv(s, tmp, n, dt, rank - 1);
+            if (rc == OL_OK)
+                rc = ol_sched_round(s);
+            if (rc == OL_OK)
+                rc = ol_sched_reduce(s, tmp, a->recvbuf, n, dt, a->op);
+            newrank = rank / 2;
+        }
+    }
+    if (rc == OL_OK && newrank >= 0)
+        rc = halving(s, a, tmp, newrank, pof2, rem);
+    if (rc == OL_OK && newrank >= 0)
+        rc = doubling(s, a, newrank, pof2, rem);
+    if (rc == OL_OK && rank < 2 * rem) { /* unfold */
+        rc = ol_sched_round(s);
+        if (rc == OL_OK)
+            rc = rank % 2 ? ol_sched_send(s, a->recvbuf, n, dt, rank - 1)
+                          : ol_sched_recv(s, a->recvbuf, n, dt, rank + 1);
+    }
+    return rc;
+}

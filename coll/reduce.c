@@ -1,0 +1,47 @@
+/* Reduce: its algorithms and their selection. Arguments: sendbuf (or
+ * MPI_IN_PLACE at the root), recvbuf (significant at the root), recvcount,
+ * recvtype, op, root.
+ *
+ * Commutative ops take the binomial tree rooted at the root; others the
+ * in-order tree to rank 0 (plus one hop to the root). Both pipeline
+ * segments of REDUCE_SEGMENT_BYTES. In reproducible mode (REPRODUCIBLE,
+ * allreduce.c) every algorithm runs in_order, the tree allreduce uses too. */
+#include "reduce_util.h"
+
+ol_status_t ol_coll_reduce_binomial(ol_sched_t *s, const ol_coll_args_t *a);
+ol_status_t ol_coll_reduce_in_order(ol_sched_t *s, const ol_coll_args_t *a);
+ol_status_t ol_coll_reduce_intercomm(ol_sched_t *s, const ol_coll_args_t *a);
+
+OL_COLL_REPRODUCIBLE_AS(binomial, ol_coll_reduce_binomial, ol_coll_reduce_in_order)
+
+enum { BINOMIAL, IN_ORDER, INTERCOMM };
+static const ol_coll_algorithm_t algorithms[] = {
+    [BINOMIAL] = {"binomial", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, binomial},
+    [IN_ORDER] = {"in_order", OL_ALGO_INTRA, ol_coll_reduce_in_order},
+    [INTERCOMM] = {"intercomm", 0, ol_coll_reduce_intercomm},
+};
+
+static const char *forced;
+int ol_coll_reduce_segment_bytes;
+static const ol_param_t params[] = {
+    {"REDUCE_ALGORITHM", OL_PARAM_STRING, "", "force a reduce algorithm: binomial, in_order, "
+     "intercomm", &forced},
+    {"REDUCE_SEGMENT_BYTES", OL_PARAM_INT, "1048576",
+     "reduce and the in-order reduce_scatter: pipeline segment size in bytes (each segment is a "
+     "round, i.e. a progress cycle: 64 KiB segments made a 64 MiB reduce 2.5x slower)",
+     &ol_coll_reduce_segment_bytes},
+};
+
+static int choose(const ol_coll_args_t *a, const char **why)
+{
+    if (ol_comm_is_inter(a->comm)) {
+        *why = "intercommunicator";
+        return INTERCOMM;
+    }
+    *why = a->op->commutative ? "commutative op" : "non-commutative op: rank order";
+    return a->op->commutative ? BINOMIAL : IN_ORDER;
+}
+
+const ol_coll_table_t ol_coll_reduce_table = {
+    "reduce", algorithms, sizeof(algorithms) / sizeof(algorithms[0]), choose, &forced,
+    params, sizeof(params) / sizeof(params[0])};
