@@ -177,6 +177,7 @@ static void setup_ranks(struct ol_daemon *d)
         r->local_rank = i++;
         r->app = ol_launch_app_of(&d->job, rank);
         r->status_fd = -1;
+        r->state_fd = -1;
         atomic_init(&r->connected, false);
         atomic_init(&r->finalized, false);
         atomic_init(&r->aborted, false);
@@ -218,6 +219,7 @@ static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb, const uint8_t *bod
         return;
     }
     ol_modex_job_registered(d);
+    ol_dstate_start(d);
     ol_trace("ranks started");
     ol_info("job %s: started %u ranks", d->job.nspace, d->nranks);
 }
@@ -276,6 +278,13 @@ static void handle_down(struct ol_daemon *d, uint16_t type, uint8_t *body, uint3
         ol_msg_dmodex_t m;
         if (ol_msg_dmodex_resp_decode(&rb, &m) == 0)
             ol_modex_response(d, &m);
+        break;
+    }
+    case OL_MSG_STATE_REQ: {
+        ol_msg_state_req_t q;
+        ol_daemon_send_children(d, type, body, len);
+        if (ol_msg_state_req_decode(&rb, &q) == 0)
+            ol_dstate_request(d, &q);
         break;
     }
     case OL_MSG_PING:

@@ -24,6 +24,7 @@
 
 #include <hwloc.h>
 
+#include "ol_state.h"
 #include "proto.h"
 
 struct event_base;
@@ -51,6 +52,16 @@ struct ol_rank {
     /* Set on the PMIx thread, read on the main thread. */
     atomic_bool connected, finalized, aborted;
     atomic_int abort_code;
+    /* daemon_state.c: the rank's state record and what sampling saw */
+    int state_fd;                  /* the record's memfd until the fork; -1 */
+    ol_state_record_t *state;      /* mapped until the daemon exits; NULL: none */
+    uint64_t seen_seq, seen_sig;
+    uint8_t seen_where;
+    uint64_t since_ns;             /* when the current call (or user code) was first seen */
+    uint32_t repeats;
+    pid_t gdb_pid;                 /* --get-stack-traces */
+    struct bufferevent *gdb_out;
+    char *stack;
 };
 
 /* A link to a child daemon (or, before HELLO, a connection proving the key). */
@@ -102,6 +113,11 @@ struct ol_daemon {
     uint32_t next_req_id;
     struct ol_dmodex_wait *waits;       /* our requests, waiting for answers */
     struct ol_dmodex_wait *early_reqs;  /* others' requests before the job is registered */
+    /* daemon_state.c */
+    struct event *state_timer;    /* samples the records */
+    uint32_t state_req_id;        /* the STATE_REQ being answered */
+    uint32_t stacks_running;      /* gdb processes not yet done */
+    struct event *stack_timer;
 };
 
 /* Notes the PMIx thread posts to the main loop. */
@@ -172,6 +188,17 @@ void ol_ranks_reap(struct ol_daemon *d);
 void ol_ranks_kill(struct ol_daemon *d);
 void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len);
 void ol_ranks_free(struct ol_daemon *d);
+
+/* daemon_state.c: the ranks' state records */
+/* Creates rank r's record before its fork (r->state_fd goes to the child). */
+int ol_dstate_create(struct ol_rank *r);
+/* After the fork: the daemon keeps the mapping, not the descriptor. */
+void ol_dstate_forked(struct ol_rank *r);
+/* Starts sampling once the ranks run. */
+void ol_dstate_start(struct ol_daemon *d);
+/* Answers STATE_REQ with STATE (after the stacks, when asked for them). */
+void ol_dstate_request(struct ol_daemon *d, const ol_msg_state_req_t *q);
+void ol_dstate_free(struct ol_daemon *d);
 
 /* daemon.c: called by the parts above */
 void ol_daemon_send(struct ol_daemon *d, uint16_t type, const ol_wbuf_t *body);

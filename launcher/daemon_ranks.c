@@ -206,6 +206,10 @@ exec_rank_child(const struct ol_daemon *d, const struct ol_rank *r, const struct
         goto fail;
     /* Whatever PMIx or libevent opened without CLOEXEC must not leak. */
     close_range(3, UINT_MAX, CLOSE_RANGE_CLOEXEC);
+    /* The one descriptor the rank keeps: its state record (it maps it and
+     * closes it at once). */
+    if (r->state_fd >= 0)
+        fcntl(r->state_fd, F_SETFD, 0);
     ol_child_reset_signals();
     if (r->bound)
         sched_setaffinity(0, sizeof r->cpus, &r->cpus);
@@ -242,6 +246,10 @@ static char **rank_environment(struct ol_daemon *d, struct ol_rank *r)
     ol_env_set(&env, "OMPI_LITE_LOCAL_RANK", num);
     snprintf(num, sizeof num, "%u", d->nranks);
     ol_env_set(&env, "OMPI_LITE_LOCAL_SIZE", num);
+    if (r->state_fd >= 0) {
+        snprintf(num, sizeof num, "%d", r->state_fd);
+        ol_env_set(&env, OL_STATE_FD_ENV, num);
+    }
     if (ol_dpmix_rank_env(d, r, &env) != 0) {
         ol_strv_free(env);
         return NULL;
@@ -252,6 +260,9 @@ static char **rank_environment(struct ol_daemon *d, struct ol_rank *r)
 static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
 {
     struct rank_fds f;
+    /* Without a record the rank runs all the same; reports say so. */
+    if (ol_dstate_create(r) != 0)
+        ol_log(OL_LOG_WARN, "no state record for rank %u: %s", r->rank, strerror(errno));
     char **env = rank_environment(d, r);
     if (env == NULL) {
         *err = ol_xasprintf("PMIx_server_setup_fork failed for rank %u", r->rank);
@@ -268,6 +279,7 @@ static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
         exec_rank_child(d, r, &f, env, parent);
     int fork_errno = errno;
     ol_strv_free(env);
+    ol_dstate_forked(r);
     if (pid < 0) {
         close_rank_fds(&f);
         *err = ol_xasprintf("cannot fork rank %u: %s", r->rank, strerror(fork_errno));
@@ -426,6 +438,7 @@ void ol_ranks_kill(struct ol_daemon *d)
 
 void ol_ranks_free(struct ol_daemon *d)
 {
+    ol_dstate_free(d);
     for (uint32_t i = 0; i < d->nranks; i++) {
         struct ol_rank *r = &d->ranks[i];
         if (r->out)

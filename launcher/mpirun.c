@@ -21,6 +21,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -29,6 +30,7 @@
 
 #include "mpirun.h"
 #include "mpirun_output.h"
+#include "mpirun_state.h"
 #include "net.h"
 #include "proto.h"
 #include "tree.h"
@@ -46,6 +48,10 @@
 #define AUTH_TIMEOUT_S 10
 #define AGENT_TAIL_MAX 4096
 #define TIMEOUT_EXIT_CODE 124
+/* How long a state report waits for the daemons' answers: gdb takes about
+ * a second per rank, in parallel, and the daemons stop it after 15 s. */
+#define REPORT_WAIT_MS 3000
+#define REPORT_STACKS_WAIT_MS 20000
 
 struct mpirun;
 
@@ -112,6 +118,14 @@ struct mpirun {
     int nsignals;
     struct ol_output *out;
     struct fence *fences;
+    /* The state report being gathered (one at a time), and what follows
+     * it: the job goes on (fail_line NULL) or ends with fail_line. */
+    struct ol_report *report;
+    uint32_t report_id, report_waiting;
+    struct event *report_timer;
+    char *report_fail_line;
+    int report_fail_code;
+    struct timespec started;
     /* stdin forwarding */
     struct event *stdin_ev;
     struct node *stdin_link;
@@ -183,7 +197,7 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 /* Records the first failure (taking ownership of line) and ends the job. */
 static void job_failed(struct mpirun *m, char *line, int exit_code)
 {
-    if (m->failed) {
+    if (m->failed || m->report_fail_line != NULL) {
         free(line);
         return;
     }
@@ -212,6 +226,100 @@ static const char *host_of_rank(struct mpirun *m, uint32_t rank)
     if (rank >= m->job.job_size)
         return "?";
     return node_host(&m->nodes[m->job.rank_node[rank]]);
+}
+
+/* ---- state reports ---- */
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
+}
+
+/* Prints the report (when it says something) and does what was to follow. */
+static void report_finish(struct mpirun *m)
+{
+    const char **hosts = ol_xcalloc(m->job.job_size + 1, sizeof *hosts);
+    for (uint32_t r = 0; r < m->job.job_size; r++)
+        hosts[r] = host_of_rank(m, r);
+    struct ol_report *rep = m->report;
+    char *line = m->report_fail_line;
+    m->report = NULL;
+    m->report_fail_line = NULL;
+    if (m->report_timer)
+        event_del(m->report_timer);
+    ol_report_set_hosts(rep, hosts);
+    /* After a rank's death, a job that never entered MPI has nothing to say. */
+    if (line == NULL || m->report_fail_code == TIMEOUT_EXIT_CODE || ol_report_has_mpi(rep)) {
+        char *text = ol_report_format(rep, seconds_since(&m->started),
+                                      line ? "the job is ended, as the next line says" : "the job goes on");
+        fputs(text, stderr);
+        fflush(stderr);
+        free(text);
+    }
+    ol_report_free(rep);
+    free(hosts);
+    if (line != NULL)
+        job_failed(m, line, m->report_fail_code);
+}
+
+static void on_report_timeout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    if (m->report != NULL)
+        report_finish(m); /* ranks whose daemon did not answer show as such */
+}
+
+/* Asks every daemon for its ranks' states. fail_line (owned) and code: the
+ * job ends after the report; NULL: it goes on. False (fail_line untouched)
+ * when no report can be made now: no job yet, or one is being gathered. */
+static bool report_start(struct mpirun *m, char *fail_line, int code)
+{
+    if (!m->launched || m->report != NULL || m->failed)
+        return false;
+    m->report = ol_report_new(m->job.job_size);
+    m->report_id++;
+    m->report_waiting = 0;
+    for (uint32_t i = 0; i < m->nnodes; i++)
+        m->report_waiting += m->nodes[i].state == NODE_UP;
+    m->report_fail_line = fail_line;
+    m->report_fail_code = code;
+    ol_msg_state_req_t q = { .req_id = m->report_id, .stacks = m->opts.get_stack_traces };
+    ol_wbuf_t w = { 0 };
+    ol_msg_state_req_encode(&q, &w);
+    send_down_all(m, OL_MSG_STATE_REQ, &w);
+    ol_wbuf_free(&w);
+    long ms = m->opts.get_stack_traces ? REPORT_STACKS_WAIT_MS : REPORT_WAIT_MS;
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    if (m->report_timer == NULL)
+        m->report_timer = evtimer_new(m->base, on_report_timeout, m);
+    evtimer_add(m->report_timer, &tv);
+    if (m->report_waiting == 0)
+        report_finish(m);
+    return true;
+}
+
+static void handle_state(struct mpirun *m, ol_rbuf_t *rb)
+{
+    ol_msg_state_t st;
+    if (ol_msg_state_decode(rb, &st) != 0)
+        return;
+    if (m->report != NULL && st.req_id == m->report_id) {
+        ol_report_add(m->report, &st);
+        if (--m->report_waiting == 0)
+            report_finish(m);
+    }
+    ol_msg_state_free(&st);
+}
+
+/* A failure that the ranks' states explain: report first, then end. */
+static void job_failed_reported(struct mpirun *m, char *line, int code)
+{
+    if (!report_start(m, line, code))
+        job_failed(m, line, code);
 }
 
 static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
@@ -249,8 +357,13 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
         code = 127;
         break;
     }
-    job_failed(m, ol_xasprintf("mpirun: rank %u (pid %u on host %s) %s", e->rank, e->pid,
-                               host_of_rank(m, e->rank), what), code);
+    char *line = ol_xasprintf("mpirun: rank %u (pid %u on host %s) %s", e->rank, e->pid,
+                              host_of_rank(m, e->rank), what);
+    /* A rank that died unasked: what were the others doing? */
+    if (e->kind == OL_EXIT_CODE || e->kind == OL_EXIT_SIGNAL || e->kind == OL_EXIT_NO_FINALIZE)
+        job_failed_reported(m, line, code);
+    else
+        job_failed(m, line, code);
     free(what);
 }
 
@@ -288,9 +401,9 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct mpirun *m = arg;
     char *ranks = running_ranks(m);
-    job_failed(m, ol_xasprintf("mpirun: the job did not finish within %ld s (--timeout); still running: %s",
-                               m->opts.timeout_s, *ranks ? ranks : "no rank (daemons starting)"),
-               TIMEOUT_EXIT_CODE);
+    job_failed_reported(m, ol_xasprintf("mpirun: the job did not finish within %ld s (--timeout); still running: %s",
+                                        m->opts.timeout_s, *ranks ? ranks : "no rank (daemons starting)"),
+                        TIMEOUT_EXIT_CODE);
     free(ranks);
 }
 
@@ -564,6 +677,9 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
             route_down(m, d.node, type, body, len);
         break;
     }
+    case OL_MSG_STATE:
+        handle_state(m, &rb);
+        break;
     case OL_MSG_PING:
         break;
     default:
@@ -925,6 +1041,12 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
             reap_children(m);
             continue;
         }
+        if (sig == SIGUSR1) {
+            if (!report_start(m, NULL, 0))
+                fprintf(stderr, "mpirun: no state report now (%s)\n",
+                        m->report ? "one is being gathered" : "the job is not running");
+            continue;
+        }
         if (++m->nsignals > 1) {
             /* Impatient user: no grace. */
             kill_started(m, SIGKILL);
@@ -1081,7 +1203,7 @@ static int build_job(struct mpirun *m, char **err)
 
 static int setup_loop(struct mpirun *m)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1 };
     signal(SIGPIPE, SIG_IGN);
     m->sigfd = ol_signalfd_open(sigs, sizeof sigs / sizeof sigs[0]);
     m->base = event_base_new();
@@ -1148,6 +1270,10 @@ static void cleanup(struct mpirun *m)
         event_free(m->watchdog);
     if (m->timeout_ev)
         event_free(m->timeout_ev);
+    if (m->report_timer)
+        event_free(m->report_timer);
+    ol_report_free(m->report);
+    free(m->report_fail_line);
     if (m->ping_ev)
         event_free(m->ping_ev);
     if (m->listen_ev) {
@@ -1171,7 +1297,13 @@ int main(int argc, char **argv)
     struct mpirun m = { .sigfd = -1, .listen_fd = -1 };
     char *err = NULL;
     ol_log_init("mpirun");
+    clock_gettime(CLOCK_MONOTONIC, &m.started);
     int rc = ol_mpirun_parse(argc, argv, &m.opts, &err);
+    if (rc == 2) {
+        rc = ol_report_request_running(m.opts.report_pid);
+        ol_mpirun_opts_free(&m.opts);
+        return rc;
+    }
     if (rc != 0) {
         if (m.opts.help)
             ol_mpirun_print_help();

@@ -41,6 +41,9 @@ struct mpirun_opts {
     bool tag_output;
     char *output_dir;
     long timeout_s;      /* 0: none */
+    bool get_stack_traces; /* reports carry each rank's stack */
+    bool report_state;   /* mpirun --report-state [PID]: ask a running mpirun */
+    const char *report_pid; /* its pid (points into argv), or NULL */
     char *launch_agent;  /* default "ssh" */
     char *wdir;
     char *prefix;
@@ -48,8 +51,8 @@ struct mpirun_opts {
     long fanout;         /* routing tree fan-out (OMPI_LITE_TREE_FANOUT) */
 };
 
-/* 0: run; 1: stop with success (--help, --version); -1: *err is the one
- * line to print (malloc'd). */
+/* 0: run; 1: stop with success (--help, --version); 2: --report-state;
+ * -1: *err is the one line to print (malloc'd). */
 int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err);
 void ol_mpirun_opts_free(struct mpirun_opts *o);
 void ol_mpirun_print_help(void);

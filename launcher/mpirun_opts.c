@@ -59,6 +59,8 @@ FLAG_FN(apply_help, help)
 FLAG_FN(apply_version, version)
 FLAG_FN(apply_report_bindings, report_bindings)
 FLAG_FN(apply_tag_output, tag_output)
+FLAG_FN(apply_get_stack_traces, get_stack_traces)
+FLAG_FN(apply_report_state, report_state)
 
 static int apply_stdin(struct mpirun_opts *o, char **v, char **err)
 {
@@ -271,7 +273,12 @@ static const struct opt_spec options[] = {
     { { "tag-output", "prepend-rank", "l" }, NULL, 0, apply_tag_output, "prefix every output line with [rank]" },
     { { "output-filename", "output-file" }, "DIR", 1, apply_output_filename,
       "write rank R's output to DIR/1/rank.R/stdout and stderr" },
-    { { "timeout" }, "SECONDS", 1, apply_timeout, "end the job after SECONDS, naming the ranks still running" },
+    { { "timeout" }, "SECONDS", 1, apply_timeout,
+      "end the job after SECONDS, with a report of what every rank is doing" },
+    { { "get-stack-traces" }, NULL, 0, apply_get_stack_traces,
+      "reports (--timeout, SIGUSR1) add each rank's stack (gdb)" },
+    { { "report-state" }, "[PID]", 0, apply_report_state,
+      "alone: ask the running mpirun (PID, or the only one) for a state report; SIGUSR1 does the same" },
     { { "launch-agent", "launcher-exec", "bootstrap-exec" }, "CMD", 1, apply_launch_agent,
       "command that runs 'CMD HOST COMMAND' on another host (default ssh)" },
     { { "wdir", "wd", "cwd" }, "DIR", 1, apply_wdir, "working directory of the processes" },
@@ -374,6 +381,10 @@ int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err)
                 return -1;
             if (o->help || o->version)
                 return 1;
+            if (o->report_state) {
+                o->report_pid = i + 1 < argc ? argv[i + 1] : NULL;
+                return 2;
+            }
             i++;
             continue;
         }

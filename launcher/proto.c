@@ -484,6 +484,183 @@ int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *
     return 1;
 }
 
+/* ---- STATE_REQ, STATE ---- */
+
+void ol_msg_state_req_encode(const ol_msg_state_req_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u8(w, m->stacks);
+}
+
+int ol_msg_state_req_decode(ol_rbuf_t *r, ol_msg_state_req_t *m)
+{
+    m->req_id = ol_r_u32(r);
+    m->stacks = ol_r_u8(r);
+    return r->failed ? -1 : 0;
+}
+
+static void w_i64(ol_wbuf_t *w, int64_t v)
+{
+    ol_w_u32(w, (uint32_t)((uint64_t)v >> 32));
+    ol_w_u32(w, (uint32_t)v);
+}
+
+static int64_t r_i64(ol_rbuf_t *r)
+{
+    uint64_t hi = ol_r_u32(r);
+    return (int64_t)(hi << 32 | ol_r_u32(r));
+}
+
+static void w_call(ol_wbuf_t *w, const ol_call_desc_t *c)
+{
+    ol_w_u32(w, c->seq);
+    ol_w_str(w, c->fn);
+    ol_w_u16(w, c->flags);
+    ol_w_str(w, c->comm);
+    ol_w_u32(w, c->ctx);
+    ol_w_u32(w, (uint32_t)c->comm_size);
+    ol_w_u32(w, c->coll_seq);
+    const int32_t v[] = { c->dest, c->dest_world, c->tag, c->source, c->source_world, c->rtag };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ol_w_u32(w, (uint32_t)v[i]);
+    w_i64(w, c->count);
+    ol_w_str(w, c->dtype);
+}
+
+static void r_call(ol_rbuf_t *r, ol_call_desc_t *c)
+{
+    c->seq = ol_r_u32(r);
+    c->fn = ol_r_str(r);
+    c->flags = ol_r_u16(r);
+    c->comm = ol_r_str(r);
+    c->ctx = ol_r_u32(r);
+    c->comm_size = (int32_t)ol_r_u32(r);
+    c->coll_seq = ol_r_u32(r);
+    int32_t *v[] = { &c->dest, &c->dest_world, &c->tag, &c->source, &c->source_world, &c->rtag };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        *v[i] = (int32_t)ol_r_u32(r);
+    c->count = r_i64(r);
+    c->dtype = ol_r_str(r);
+}
+
+static void w_op(ol_wbuf_t *w, const ol_op_desc_t *o)
+{
+    ol_w_u8(w, o->kind);
+    ol_w_str(w, o->comm);
+    ol_w_u32(w, o->ctx);
+    ol_w_u32(w, (uint32_t)o->peer);
+    ol_w_u32(w, (uint32_t)o->peer_world);
+    ol_w_u32(w, (uint32_t)o->tag);
+    w_i64(w, o->count);
+}
+
+static void r_op(ol_rbuf_t *r, ol_op_desc_t *o)
+{
+    o->kind = ol_r_u8(r);
+    o->comm = ol_r_str(r);
+    o->ctx = ol_r_u32(r);
+    o->peer = (int32_t)ol_r_u32(r);
+    o->peer_world = (int32_t)ol_r_u32(r);
+    o->tag = (int32_t)ol_r_u32(r);
+    o->count = r_i64(r);
+}
+
+static void w_rank_state(ol_wbuf_t *w, const ol_rank_state_t *s)
+{
+    ol_w_u32(w, s->rank);
+    ol_w_u32(w, s->pid);
+    ol_w_u8(w, s->where);
+    ol_w_u32(w, s->since_ms);
+    ol_w_u32(w, s->repeats);
+    ol_w_str(w, s->exit_text);
+    ol_w_u8(w, s->has_call);
+    if (s->has_call)
+        w_call(w, &s->call);
+    ol_w_u8(w, s->pending_known);
+    ol_w_u32(w, s->pending_total);
+    ol_w_u32(w, s->npending);
+    for (uint32_t i = 0; i < s->npending; i++)
+        w_op(w, &s->pending[i]);
+    ol_w_str(w, s->stack);
+}
+
+/* Each pending entry takes at least 29 bytes: a count beyond what is left
+ * is malformed, not an allocation to attempt. */
+static int r_rank_state(ol_rbuf_t *r, ol_rank_state_t *s)
+{
+    s->rank = ol_r_u32(r);
+    s->pid = ol_r_u32(r);
+    s->where = ol_r_u8(r);
+    s->since_ms = ol_r_u32(r);
+    s->repeats = ol_r_u32(r);
+    s->exit_text = ol_r_str(r);
+    s->has_call = ol_r_u8(r);
+    if (s->has_call)
+        r_call(r, &s->call);
+    s->pending_known = ol_r_u8(r);
+    s->pending_total = ol_r_u32(r);
+    s->npending = ol_r_u32(r);
+    if (r->failed || s->npending > r->left / 29)
+        return -1;
+    s->pending = ol_xcalloc(s->npending + 1, sizeof *s->pending);
+    for (uint32_t i = 0; i < s->npending; i++)
+        r_op(r, &s->pending[i]);
+    s->stack = ol_r_str(r);
+    return r->failed ? -1 : 0;
+}
+
+void ol_rank_state_free(ol_rank_state_t *s)
+{
+    free(s->exit_text);
+    free(s->call.fn);
+    free(s->call.comm);
+    free(s->call.dtype);
+    for (uint32_t i = 0; s->pending != NULL && i < s->npending; i++)
+        free(s->pending[i].comm);
+    free(s->pending);
+    free(s->stack);
+    memset(s, 0, sizeof *s);
+}
+
+void ol_msg_state_encode(const ol_msg_state_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->node_id);
+    ol_w_u32(w, m->n);
+    for (uint32_t i = 0; i < m->n; i++)
+        w_rank_state(w, &m->ranks[i]);
+}
+
+int ol_msg_state_decode(ol_rbuf_t *r, ol_msg_state_t *m)
+{
+    m->req_id = ol_r_u32(r);
+    m->node_id = ol_r_u32(r);
+    m->n = ol_r_u32(r);
+    if (r->failed || m->n > r->left / 20) {
+        m->n = 0;
+        m->ranks = NULL;
+        return -1;
+    }
+    m->ranks = ol_xcalloc(m->n + 1, sizeof *m->ranks);
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (r_rank_state(r, &m->ranks[i]) != 0) {
+            m->n = i + 1;
+            ol_msg_state_free(m);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void ol_msg_state_free(ol_msg_state_t *m)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        ol_rank_state_free(&m->ranks[i]);
+    free(m->ranks);
+    m->ranks = NULL;
+    m->n = 0;
+}
+
 const char *ol_msg_type_name(uint16_t type)
 {
     static const char *const names[] = {
@@ -494,7 +671,8 @@ const char *ol_msg_type_name(uint16_t type)
         [OL_MSG_AUTH] = "AUTH",         [OL_MSG_LOST] = "LOST",
         [OL_MSG_FENCE_UP] = "FENCE_UP", [OL_MSG_FENCE_DOWN] = "FENCE_DOWN",
         [OL_MSG_DMODEX_REQ] = "DMODEX_REQ", [OL_MSG_DMODEX_RESP] = "DMODEX_RESP",
-        [OL_MSG_PING] = "PING",
+        [OL_MSG_PING] = "PING",         [OL_MSG_STATE_REQ] = "STATE_REQ",
+        [OL_MSG_STATE] = "STATE",
     };
     if (type < sizeof names / sizeof names[0] && names[type] != NULL)
         return names[type];

@@ -46,7 +46,9 @@ enum ol_msg_type {
     OL_MSG_DMODEX_REQ = 14, /* routed to the target rank's daemon */
     OL_MSG_DMODEX_RESP = 15,/* routed back to the asking daemon */
     OL_MSG_PING = 16,       /* either way on TCP links; keeps dead peers detectable */
-    OL_MSG_TYPE_MAX = 16,
+    OL_MSG_STATE_REQ = 17,  /* down, to all: send your ranks' states */
+    OL_MSG_STATE = 18,      /* up: one daemon's ranks' states */
+    OL_MSG_TYPE_MAX = 18,
 };
 
 /* How a rank ended, in RANK_EXIT. */
@@ -133,6 +135,64 @@ typedef struct {
     uint32_t len;
 } ol_msg_dmodex_t;
 
+/* Where a rank is, in STATE (from its state record, see ol_state.h). */
+enum ol_rank_where {
+    OL_WHERE_NO_RECORD = 0,   /* the record was never mapped: not an ompi-lite MPI program,
+                                 or OMPI_LITE_STATE=0 */
+    OL_WHERE_BEFORE_INIT = 1, /* the library is loaded, no MPI call yet */
+    OL_WHERE_IN_MPI = 2,      /* call: the call in progress */
+    OL_WHERE_OUTSIDE = 3,     /* in user code; call: the last MPI call */
+    OL_WHERE_EXITED = 4,      /* the process ended (exit_text); call: its last */
+    OL_WHERE_NOT_STARTED = 5, /* not started (yet) */
+};
+
+/* A call of the record with its names resolved by the daemon. */
+typedef struct {
+    uint32_t seq;           /* the rank's call number (low 32 bits) */
+    char *fn;               /* "MPI_Recv" */
+    uint16_t flags;         /* OL_STATE_HAS_* of ol_state.h */
+    char *comm;             /* communicator name, NULL when unknown */
+    uint32_t ctx;
+    int32_t comm_size;
+    uint32_t coll_seq;
+    int32_t dest, dest_world, tag, source, source_world, rtag;
+    int64_t count;
+    char *dtype;            /* "double", or NULL for a derived type */
+} ol_call_desc_t;
+
+/* A pending nonblocking operation. */
+typedef struct {
+    uint8_t kind;           /* OL_STATE_OP_* of ol_state.h */
+    char *comm;
+    uint32_t ctx;
+    int32_t peer, peer_world, tag;
+    int64_t count;
+} ol_op_desc_t;
+
+typedef struct {
+    uint32_t rank, pid;
+    uint8_t where;          /* enum ol_rank_where */
+    uint32_t since_ms;      /* how long the rank has been where it is (sampled) */
+    uint32_t repeats;       /* the same call entered again this many times since */
+    char *exit_text;        /* EXITED: "was killed by signal 9 (Killed)" */
+    uint8_t has_call;
+    ol_call_desc_t call;
+    uint8_t pending_known;  /* the list was written in the current call */
+    uint32_t pending_total, npending;
+    ol_op_desc_t *pending;
+    char *stack;            /* --get-stack-traces: the stack, or why there is none */
+} ol_rank_state_t;
+
+typedef struct {
+    uint32_t req_id;
+    uint8_t stacks;         /* also take each rank's stack (gdb) */
+} ol_msg_state_req_t;
+
+typedef struct {
+    uint32_t req_id, node_id, n;
+    ol_rank_state_t *ranks;
+} ol_msg_state_t;
+
 /* Growable encode buffer; a failed allocation aborts (see util.c). */
 typedef struct {
     uint8_t *data;
@@ -191,6 +251,13 @@ void ol_msg_dmodex_req_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w);
 int ol_msg_dmodex_req_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m);
 void ol_msg_dmodex_resp_encode(const ol_msg_dmodex_t *m, ol_wbuf_t *w);
 int ol_msg_dmodex_resp_decode(ol_rbuf_t *r, ol_msg_dmodex_t *m);
+
+void ol_msg_state_req_encode(const ol_msg_state_req_t *m, ol_wbuf_t *w);
+int ol_msg_state_req_decode(ol_rbuf_t *r, ol_msg_state_req_t *m);
+void ol_msg_state_encode(const ol_msg_state_t *m, ol_wbuf_t *w);
+int ol_msg_state_decode(ol_rbuf_t *r, ol_msg_state_t *m);
+void ol_msg_state_free(ol_msg_state_t *m);
+void ol_rank_state_free(ol_rank_state_t *s);
 
 /* A message that is only one u32 (JOB_DONE: node id). */
 void ol_msg_u32_encode(uint32_t v, ol_wbuf_t *w);

@@ -2,6 +2,7 @@
 #include "request.h"
 #include "ol_log.h"
 #include "pt2pt.h"
+#include "ol_state.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +12,33 @@
  * The lock is taken only under MPI_THREAD_MULTIPLE. */
 static ol_request_t *free_list;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Requests handed out and not yet released: what a blocked rank lists as
+ * pending in its state record. Two pointer stores per request; blocking
+ * send and receive make no request at all. */
+static ol_request_t *live_list;
+
+static void live_insert(ol_request_t *req)
+{
+    req->live = true;
+    req->live_prev = NULL;
+    req->live_next = live_list;
+    if (live_list)
+        live_list->live_prev = req;
+    live_list = req;
+}
+
+static void live_remove(ol_request_t *req)
+{
+    if (!req->live)
+        return; /* embedded requests (schedule rounds) never were in the pool */
+    req->live = false;
+    if (req->live_prev)
+        req->live_prev->live_next = req->live_next;
+    else
+        live_list = req->live_next;
+    if (req->live_next)
+        req->live_next->live_prev = req->live_prev;
+}
 
 static inline bool pool_needs_lock(void)
 {
@@ -25,14 +53,17 @@ ol_request_t *ol_request_alloc(ol_request_kind_t kind)
     ol_request_t *req = free_list;
     if (req)
         free_list = req->next_free;
+    else
+        req = malloc(sizeof(*req));
+    if (req) {
+        memset(req, 0, offsetof(ol_request_t, next_free));
+        req->magic = OL_REQUEST_MAGIC;
+        req->kind = kind;
+        req->active = true;
+        live_insert(req);
+    }
     if (locked)
         pthread_mutex_unlock(&pool_lock);
-    if (!req && !(req = malloc(sizeof(*req))))
-        return NULL;
-    memset(req, 0, offsetof(ol_request_t, next_free));
-    req->magic = OL_REQUEST_MAGIC;
-    req->kind = kind;
-    req->active = true;
     return req;
 }
 
@@ -46,6 +77,7 @@ void ol_request_release(ol_request_t *req)
     bool locked = pool_needs_lock();
     if (locked)
         pthread_mutex_lock(&pool_lock);
+    live_remove(req);
     req->next_free = free_list;
     free_list = req;
     if (locked)
@@ -84,4 +116,61 @@ ol_request_t *ol_request_from_handle(MPI_Request handle)
         return NULL; /* MPI_REQUEST_NULL */
     ol_request_t *req = (ol_request_t *)handle;
     return req->magic == OL_REQUEST_MAGIC ? req : NULL;
+}
+
+/* ---- the state record's pending list ---------------------------------------- */
+
+static uint32_t op_kind(const ol_request_t *req)
+{
+    switch (req->kind) {
+    case OL_REQ_SEND: return OL_STATE_OP_SEND;
+    case OL_REQ_RECV: return OL_STATE_OP_RECV;
+    case OL_REQ_COLL: return OL_STATE_OP_COLL;
+    default: return 0;
+    }
+}
+
+/* Pending: started, not complete, the user's own (a collective's internal
+ * sends and receives are shown as the collective). */
+static bool listed(const ol_request_t *req)
+{
+    return req->active && !ol_request_is_complete(req) && op_kind(req) &&
+           req->args.comm && (req->kind == OL_REQ_COLL || req->args.space == OL_TAGSPACE_USER);
+}
+
+static void describe(const ol_request_t *req, ol_state_op_t *op)
+{
+    const ol_op_args_t *a = &req->args;
+    op->kind = op_kind(req);
+    op->ctx = a->comm->context_id;
+    op->peer = a->peer;
+    op->peer_world = a->peer >= 0 ? ol_comm_world_rank(a->comm, a->peer) : a->peer;
+    op->tag = a->tag;
+    op->count = (int64_t)a->count;
+}
+
+/* Runs on the slow path only (a rank about to sleep). */
+static void write_pending(ol_state_record_t *r)
+{
+    bool locked = pool_needs_lock();
+    if (locked)
+        pthread_mutex_lock(&pool_lock);
+    uint32_t total = 0, n = 0;
+    for (ol_request_t *req = live_list; req; req = req->live_next) {
+        if (!listed(req))
+            continue;
+        if (n < OL_STATE_PENDING)
+            describe(req, &r->pending[n++]);
+        total++;
+    }
+    if (locked)
+        pthread_mutex_unlock(&pool_lock);
+    r->pending_count = n;
+    r->pending_total = total;
+    __atomic_store_n(&r->pending_at, r->seq, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void register_pending_writer(void)
+{
+    ol_state_pending_writer = write_pending;
 }

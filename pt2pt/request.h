@@ -71,6 +71,9 @@ struct ol_request {
     void *owner;              /* collectives: the schedule this request runs */
     void (*on_release)(ol_request_t *request); /* frees what owner holds */
     ol_request_t *next_free;
+    /* Pool requests in use, for the state record's pending list. */
+    ol_request_t *live_prev, *live_next;
+    bool live;
 };
 
 ol_request_t *ol_request_alloc(ol_request_kind_t kind);

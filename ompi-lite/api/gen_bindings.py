@@ -12,6 +12,11 @@ widened to MPI_Count shares the implementation ol_api_x_c):
     implementation, and the error handler on failure;
   * MPI_<Name>: a weak alias of PMPI_<Name>, so profiling tools can
     interpose;
+  * around the call into the implementation, the state record of the call
+    (ompi-lite/include/ol_state.h): which function, and the arguments that
+    say where a rank waits (communicator, peer, tag, count, datatype, root),
+    a few plain stores; after a call that makes or names a communicator, its
+    name for the record; and the table of function names the record uses;
 
 and a header with the prototype every implementation must have. A function
 without an implementation is not written, hence not exported: linking a
@@ -27,12 +32,16 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fntable  # noqa: E402
 
-# Callable before MPI_Init and after MPI_Finalize (MPI-4.1 section 11.2.1).
+# Callable before MPI_Init and after MPI_Finalize (MPI-4.1 section 11.2.1;
+# the info functions since MPI-4.0).
 CALLABLE_ANYTIME = {
     "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized",
     "MPI_Get_version", "MPI_Get_library_version", "MPI_Abi_get_version",
     "MPI_Abi_get_info", "MPI_Abi_get_fortran_info", "MPI_Wtime", "MPI_Wtick",
     "MPI_Error_class", "MPI_Error_string", "MPI_Query_thread",
+    "MPI_Info_create", "MPI_Info_create_env", "MPI_Info_delete", "MPI_Info_dup",
+    "MPI_Info_free", "MPI_Info_get", "MPI_Info_get_nkeys", "MPI_Info_get_nthkey",
+    "MPI_Info_get_string", "MPI_Info_get_valuelen", "MPI_Info_set",
 }
 
 # Handle kinds that have an internal object: (C type, lookup check).
@@ -191,6 +200,104 @@ def checks(fn):
     return out
 
 
+# Collectives, in all their forms (I..., ..._init, ..._c): the record
+# numbers them per communicator, which is how mpirun finds the rank that is
+# behind or in another collective.
+COLLECTIVES = {
+    "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+    "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+    "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",
+    "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw",
+}
+
+# Index of each bound function in the name table, chosen in main().
+STATE_INDEX = {}
+
+
+def is_collective(fn):
+    base = fn.name[len("MPI_"):]
+    for suffix in ("_c", "_init"):
+        if base.endswith(suffix):
+            base = base[:-len(suffix)]
+    return base in COLLECTIVES or (base[:1] == "I" and base[1:] in COLLECTIVES)
+
+
+def state_fields(fn):
+    """(flags, C statements filling the slot `st`) for the arguments the
+    record keeps: the first parameter of each kind that says where a rank
+    waits."""
+    comm = first_of(fn, "COMM")
+    flags = ["OL_STATE_COLLECTIVE"] if is_collective(fn) and comm else []
+    stmts = []
+
+    def world(rank):
+        return ("(%s >= 0 && %s_obj->world_ranks ? %s_obj->world_ranks[%s] : %s)"
+                % (rank, comm.name, comm.name, rank, rank))
+
+    if comm:
+        flags.append("OL_STATE_HAS_COMM")
+        stmts += ["st->ctx = %s_obj->context_id;" % comm.name,
+                  "st->comm_size = %s_obj->size;" % comm.name]
+        if is_collective(fn):
+            stmts.append("st->coll_seq = %s_obj->coll_sequence;" % comm.name)
+    for kind, field, flag in (("DEST", "dest", "DEST"), ("ROOT", "dest", "ROOT"),
+                              ("SOURCE", "source", "SOURCE")):
+        p = first_of(fn, kind)
+        if p and comm:
+            flags.append("OL_STATE_HAS_" + flag)
+            stmts += ["st->%s = %s;" % (field, p.name),
+                      "st->%s_world = %s;" % (field, world(p.name))]
+    for kind, field, flag in (("TAG", "tag", "TAG"), ("RECV_TAG", "rtag", "RTAG")):
+        p = first_of(fn, kind)
+        if p:
+            flags.append("OL_STATE_HAS_" + flag)
+            stmts.append("st->%s = %s;" % (field, p.name))
+    count, dtype = first_of(fn, "COUNT"), first_of(fn, "DATATYPE")
+    if count and dtype:
+        flags += ["OL_STATE_HAS_COUNT", "OL_STATE_HAS_DTYPE"]
+        stmts += ["st->count = (int64_t)%s;" % count.name,
+                  "st->datatype = (uint64_t)(uintptr_t)%s;" % dtype.name]
+    return " | ".join(flags) or "0", stmts
+
+
+def state_publish(fn):
+    """Statements after a successful call that make or name communicators."""
+    if fn.name in ("MPI_Init", "MPI_Init_thread"):
+        return ["ol_state_publish_comm(&ol_comm_world);", "ol_state_publish_comm(&ol_comm_self);"]
+    if fn.name == "MPI_Comm_set_name":
+        return ["ol_state_publish_comm(comm_obj);"]
+    return ["ol_state_publish_comm(ol_comm_from_handle(*%s));" % p.name
+            for p in fn.params if p.kind == "OUT" and p.decl.startswith("MPI_Comm *")]
+
+
+def state_call(fn, call):
+    """The implementation's call, recorded."""
+    flags, fields = state_fields(fn)
+    lines = ["    ol_state_call_t *st = ol_state_begin(%d, %s);" % (STATE_INDEX[fn.name], flags),
+             "    uint64_t st_outer = 0;",
+             "    if (st) {"]
+    lines += ["        " + f for f in fields]
+    lines += ["        st_outer = ol_state_enter(st);", "    }",
+              "    err = %s;" % call,
+              "    ol_state_leave(st, st_outer);",
+              "    if (OL_UNLIKELY(err != MPI_SUCCESS))",
+              "        goto fail;"]
+    return lines + ["    " + s for s in state_publish(fn)]
+
+
+def state_names(chosen):
+    """The name table the record carries, and the constructor that maps the
+    record when the library is loaded (before MPI_Init, so that a rank
+    stuck before or in MPI_Init shows as such)."""
+    names = "".join(fn.name + "\\0" for fn in chosen)
+    size = sum(len(fn.name) + 1 for fn in chosen)
+    if size > 16384:
+        raise fntable.TableError("the state record's name table is too small: %d bytes" % size)
+    return ['static const char state_names[] = "%s";' % names, "",
+            "__attribute__((constructor)) static void state_attach(void)", "{",
+            "    ol_state_attach(state_names, sizeof(state_names) - 1);", "}", ""]
+
+
 def call_args(fn):
     return ", ".join(p.name + "_obj" if p.kind in TRANSLATED else p.name for p in fn.params)
 
@@ -205,11 +312,11 @@ def int_binding(fn):
     lines.append("    int err;")
     statements = [] if fn.name in CALLABLE_ANYTIME else [(None, "ol_check_running()")]
     statements += checks(fn)
-    statements.append((None, "%s(%s)" % (impl_name(fn), call_args(fn))))
     for cond, s in statements:
         guard = "(%s) && " % cond if cond else ""
         lines.append("    if (%sOL_UNLIKELY((err = %s) != MPI_SUCCESS))" % (guard, s))
         lines.append("        goto fail;")
+    lines += state_call(fn, "%s(%s)" % (impl_name(fn), call_args(fn)))
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")
     lines.append("    return ol_api_raise(fn_name, %s, err);" % (comm.name + "_obj" if comm else "NULL"))
@@ -226,7 +333,8 @@ def value_binding(fn):
 
 
 def binding(fn):
-    lines = int_binding(fn) if fn.ret == "int" else value_binding(fn)
+    returns_code = fn.ret == "int" and not fn.name.endswith("_toint")  # toint returns a handle
+    lines = int_binding(fn) if returns_code else value_binding(fn)
     lines.append('OL_EXPORT extern __typeof__(P%s) %s __attribute__((weak, alias("P%s")));'
                  % (fn.name, fn.name, fn.name))
     return lines
@@ -256,13 +364,16 @@ def main(argv):
         else:
             continue
         if not fn.varargs:
+            STATE_INDEX[fn.name] = len(chosen)
             chosen.append(fn)
     banner = "/* Generated by gen_bindings.py from functions.def: do not edit. */\n"
     header = [banner, "#ifndef OL_GEN_IMPL_H", "#define OL_GEN_IMPL_H",
               '#include "ol_api.h"', ""]
     header += ["%s;" % impl_prototype(fn) for fn in chosen if impl_name(fn) == own_impl_name(fn)]
     header += ["", "#endif", ""]
-    body = [banner, '#include "gen_impl.h"', '#include "ol_api_checks.h"', ""]
+    body = [banner, '#include "gen_impl.h"', '#include "ol_api_checks.h"', '#include "ol_state.h"',
+            ""]
+    body += state_names(chosen)
     for fn in chosen:
         body += binding(fn) + [""]
     write(out_h, "\n".join(header))

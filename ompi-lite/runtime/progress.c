@@ -8,6 +8,7 @@
  * either shows in that look or finds it counted. */
 #include "ol_params.h"
 #include "ol_runtime.h"
+#include "ol_state.h"
 
 #include <poll.h>
 #include <time.h>
@@ -28,6 +29,7 @@ double ol_rt_wtime(void)
 static void sleep_on_worker(bool (*done)(void *arg), void *arg)
 {
     __atomic_add_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
+    ol_state_note_pending(); /* the slow path: a blocked rank lists what it waits for */
     if (!done(arg) && ucp_worker_arm(ol_rt.ucp_worker) == UCS_OK) {
         struct pollfd pfd = {.fd = ol_rt.worker_efd, .events = POLLIN};
         poll(&pfd, 1, ol_param.wait_poll_ms);

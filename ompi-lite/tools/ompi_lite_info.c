@@ -5,6 +5,7 @@
 #include "ol_config.h"
 #include "coll.h"
 #include "ol_params.h"
+#include "ol_state.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,5 +45,6 @@ int main(int argc, char **argv)
     }
     ol_params_print(stdout);
     ol_coll_params_print(stdout);
+    ol_state_params_print(stdout);
     return 0;
 }

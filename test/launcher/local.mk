@@ -3,7 +3,7 @@
 # and ring (contrib/examples/ring.c) are plain MPI programs for the
 # multi-host, Slurm and Open MPI launcher tests.
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
-	test/launcher/ring
+	test/launcher/ring test/launcher/hang
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -12,6 +12,10 @@ test_launcher_mpi_hosts_SOURCES = test/launcher/mpi_hosts.c
 test_launcher_mpi_hosts_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_mpi_hosts_LDADD = $(MPI_TEST_LIBS)
 test_launcher_mpi_hosts_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+test_launcher_hang_SOURCES = test/launcher/hang.c
+test_launcher_hang_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_hang_LDADD = $(MPI_TEST_LIBS)
+test_launcher_hang_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 test_launcher_ring_SOURCES = contrib/examples/ring.c
 test_launcher_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_ring_LDADD = $(MPI_TEST_LIBS)
@@ -27,6 +31,8 @@ test_launcher_scripts = \
 	test/launcher/stdin.sh \
 	test/launcher/netns.sh \
 	test/launcher/netns_failures.sh \
+	test/launcher/hang_deadlocks.sh \
+	test/launcher/hang_report.sh \
 	test/launcher/slurm.sh \
 	test/launcher/openmpi.sh
 TESTS += $(test_launcher_scripts)
