@@ -273,25 +273,86 @@ static int by_key_then_rank(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-/* The group of the processes of comm that chose my color, ordered by key. */
-static ol_group_t *group_of_color(const ol_comm_t *comm, const int *pairs, int color)
+/* The members of group whose (color, key) pair has color, ordered by key. */
+static ol_group_t *group_of_color(const ol_group_t *group, const int *pairs, int color)
 {
-    member_t *members = malloc(sizeof(*members) * (size_t)comm->size);
-    int *world = malloc(sizeof(int) * (size_t)comm->size);
+    size_t n_all = (size_t)(group->size ? group->size : 1);
+    member_t *members = malloc(sizeof(*members) * n_all);
+    int *world = malloc(sizeof(int) * n_all);
     ol_group_t *g = NULL;
     if (members && world) {
         int n = 0;
-        for (int r = 0; r < comm->size; r++)
+        for (int r = 0; r < group->size; r++)
             if (pairs[2 * r] == color)
                 members[n++] = (member_t){color, pairs[2 * r + 1], r};
         qsort(members, (size_t)n, sizeof(*members), by_key_then_rank);
         for (int i = 0; i < n; i++)
-            world[i] = comm->group->world_ranks[members[i].rank];
+            world[i] = group->world_ranks[members[i].rank];
         g = ol_group_create(n, world);
     }
     free(members);
     free(world);
     return g;
+}
+
+static int exchange_groups(ol_comm_t *local, const ol_group_t *mine, int local_leader,
+                           ol_comm_t *peer, int remote_leader, int tag, ol_group_t **remote);
+
+/* Gives a new intercommunicator of local and remote, or MPI_COMM_NULL when
+ * either is empty or this process is not in local; takes the groups. */
+static int give_inter(ol_comm_t *inter, uint32_t id, ol_group_t *local, ol_group_t *remote,
+                      MPI_Comm *newcomm)
+{
+    ol_comm_t *c = NULL;
+    if (local && remote && local->rank != MPI_UNDEFINED && local->size && remote->size) {
+        c = comm_new(id, local, remote, inter->errhandler);
+        if (c) {
+            *newcomm = ol_comm_to_handle(c);
+            return MPI_SUCCESS;
+        }
+    }
+    if (local)
+        ol_group_release(local);
+    if (remote)
+        ol_group_release(remote);
+    ol_cid_release(id);
+    *newcomm = MPI_COMM_NULL;
+    return local && remote ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* Split of an intercommunicator: each group splits its members by color
+ * and key; the intercommunicator of a color joins the two groups' parts of
+ * that color (MPI_COMM_NULL where either part is empty). */
+static int split_inter(ol_comm_t *inter, int color, int key, MPI_Comm *newcomm)
+{
+    ol_comm_t view;
+    local_view(inter, &view);
+    int rsize = inter->remote_group->size;
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)inter->size);
+    int *remote_pairs = malloc(sizeof(int) * 2 * (size_t)rsize);
+    int mine[2] = {color, key};
+    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+    int rc = pairs && remote_pairs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_allgather(mine, 2, ints, pairs, 2, ints, &view);
+    if (rc == MPI_SUCCESS && inter->rank == 0)
+        rc = ol_coll_sendrecv(pairs, 2 * inter->size, ints, 0, remote_pairs, 2 * rsize, ints, 0,
+                              OL_COLL_TAG_RANGE - 3, inter);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(remote_pairs, 2 * rsize, ints, 0, &view);
+    uint32_t id;
+    if (rc == MPI_SUCCESS)
+        rc = new_context_id(inter, &id);
+    if (rc == MPI_SUCCESS && color == MPI_UNDEFINED) {
+        ol_cid_release(id);
+        *newcomm = MPI_COMM_NULL;
+    } else if (rc == MPI_SUCCESS) {
+        rc = give_inter(inter, id, group_of_color(inter->group, pairs, color),
+                        group_of_color(inter->remote_group, remote_pairs, color), newcomm);
+    }
+    free(pairs);
+    free(remote_pairs);
+    return rc;
 }
 
 static int split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
@@ -300,10 +361,8 @@ static int split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
         ol_api_set_detail("color %d is negative and not MPI_UNDEFINED", color);
         return MPI_ERR_ARG;
     }
-    if (ol_comm_is_inter(comm)) {
-        ol_api_set_detail("splitting an intercommunicator is not supported");
-        return MPI_ERR_COMM;
-    }
+    if (ol_comm_is_inter(comm))
+        return split_inter(comm, color, key, newcomm);
     int *pairs = malloc(sizeof(int) * 2 * (size_t)comm->size);
     if (!pairs)
         return MPI_ERR_NO_MEM;
@@ -325,7 +384,7 @@ static int split(ol_comm_t *comm, int color, int key, MPI_Comm *newcomm)
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    ol_group_t *g = group_of_color(comm, pairs, color);
+    ol_group_t *g = group_of_color(comm->group, pairs, color);
     free(pairs);
     ol_comm_t *c = g ? comm_new(id, g, NULL, comm->errhandler) : NULL;
     if (!c) {
@@ -593,16 +652,34 @@ static bool is_subgroup(const ol_group_t *group, const ol_group_t *of)
     return true;
 }
 
+/* MPI_Comm_create on an intercommunicator: each side names a subgroup of
+ * its own group; the leaders swap them. */
+static int create_inter(ol_comm_t *inter, ol_group_t *group, MPI_Comm *newcomm)
+{
+    ol_comm_t view;
+    local_view(inter, &view);
+    ol_group_t *remote = NULL;
+    int rc = exchange_groups(&view, group, 0, inter, 0, 0, &remote);
+    uint32_t id;
+    if (rc == MPI_SUCCESS)
+        rc = new_context_id(inter, &id);
+    if (rc != MPI_SUCCESS) {
+        if (remote)
+            ol_group_release(remote);
+        return rc;
+    }
+    ol_group_retain(group);
+    return give_inter(inter, id, group, remote, newcomm);
+}
+
 int ol_api_comm_create(ol_comm_t *comm, ol_group_t *group, MPI_Comm *newcomm)
 {
-    if (ol_comm_is_inter(comm)) {
-        ol_api_set_detail("MPI_Comm_create on an intercommunicator is not supported");
-        return MPI_ERR_COMM;
-    }
     if (!is_subgroup(group, comm->group)) {
         ol_api_set_detail("group has processes that are not in the communicator");
         return MPI_ERR_GROUP;
     }
+    if (ol_comm_is_inter(comm))
+        return create_inter(comm, group, newcomm);
     uint32_t id;
     int rc = new_context_id(comm, &id);
     if (rc != MPI_SUCCESS)
@@ -660,24 +737,24 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
 
 /* Leaders swap their groups' world ranks over peer_comm; then each leader
  * broadcasts the remote group in its local communicator. */
-static int exchange_groups(ol_comm_t *local, int local_leader, ol_comm_t *peer, int remote_leader,
-                           int tag, ol_group_t **remote)
+static int exchange_groups(ol_comm_t *local, const ol_group_t *mine, int local_leader,
+                           ol_comm_t *peer, int remote_leader, int tag, ol_group_t **remote)
 {
     ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
     int leader_tag = TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS);
-    int remote_size = 0;
+    int size = mine->size, remote_size = 0;
     int rc = MPI_SUCCESS;
     if (local->rank == local_leader)
-        rc = ol_coll_sendrecv(&local->size, 1, ints, remote_leader, &remote_size, 1, ints,
-                                    remote_leader, leader_tag, peer);
+        rc = ol_coll_sendrecv(&size, 1, ints, remote_leader, &remote_size, 1, ints,
+                              remote_leader, leader_tag, peer);
     if (rc == MPI_SUCCESS)
         rc = ol_coll_bcast(&remote_size, 1, ints, local_leader, local);
     int *ranks = malloc(sizeof(int) * (size_t)(remote_size ? remote_size : 1));
     if (!ranks)
         return MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && local->rank == local_leader)
-        rc = ol_coll_sendrecv(local->group->world_ranks, local->size, ints, remote_leader,
-                                    ranks, remote_size, ints, remote_leader, leader_tag, peer);
+        rc = ol_coll_sendrecv(mine->world_ranks, size, ints, remote_leader, ranks, remote_size,
+                              ints, remote_leader, leader_tag, peer);
     if (rc == MPI_SUCCESS)
         rc = ol_coll_bcast(ranks, remote_size, ints, local_leader, local);
     if (rc == MPI_SUCCESS && !(*remote = ol_group_create(remote_size, ranks)))
@@ -711,6 +788,10 @@ static ol_status_t and_creation(uint64_t *words, int n, void *arg)
 int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm peer_comm,
                             int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    if (ol_comm_is_inter(local_comm)) {
+        ol_api_set_detail("local_comm must be an intracommunicator");
+        return MPI_ERR_COMM;
+    }
     if (local_leader < 0 || local_leader >= local_comm->size) {
         ol_api_set_detail("local_leader %d is not a rank of local_comm", local_leader);
         return MPI_ERR_RANK;
@@ -728,7 +809,8 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
         }
     }
     ol_group_t *remote;
-    int rc = exchange_groups(local_comm, local_leader, peer, remote_leader, tag, &remote);
+    int rc = exchange_groups(local_comm, local_comm->group, local_leader, peer, remote_leader,
+                             tag, &remote);
     if (rc != MPI_SUCCESS)
         return rc;
     creation_t how = {local_comm, local_leader, peer, remote_leader,

@@ -45,3 +45,11 @@ test_mpi_split_type_SOURCES = test/mpi/split_type.c $(TOPO_UTIL)
 test_mpi_split_type_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_split_type_LDADD = $(MPI_TEST_LIBS)
 test_mpi_split_type_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+TESTS += test/mpi/intercomm_ops.sh
+EXTRA_DIST += test/mpi/intercomm_ops.sh
+check_PROGRAMS += test/mpi/intercomm_ops
+test_mpi_intercomm_ops_SOURCES = test/mpi/intercomm_ops.c
+test_mpi_intercomm_ops_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_intercomm_ops_LDADD = $(MPI_TEST_LIBS)
+test_mpi_intercomm_ops_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
