@@ -53,6 +53,8 @@ static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Tags of schedules: one per collective call in flight on a communicator. */
 enum { SCHED_TAG_BASE = 0x800, SCHED_TAGS = 0x800 };
 
+static void release_objects(const step_t *st);
+
 ol_sched_t *ol_sched_create(ol_comm_t *comm)
 {
     ol_sched_t *s = calloc(1, sizeof(*s));
@@ -65,6 +67,8 @@ ol_sched_t *ol_sched_create(ol_comm_t *comm)
 
 void ol_sched_free(ol_sched_t *s)
 {
+    for (int i = 0; i < s->nsteps; i++)
+        release_objects(&s->steps[i]);
     for (scratch_t *m = s->scratch, *next; m; m = next) {
         next = m->next;
         free(m);
@@ -91,6 +95,28 @@ void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count c
     return base ? base - dt->true_lb : NULL;
 }
 
+/* A started schedule may outlive the user's handles (MPI_Type_free,
+ * MPI_Op_free after MPI_Iallreduce): each step holds its objects. */
+static void retain_objects(const step_t *st)
+{
+    if (st->dt)
+        ol_dt_retain(st->dt);
+    if (st->dst_dt)
+        ol_dt_retain(st->dst_dt);
+    if (st->op)
+        ol_op_retain(st->op);
+}
+
+static void release_objects(const step_t *st)
+{
+    if (st->dt)
+        ol_dt_release(st->dt);
+    if (st->dst_dt)
+        ol_dt_release(st->dst_dt);
+    if (st->op)
+        ol_op_release(st->op);
+}
+
 static ol_status_t add_step(ol_sched_t *s, step_t step)
 {
     if (s->nsteps == s->steps_cap) {
@@ -101,6 +127,7 @@ static ol_status_t add_step(ol_sched_t *s, step_t step)
         s->steps = grown;
         s->steps_cap = cap;
     }
+    retain_objects(&step);
     s->steps[s->nsteps++] = step;
     return OL_OK;
 }

@@ -13,8 +13,8 @@ static int create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
     ol_op_t *o = malloc(sizeof(*o));
     if (!o)
         return MPI_ERR_NO_MEM;
-    *o = (ol_op_t){.magic = OL_OP_MAGIC, .commutative = commute != 0, .user_fn = fn,
-                   .user_fn_c = fn_c, .name = "a user-defined op"};
+    *o = (ol_op_t){.magic = OL_OP_MAGIC, .refcount = 1, .commutative = commute != 0,
+                   .user_fn = fn, .user_fn_c = fn_c, .name = "a user-defined op"};
     *op = ol_op_to_handle(o);
     return MPI_SUCCESS;
 }
@@ -29,8 +29,8 @@ int ol_api_op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
     return create(NULL, user_fn, commute, op);
 }
 
-/* The op goes at once: a nonblocking or persistent reduction still in
- * flight must not be using it (ol_op_t has no reference count yet). */
+/* The handle goes at once; the op lives on while a nonblocking or
+ * persistent reduction that uses it does. */
 int ol_api_op_free(MPI_Op *op)
 {
     ol_op_t *o = ol_op_from_handle(*op);
@@ -42,8 +42,7 @@ int ol_api_op_free(MPI_Op *op)
         ol_api_set_detail("%s is predefined and cannot be freed", o->name);
         return MPI_ERR_OP;
     }
-    o->magic = 0;
-    free(o);
+    ol_op_release(o);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@ typedef void (*ol_op_loop_t)(const void *in, void *inout, size_t count);
 
 typedef struct ol_op {
     uint32_t magic;
+    int refcount;                       /* user ops: the handle and pending reductions */
     bool predefined;
     bool commutative;
     int index;                          /* predefined: handle value - 0x20 */
@@ -25,6 +26,10 @@ typedef struct ol_op {
 } ol_op_t;
 
 ol_op_t *ol_op_from_handle(MPI_Op handle);
+
+/* A reduction in flight keeps a user op alive after MPI_Op_free. */
+void ol_op_retain(ol_op_t *op);
+void ol_op_release(ol_op_t *op);
 MPI_Op ol_op_to_handle(const ol_op_t *op);
 
 /* The loop of a predefined op for a predefined datatype, NULL when the

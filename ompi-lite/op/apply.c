@@ -8,6 +8,8 @@
  * contiguous type needs no packing at all. */
 #include "ol_op.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 /* Bytes of one chunk of packed data on the stack. */
@@ -155,4 +157,18 @@ ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Coun
         return OL_OK;
     }
     return apply_packed(loop, basic, in, inout, count, dt);
+}
+
+void ol_op_retain(ol_op_t *op)
+{
+    if (!op->predefined)
+        __atomic_add_fetch(&op->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void ol_op_release(ol_op_t *op)
+{
+    if (op->predefined || __atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    op->magic = 0;
+    free(op);
 }
