@@ -107,7 +107,7 @@ static void save_to_xml(hwloc_topology_t t, const char *path)
 
 hwloc_topology_t ol_daemon_load_topology(void)
 {
-    const char *use = getenv("OMPI_LITE_TOPO_CACHE");
+    const char *use = getenv("OMPI_LITE_TOPO_CACHE"); /* see params.c */
     char *dir = (use && strcmp(use, "0") == 0) ? NULL : cache_dir();
     if (dir == NULL)
         return discover();

@@ -7,7 +7,7 @@ bin_PROGRAMS += launcher/mpirun
 libexec_PROGRAMS += launcher/ompi-lite-daemon
 
 launcher_common_sources = launcher/proto.c launcher/proto.h launcher/util.c launcher/util.h \
-	launcher/net.c launcher/net.h launcher/tree.c launcher/tree.h
+	launcher/net.c launcher/net.h launcher/tree.c launcher/tree.h launcher/params.c launcher/params.h
 
 launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_opts.c \
 	launcher/mpirun_start.c launcher/mpirun_output.c launcher/mpirun_output.h \

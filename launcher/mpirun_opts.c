@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mpirun.h"
+#include "params.h"
 #include "util.h"
 
 typedef int (*opt_apply_fn)(struct mpirun_opts *o, char **vals, char **err);
@@ -344,22 +345,27 @@ static void new_app(struct mpirun_opts *o)
 /* Reads mpirun's own parameters: the environment, overridden by --param. */
 static int read_params(struct mpirun_opts *o, char **err)
 {
-    struct { const char *name; long *out; long min, max; } params[] = {
-        { "OMPI_LITE_KILL_GRACE_MS", &o->kill_grace_ms, 0, 3600000 },
-        { "OMPI_LITE_TREE_FANOUT", &o->fanout, 1, 1 << 16 },
+    struct { int param; long *out; } read[] = {
+        { OL_LAUNCHER_KILL_GRACE_MS, &o->kill_grace_ms },
+        { OL_LAUNCHER_TREE_FANOUT, &o->fanout },
     };
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-        const char *v = getenv(params[i].name);
-        size_t nlen = strlen(params[i].name);
+    for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
+        const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];
+        char *name = ol_xasprintf("OMPI_LITE_%s", p->name);
+        const char *v = getenv(name);
+        size_t nlen = strlen(name);
         for (size_t k = 0; o->env != NULL && o->env[k] != NULL; k++) {
-            if (strncmp(o->env[k], params[i].name, nlen) == 0 && o->env[k][nlen] == '=')
+            if (strncmp(o->env[k], name, nlen) == 0 && o->env[k][nlen] == '=')
                 v = o->env[k] + nlen + 1;
         }
-        if (v != NULL && ol_parse_long(v, params[i].min, params[i].max, params[i].out) != 0) {
-            *err = ol_xasprintf("mpirun: %s must be a number from %ld to %ld, not '%s'", params[i].name,
-                                params[i].min, params[i].max, v);
+        *read[i].out = p->default_value;
+        int bad = v != NULL && ol_parse_long(v, p->min, p->max, read[i].out) != 0;
+        if (bad)
+            *err = ol_xasprintf("mpirun: %s must be a number from %ld to %ld, not '%s'", name,
+                                p->min, p->max, v);
+        free(name);
+        if (bad)
             return -1;
-        }
     }
     return 0;
 }
@@ -367,8 +373,6 @@ static int read_params(struct mpirun_opts *o, char **err)
 int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err)
 {
     memset(o, 0, sizeof *o);
-    o->kill_grace_ms = 1000;
-    o->fanout = 8; /* up to 8 hosts talk to mpirun directly */
     o->pe = 1;
     o->env = ol_xcalloc(1, sizeof *o->env);
     new_app(o);

@@ -4,8 +4,8 @@ pkgconfig_DATA += ompi-lite/tools/ompi-lite.pc
 EXTRA_DIST += ompi-lite/tools/mpicc.in ompi-lite/tools/ompi-lite.pc.in
 
 bin_PROGRAMS += ompi-lite/tools/ompi_lite_info
-ompi_lite_tools_ompi_lite_info_SOURCES = ompi-lite/tools/ompi_lite_info.c
-ompi_lite_tools_ompi_lite_info_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+ompi_lite_tools_ompi_lite_info_SOURCES = ompi-lite/tools/ompi_lite_info.c launcher/params.c
+ompi_lite_tools_ompi_lite_info_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/launcher
 ompi_lite_tools_ompi_lite_info_LDADD = libol_core.la
 
 # mpicxx is mpicc under another name; libmpi.so is a link-time alias of

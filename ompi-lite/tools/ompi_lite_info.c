@@ -5,6 +5,7 @@
 #include "ol_config.h"
 #include "coll.h"
 #include "ol_params.h"
+#include "params.h"
 #include "ol_state.h"
 
 #include <stdio.h>
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
     }
     ol_params_print(stdout);
     ol_coll_params_print(stdout);
+    ol_launcher_params_print(stdout);
     ol_state_params_print(stdout);
     return 0;
 }

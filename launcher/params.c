@@ -1,0 +1,31 @@
+/* The launcher's parameter table (see params.h). */
+#include "params.h"
+
+#include <stdlib.h>
+
+const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
+    [OL_LAUNCHER_KILL_GRACE_MS] = {"KILL_GRACE_MS", 1000, 0, 3600000,
+                                   "milliseconds between SIGTERM and SIGKILL when a job is ended"},
+    [OL_LAUNCHER_TREE_FANOUT] = {"TREE_FANOUT", 8, 1, 1 << 16,
+                                 "hosts that talk to mpirun directly; above it the daemons "
+                                 "form a tree of this fan-out"},
+    [OL_LAUNCHER_TOPO_CACHE] = {"TOPO_CACHE", 1, 0, 1,
+                                "1: daemons cache the hwloc topology (per host, boot and "
+                                "cpuset) to start faster; 0: discover it every time"},
+};
+
+void ol_launcher_params_print(FILE *out)
+{
+    for (int i = 0; i < OL_LAUNCHER_PARAMS; i++) {
+        const ol_launcher_param_t *p = &ol_launcher_params[i];
+        char var[64];
+        snprintf(var, sizeof(var), "OMPI_LITE_%s", p->name);
+        const char *env = getenv(var);
+        if (env)
+            fprintf(out, "%s = %s (from the environment)\n", var, env);
+        else
+            fprintf(out, "%s = %ld\n", var, p->default_value);
+        fprintf(out, "    default: %ld (launcher; %ld to %ld)\n    %s\n", p->default_value, p->min,
+                p->max, p->help);
+    }
+}
