@@ -35,12 +35,12 @@ bl_add() {
 }
 
 # bl_add_all MPIRUN [MPICC]: ompi-lite (MPIRUN, and MPICC or the mpicc beside
-# it; skipped when MPIRUN is empty), then the Debian peers. Open MPI gets
-# --oversubscribe and --allow-run-as-root, so that it runs as root and on
-# more ranks than cores, as the others do.
+# it; skipped when MPIRUN is empty), then the Debian peers. ompi-lite and
+# Open MPI get --oversubscribe (Open MPI also --allow-run-as-root), so that
+# they run as root and on more ranks than cores, as MPICH does.
 bl_add_all() {
     if [ -n "$1" ]; then
-        bl_add ompi-lite "${2:-$(dirname "$1")/mpicc}" "$1"
+        bl_add ompi-lite "${2:-$(dirname "$1")/mpicc}" "$1" --oversubscribe
     else
         echo "skipping ompi-lite: give --mpirun or set PREFIX" >&2
     fi

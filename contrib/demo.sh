@@ -8,4 +8,5 @@ prefix=${OMPI_LITE_PREFIX:-$PWD/_install}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$prefix/bin/mpicc" -O2 -o "$work/ring" contrib/examples/ring.c
-"$prefix/bin/mpirun" -np 4 "$work/ring"
+# 4 ranks on however many cores this machine has.
+"$prefix/bin/mpirun" --oversubscribe -np 4 "$work/ring"

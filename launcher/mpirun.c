@@ -1067,8 +1067,9 @@ static char *make_nspace(void)
                         (unsigned long)tv.tv_sec, (unsigned long)tv.tv_usec);
 }
 
-/* *implicit: no host was named, so this host with one slot per core. */
-static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, bool *implicit, char **err)
+/* The hosts named by --hostfile and --host; none named: this host with one
+ * slot per core. */
+static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, char **err)
 {
     const struct mpirun_opts *o = &m->opts;
     if (o->hostfile != NULL && ol_hostfile_read(o->hostfile, hl, err) != 0)
@@ -1095,7 +1096,6 @@ static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, bool *implicit, 
         ol_hostlist_free(hl);
         *hl = given;
     }
-    *implicit = hl->n == 0;
     if (hl->n == 0) {
         long cores = ol_mpirun_local_cores();
         ol_hostlist_add(hl, ol_hostname(), strlen(ol_hostname()), cores, 0);
@@ -1109,17 +1109,15 @@ static int build_job(struct mpirun *m, char **err)
     struct mpirun_opts *o = &m->opts;
     ol_msg_launch_t *j = &m->job;
     struct ol_hostlist hl = { 0 };
-    bool implicit;
-    if (read_hosts(m, &hl, &implicit, err) != 0) {
+    if (read_hosts(m, &hl, err) != 0) {
         ol_hostlist_free(&hl);
         return -1;
     }
-    /* Slots limit the job only where the user named hosts: on the implicit
-     * local host any -np runs (as with MPICH's mpiexec; the multi-rank
-     * tests run 8 ranks on 2 cores), and the default -np is one per core. */
+    /* Without a hostfile or --host, the local host has one slot per core:
+     * more processes need --oversubscribe (or OMPI_LITE_OVERSUBSCRIBE=1), as
+     * with Open MPI's mpirun. */
     struct ol_map_req req = { .by = o->map_by, .pe = o->pe, .npernode = o->npernode,
                               .oversubscribe = o->oversubscribe };
-    bool lenient = implicit && o->npernode == 0;
     if (o->napps == 1 && o->apps[0].np == 0) {
         o->apps[0].np = ol_map_default_np(&hl, &req);
         if (o->apps[0].np <= 0) {
@@ -1137,7 +1135,6 @@ static int build_job(struct mpirun *m, char **err)
         ol_hostlist_free(&hl);
         return -1;
     }
-    req.oversubscribe |= lenient;
     if (ol_map_ranks(&hl, &req, np, &rank_host, err) != 0) {
         ol_hostlist_free(&hl);
         return -1;

@@ -345,9 +345,11 @@ static void new_app(struct mpirun_opts *o)
 /* Reads mpirun's own parameters: the environment, overridden by --param. */
 static int read_params(struct mpirun_opts *o, char **err)
 {
+    long oversubscribe;
     struct { int param; long *out; } read[] = {
         { OL_LAUNCHER_KILL_GRACE_MS, &o->kill_grace_ms },
         { OL_LAUNCHER_TREE_FANOUT, &o->fanout },
+        { OL_LAUNCHER_OVERSUBSCRIBE, &oversubscribe },
     };
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];
@@ -367,6 +369,7 @@ static int read_params(struct mpirun_opts *o, char **err)
         if (bad)
             return -1;
     }
+    o->oversubscribe |= oversubscribe != 0;
     return 0;
 }
 

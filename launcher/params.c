@@ -9,6 +9,9 @@ const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
     [OL_LAUNCHER_TREE_FANOUT] = {"TREE_FANOUT", 8, 1, 1 << 16,
                                  "hosts that talk to mpirun directly; above it the daemons "
                                  "form a tree of this fan-out"},
+    [OL_LAUNCHER_OVERSUBSCRIBE] = {"OVERSUBSCRIBE", 0, 0, 1,
+                                   "1: as --oversubscribe, allow more processes than slots "
+                                   "(a host without a hostfile has one slot per core)"},
     [OL_LAUNCHER_TOPO_CACHE] = {"TOPO_CACHE", 1, 0, 1,
                                 "1: daemons cache the hwloc topology (per host, boot and "
                                 "cpuset) to start faster; 0: discover it every time"},

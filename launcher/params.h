@@ -13,8 +13,8 @@ typedef struct {
     const char *help;
 } ol_launcher_param_t;
 
-enum { OL_LAUNCHER_KILL_GRACE_MS, OL_LAUNCHER_TREE_FANOUT, OL_LAUNCHER_TOPO_CACHE,
-       OL_LAUNCHER_PARAMS };
+enum { OL_LAUNCHER_KILL_GRACE_MS, OL_LAUNCHER_TREE_FANOUT, OL_LAUNCHER_OVERSUBSCRIBE,
+       OL_LAUNCHER_TOPO_CACHE, OL_LAUNCHER_PARAMS };
 
 extern const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS];
 

@@ -6,6 +6,7 @@ SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/test/with-timeout.sh
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	MPIRUN='$(abs_top_builddir)/launcher/mpirun'; OL_PREFIX='$(prefix)'; \
+	OMPI_LITE_OVERSUBSCRIBE=1; export OMPI_LITE_OVERSUBSCRIBE; \
 	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; \
 	export top_srcdir top_builddir MPIRUN OL_PREFIX PYTHON CC CXX;
 EXTRA_DIST += test/with-timeout.sh test/run-tests.sh test/unit/installed-tools.sh
@@ -25,5 +26,6 @@ include test/launcher/local.mk
 include test/mpi/pt2pt.mk
 include test/mpi/comm_extras.mk
 include test/mpi/topo.mk
+include test/mpi/coll_move.mk
 include test/mpi/coll_reduce.mk
 include test/bench/local.mk

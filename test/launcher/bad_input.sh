@@ -41,7 +41,13 @@ expect_refusal "--map-by takes" --map-by diagonal -np 2 echo "$MARKER"
 expect_refusal "--bind-to takes" --bind-to thread7 -np 2 echo "$MARKER"
 expect_refusal "-x needs NAME" -x 1A=2 -np 2 echo "$MARKER"
 expect_refusal "--timeout needs" --timeout -3 -np 2 echo "$MARKER"
+# Slots are enforced unless oversubscription is asked for (the harness asks
+# for it, with OMPI_LITE_OVERSUBSCRIBE=1, for the tests that run 8 ranks).
+OMPI_LITE_OVERSUBSCRIBE=0
 expect_refusal "5 processes requested, but only 2 slots are available" -H "$(hostname):2" -np 5 echo "$MARKER"
+cores=$(nproc)
+expect_refusal "$((cores + 1)) processes requested, but only $cores slots are available" -np "$((cores + 1))" echo "$MARKER"
+OMPI_LITE_OVERSUBSCRIBE=1
 # A host that cannot be reached: the line names it and what the agent said.
 if command -v ssh >/dev/null; then
     expect_refusal "^mpirun: cannot start the ompi-lite daemon on host no-such-host-$$.invalid with 'ssh': .*no-such-host-$$.invalid" \

@@ -59,8 +59,11 @@ check_pmix 4 2 '1 + r / 2' -H "$(h 1):2,$(h 2):2"
 check_pmix 6 3 'r / 2' -hostfile "$TMP/hosts" --param TREE_FANOUT=1
 OMPI_LITE_TREE_FANOUT=2 check_pmix 6 3 'r / 2' -hostfile "$TMP/hosts"
 
-# 4. Oversubscription across hosts, max_slots.
+# 4. Oversubscription across hosts, max_slots (the harness allows
+# oversubscription: this check turns it off).
+OMPI_LITE_OVERSUBSCRIBE=0
 mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 7 hostname
+OMPI_LITE_OVERSUBSCRIBE=1
 [ "$rc" -ne 0 ] && grep -q "7 processes requested, but only 6 slots are available" "$TMP/err" ||
     fail "7 ranks on 6 slots: status $rc: $(cat "$TMP/err")"
 mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 7 --oversubscribe hostname

@@ -42,7 +42,9 @@ run_mpirun "$TMP/out" "$TMP/err" -np 1 true : echo x
 run_mpirun "$TMP/out" "$TMP/err" --host "$host:3" sh -c 'echo $OMPI_LITE_RANK' "$MARKER"
 [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 3 ] || fail "--host $host:3: status $rc, $(cat "$TMP/out")"
 printf '# this host\n%s slots=2\n' "$host" >"$TMP/hosts"
+OMPI_LITE_OVERSUBSCRIBE=0 # the harness allows it; this check wants the refusal
 run_mpirun "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 3 true
+OMPI_LITE_OVERSUBSCRIBE=1
 [ "$rc" -ne 0 ] && grep -q "3 processes requested, but only 2 slots are available" "$TMP/err" ||
     fail "3 ranks on 2 slots: status $rc: $(cat "$TMP/err")"
 run_mpirun "$TMP/out" "$TMP/err" --machinefile "$TMP/hosts" -np 3 --oversubscribe true
