@@ -15,3 +15,16 @@ libol_core_la_SOURCES += coll/reduce_util.h coll/reduce_util.c \
 	coll/reduce_scatter_recursive_halving.c coll/reduce_scatter_in_order.c \
 	coll/reduce_scatter_intercomm.c \
 	coll/scan.c coll/exscan.c coll/scan_recursive_doubling.c
+
+# The data-movement collectives beyond the first ones above: bcast, gather,
+# scatter, allgather(v), alltoall(v, w), neighbourhood; tables and algorithms.
+libol_core_la_SOURCES += coll/alltoall_blocks.h coll/alltoall_blocks.c \
+	coll/barrier_linear.c \
+	coll/bcast_scatter_allgather.c coll/bcast_pipeline.c coll/bcast_linear.c \
+	coll/allgather_recursive_doubling.c coll/allgather_bruck.c \
+	coll/allgatherv.c coll/allgatherv_ring.c \
+	coll/gather.c coll/gather_binomial.c coll/gather_linear.c coll/gatherv.c \
+	coll/scatter.c coll/scatter_binomial.c coll/scatter_linear.c coll/scatterv.c \
+	coll/alltoall.c coll/alltoall_pairwise.c coll/alltoall_bruck.c coll/alltoall_linear.c \
+	coll/alltoallv.c coll/alltoallw.c \
+	coll/neighbor.c coll/neighbor_linear.c

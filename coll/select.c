@@ -8,10 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Each collective's table lives in its own file. A collective whose file
- * is not linked has no table (weak reference): calling it is an error, and
- * its MPI functions are not exported anyway. */
-#define TABLE(name) extern const ol_coll_table_t ol_coll_##name##_table __attribute__((weak))
+/* Each collective's table lives in its own file. */
+#define TABLE(name) extern const ol_coll_table_t ol_coll_##name##_table
 TABLE(barrier);
 TABLE(bcast);
 TABLE(reduce);
@@ -175,10 +173,6 @@ static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int in
 ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
 {
     const ol_coll_table_t *t = ol_coll_tables[a->kind];
-    if (!t) {
-        ol_error_detail("this collective is not implemented");
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-    }
     const char *why;
     int index = forced_choice(t, a);
     bool forced = index >= 0;
@@ -228,16 +222,13 @@ ol_status_t ol_coll_restart(ol_request_t *request)
 void ol_coll_params_load(void)
 {
     for (int k = 0; k < OL_COLL_KINDS; k++)
-        if (ol_coll_tables[k])
-            ol_param_table_load(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams);
+        ol_param_table_load(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams);
 }
 
 void ol_coll_params_print(FILE *out)
 {
     for (int k = 0; k < OL_COLL_KINDS; k++)
-        if (ol_coll_tables[k])
-            ol_param_table_print(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams,
-                                 out);
+        ol_param_table_print(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams, out);
 }
 
 /* ---- shortcuts -------------------------------------------------------------- */

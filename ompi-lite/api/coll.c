@@ -1,8 +1,1198 @@
-/* Collective calls of the API: they hand over to coll/. */
+/* Collective calls of the API: they check what the generated bindings
+ * cannot (the arrays of the v and w forms, MPI_IN_PLACE where the standard
+ * does not allow it, the topology of neighbourhood collectives), widen the
+ * int arrays of the non-_c forms, and hand one ol_coll_args_t to coll/.
+ * Every collective is issued one of three ways: blocking, nonblocking
+ * (MPI_I...) or persistent (..._init); all three build the same schedule.
+ * The arguments only matter while the schedule is built, so widened arrays
+ * are freed as soon as the call has been issued. */
 #include "gen_impl.h"
 #include "coll.h"
+#include "ol_api_checks.h"
+#include "ol_topo.h"
+
+#include <stdlib.h>
+
+typedef enum { BLOCKING, NONBLOCKING, PERSISTENT } how_t;
+
+static int issue(const ol_coll_args_t *a, how_t how, MPI_Request *request)
+{
+    ol_request_t *req;
+    int rc;
+    if (how == BLOCKING)
+        return ol_coll_run(a);
+    rc = how == NONBLOCKING ? ol_coll_start(a, &req) : ol_coll_prepare(a, &req);
+    if (rc == MPI_SUCCESS)
+        *request = ol_request_to_handle(req);
+    return rc;
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static int not_in_place(const void *buf, const char *arg)
+{
+    if (buf != MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is MPI_IN_PLACE, which this call does not allow here", arg);
+    return MPI_ERR_BUFFER;
+}
+
+/* One side of a v or w form: n blocks, the arrays given, no count
+ * negative, no NULL buffer under a block with data, every type committed.
+ * types: one per block (w forms), or NULL when every block is of dt. */
+static int check_side(const void *buf, const MPI_Count *counts, const void *displs,
+                      ol_datatype_t *dt, ol_datatype_t *const *types, int n, const char *side)
+{
+    if (n > 0 && (!counts || !displs)) {
+        ol_api_set_detail("the %scounts or the displacements array is NULL", side);
+        return MPI_ERR_ARG;
+    }
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0) {
+            ol_api_set_detail("%scounts[%d] is %lld, a count must not be negative", side, i,
+                              (long long)counts[i]);
+            return MPI_ERR_COUNT;
+        }
+        int rc = ol_check_buffer(buf, counts[i], types ? types[i] : dt,
+                                 *side == 's' ? "sendbuf" : "recvbuf");
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The process's neighbour counts, or MPI_ERR_TOPOLOGY without a topology. */
+static int neighbor_counts(const ol_comm_t *comm, int *indegree, int *outdegree)
+{
+    const int *sources, *destinations;
+    if (!comm->topo) {
+        ol_api_set_detail("%s has no topology", comm->name[0] ? comm->name : "the communicator");
+        return MPI_ERR_TOPOLOGY;
+    }
+    ol_topo_neighbors(comm->topo, indegree, &sources, outdegree, &destinations);
+    return MPI_SUCCESS;
+}
+
+/* ---- int arrays of the non-_c forms ------------------------------------ */
+
+/* The int arrays of a call, as coll/ takes them; NULL stays NULL. */
+typedef struct {
+    MPI_Count *sendcounts, *recvcounts;
+    MPI_Aint *sdispls, *rdispls;
+} wide_t;
+
+static MPI_Count *wide_counts(const int *v, int n)
+{
+    MPI_Count *w = malloc(sizeof(*w) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; w && i < n; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static MPI_Aint *wide_displs(const int *v, int n)
+{
+    MPI_Aint *w = malloc(sizeof(*w) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; w && i < n; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static void free_wide(wide_t *w)
+{
+    free(w->sendcounts);
+    free(w->recvcounts);
+    free(w->sdispls);
+    free(w->rdispls);
+}
+
+/* Widens the send arrays (nsend entries) and the receive arrays (nrecv). */
+static int widen(wide_t *w, int nsend, const int *sendcounts, const int *sdispls, int nrecv,
+                 const int *recvcounts, const int *rdispls)
+{
+    *w = (wide_t){0};
+    bool ok = true;
+    if (sendcounts)
+        ok = ok && (w->sendcounts = wide_counts(sendcounts, nsend));
+    if (sdispls)
+        ok = ok && (w->sdispls = wide_displs(sdispls, nsend));
+    if (recvcounts)
+        ok = ok && (w->recvcounts = wide_counts(recvcounts, nrecv));
+    if (rdispls)
+        ok = ok && (w->rdispls = wide_displs(rdispls, nrecv));
+    if (ok)
+        return MPI_SUCCESS;
+    free_wide(w);
+    return MPI_ERR_NO_MEM;
+}
+
+/* The datatypes of a w form, translated and checked. */
+static int translate_types(const MPI_Datatype *handles, int n, const char *arg,
+                           ol_datatype_t ***types)
+{
+    *types = NULL;
+    if (n > 0 && !handles) {
+        ol_api_set_detail("%s is NULL", arg);
+        return MPI_ERR_ARG;
+    }
+    ol_datatype_t **t = malloc(sizeof(*t) * (size_t)(n > 0 ? n : 1));
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        int rc = ol_check_datatype(handles[i], arg, &t[i]);
+        if (rc != MPI_SUCCESS) {
+            free(t);
+            return rc;
+        }
+    }
+    *types = t;
+    return MPI_SUCCESS;
+}
+
+/* ---- barrier ------------------------------------------------------------ */
+
+static int barrier(ol_comm_t *comm, how_t how, MPI_Request *request)
+{
+    return issue(&(ol_coll_args_t){.kind = OL_COLL_BARRIER, .comm = comm}, how, request);
+}
 
 int ol_api_barrier(ol_comm_t *comm)
 {
-    return ol_coll_barrier(comm);
+    return barrier(comm, BLOCKING, NULL);
+}
+
+int ol_api_ibarrier(ol_comm_t *comm, MPI_Request *request)
+{
+    return barrier(comm, NONBLOCKING, request);
+}
+
+int ol_api_barrier_init(ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return barrier(comm, PERSISTENT, request);
+}
+
+/* ---- bcast -------------------------------------------------------------- */
+
+static int bcast(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root, ol_comm_t *comm,
+                 how_t how, MPI_Request *request)
+{
+    int rc = not_in_place(buffer, "buffer");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = {.kind = OL_COLL_BCAST,
+                        .recvbuf = buffer,
+                        .recvcount = count,
+                        .recvtype = datatype,
+                        .root = root,
+                        .comm = comm};
+    return issue(&a, how, request);
+}
+
+int ol_api_bcast_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
+                   ol_comm_t *comm)
+{
+    return bcast(buffer, count, datatype, root, comm, BLOCKING, NULL);
+}
+
+int ol_api_ibcast_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
+                    ol_comm_t *comm, MPI_Request *request)
+{
+    return bcast(buffer, count, datatype, root, comm, NONBLOCKING, request);
+}
+
+int ol_api_bcast_init_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
+                        ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return bcast(buffer, count, datatype, root, comm, PERSISTENT, request);
+}
+
+/* ---- gather, gatherv, scatter, scatterv ----------------------------------- */
+
+/* Rooted collectives: the root (MPI_ROOT on an intercommunicator) and the
+ * processes that send to it or receive from it (every process of an
+ * intracommunicator but the root, the remote group of an
+ * intercommunicator); the rest of the root's group takes no part. */
+static bool at_root(const ol_coll_args_t *a)
+{
+    return ol_api_is_root(a->comm, a->root);
+}
+
+static bool at_leaf(const ol_coll_args_t *a)
+{
+    return ol_comm_is_inter(a->comm) ? a->root >= 0 : a->comm->rank != a->root;
+}
+
+/* Only an intracommunicator's root gathers in place. */
+static int gather_checks(const ol_coll_args_t *a)
+{
+    int rc = at_root(a) ? not_in_place(a->recvbuf, "recvbuf") : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && at_leaf(a))
+        rc = not_in_place(a->sendbuf, "sendbuf");
+    if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_GATHERV)
+        rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, NULL,
+                        a->comm->peer_size, "recv");
+    return rc;
+}
+
+static int gather(const ol_coll_args_t *a, how_t how, MPI_Request *request)
+{
+    int rc = gather_checks(a);
+    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
+}
+
+static ol_coll_args_t gather_args(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                  void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                                  int root, ol_comm_t *comm)
+{
+    return (ol_coll_args_t){.kind = OL_COLL_GATHER,
+                            .sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .sendcount = sendcount,
+                            .recvcount = recvcount,
+                            .sendtype = sendtype,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+}
+
+int ol_api_gather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                    void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                    ol_comm_t *comm)
+{
+    ol_coll_args_t a =
+        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return gather(&a, BLOCKING, NULL);
+}
+
+int ol_api_igather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                     void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                     ol_comm_t *comm, MPI_Request *request)
+{
+    ol_coll_args_t a =
+        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return gather(&a, NONBLOCKING, request);
+}
+
+int ol_api_gather_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                         void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                         ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    ol_coll_args_t a =
+        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return gather(&a, PERSISTENT, request);
+}
+
+static ol_coll_args_t gatherv_args(const void *sendbuf, MPI_Count sendcount,
+                                   ol_datatype_t *sendtype, void *recvbuf,
+                                   const MPI_Count *recvcounts, const MPI_Aint *displs,
+                                   ol_datatype_t *recvtype, int root, ol_comm_t *comm)
+{
+    return (ol_coll_args_t){.kind = OL_COLL_GATHERV,
+                            .sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvcounts = recvcounts,
+                            .rdispls = displs,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+}
+
+/* The receive arrays of gatherv (send arrays of scatterv) are the root's. */
+static int root_blocks(const ol_comm_t *comm, int root)
+{
+    return ol_api_is_root(comm, root) ? comm->peer_size : 0;
+}
+
+static int gatherv_int(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
+                       int root, ol_comm_t *comm, how_t how, MPI_Request *request)
+{
+    wide_t w;
+    int n = root_blocks(comm, root);
+    int rc = widen(&w, 0, NULL, NULL, n, n ? recvcounts : NULL, n ? displs : NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, w.recvcounts, w.rdispls,
+                                    recvtype, root, comm);
+    rc = gather(&a, how, request);
+    free_wide(&w);
+    return rc;
+}
+
+int ol_api_gatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], ol_datatype_t *recvtype, int root,
+                   ol_comm_t *comm)
+{
+    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, BLOCKING, NULL);
+}
+
+int ol_api_igatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], ol_datatype_t *recvtype, int root,
+                    ol_comm_t *comm, MPI_Request *request)
+{
+    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, NONBLOCKING, request);
+}
+
+int ol_api_gatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
+                        int root, ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, PERSISTENT, request);
+}
+
+int ol_api_gatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                     ol_datatype_t *recvtype, int root, ol_comm_t *comm)
+{
+    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm);
+    return gather(&a, BLOCKING, NULL);
+}
+
+int ol_api_igatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Request *request)
+{
+    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm);
+    return gather(&a, NONBLOCKING, request);
+}
+
+int ol_api_gatherv_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    (void)info;
+    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm);
+    return gather(&a, PERSISTENT, request);
+}
+
+/* Only an intracommunicator's root scatters in place. */
+static int scatter_checks(const ol_coll_args_t *a)
+{
+    int rc = at_root(a) ? not_in_place(a->sendbuf, "sendbuf") : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && at_leaf(a))
+        rc = not_in_place(a->recvbuf, "recvbuf");
+    if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_SCATTERV)
+        rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, NULL,
+                        a->comm->peer_size, "send");
+    return rc;
+}
+
+static int scatter(const ol_coll_args_t *a, how_t how, MPI_Request *request)
+{
+    int rc = scatter_checks(a);
+    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
+}
+
+static ol_coll_args_t scatter_args(const void *sendbuf, MPI_Count sendcount,
+                                   ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                   ol_datatype_t *recvtype, int root, ol_comm_t *comm)
+{
+    ol_coll_args_t a =
+        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    a.kind = OL_COLL_SCATTER;
+    return a;
+}
+
+int ol_api_scatter_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                     void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                     ol_comm_t *comm)
+{
+    ol_coll_args_t a =
+        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return scatter(&a, BLOCKING, NULL);
+}
+
+int ol_api_iscatter_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                      ol_comm_t *comm, MPI_Request *request)
+{
+    ol_coll_args_t a =
+        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return scatter(&a, NONBLOCKING, request);
+}
+
+int ol_api_scatter_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                          void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                          ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    ol_coll_args_t a =
+        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return scatter(&a, PERSISTENT, request);
+}
+
+static ol_coll_args_t scatterv_args(const void *sendbuf, const MPI_Count *sendcounts,
+                                    const MPI_Aint *displs, ol_datatype_t *sendtype, void *recvbuf,
+                                    MPI_Count recvcount, ol_datatype_t *recvtype, int root,
+                                    ol_comm_t *comm)
+{
+    return (ol_coll_args_t){.kind = OL_COLL_SCATTERV,
+                            .sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls = displs,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+}
+
+static int scatterv_int(const void *sendbuf, const int sendcounts[], const int displs[],
+                        ol_datatype_t *sendtype, void *recvbuf, int recvcount,
+                        ol_datatype_t *recvtype, int root, ol_comm_t *comm, how_t how,
+                        MPI_Request *request)
+{
+    wide_t w;
+    int n = root_blocks(comm, root);
+    int rc = widen(&w, n, n ? sendcounts : NULL, n ? displs : NULL, 0, NULL, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = scatterv_args(sendbuf, w.sendcounts, w.sdispls, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm);
+    rc = scatter(&a, how, request);
+    free_wide(&w);
+    return rc;
+}
+
+int ol_api_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                    ol_datatype_t *sendtype, void *recvbuf, int recvcount, ol_datatype_t *recvtype,
+                    int root, ol_comm_t *comm)
+{
+    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, BLOCKING, NULL);
+}
+
+int ol_api_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                     ol_datatype_t *sendtype, void *recvbuf, int recvcount, ol_datatype_t *recvtype,
+                     int root, ol_comm_t *comm, MPI_Request *request)
+{
+    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, NONBLOCKING, request);
+}
+
+int ol_api_scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                         ol_datatype_t *sendtype, void *recvbuf, int recvcount,
+                         ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    (void)info;
+    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, PERSISTENT, request);
+}
+
+int ol_api_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                      ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                      ol_datatype_t *recvtype, int root, ol_comm_t *comm)
+{
+    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm);
+    return scatter(&a, BLOCKING, NULL);
+}
+
+int ol_api_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                       ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                       ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Request *request)
+{
+    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm);
+    return scatter(&a, NONBLOCKING, request);
+}
+
+int ol_api_scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                           const MPI_Aint displs[], ol_datatype_t *sendtype, void *recvbuf,
+                           MPI_Count recvcount, ol_datatype_t *recvtype, int root, ol_comm_t *comm,
+                           MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm);
+    return scatter(&a, PERSISTENT, request);
+}
+
+/* ---- allgather(v), alltoall(v, w) and the neighbourhood forms --------------- */
+
+static bool has_send_arrays(ol_coll_kind_t kind)
+{
+    return kind == OL_COLL_ALLTOALLV || kind == OL_COLL_ALLTOALLW ||
+           kind == OL_COLL_NEIGHBOR_ALLTOALLV || kind == OL_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+static bool has_recv_arrays(ol_coll_kind_t kind)
+{
+    return has_send_arrays(kind) || kind == OL_COLL_ALLGATHERV ||
+           kind == OL_COLL_NEIGHBOR_ALLGATHERV;
+}
+
+static bool is_neighbor(ol_coll_kind_t kind)
+{
+    return kind >= OL_COLL_NEIGHBOR_ALLGATHER && kind <= OL_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+/* Every process sends and receives: MPI_IN_PLACE only as the send buffer
+ * of an intracommunicator's allgather(v) or alltoall(v, w). nsend and
+ * nrecv: the number of blocks of the send and receive arrays. */
+static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, how_t how, MPI_Request *request)
+{
+    int rc = not_in_place(a->recvbuf, "recvbuf");
+    if (rc == MPI_SUCCESS && (is_neighbor(a->kind) || ol_comm_is_inter(a->comm)))
+        rc = not_in_place(a->sendbuf, "sendbuf");
+    if (rc == MPI_SUCCESS && has_send_arrays(a->kind) && a->sendbuf != MPI_IN_PLACE)
+        rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->sendtypes, nsend,
+                        "send");
+    if (rc == MPI_SUCCESS && has_recv_arrays(a->kind))
+        rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, a->recvtypes, nrecv,
+                        "recv");
+    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
+}
+
+/* The blocks of the arrays: for the neighbourhood forms the process's
+ * degrees (MPI_ERR_TOPOLOGY without a topology), otherwise one per process
+ * of the (remote) group. */
+static int block_counts(const ol_comm_t *comm, ol_coll_kind_t kind, int *nsend, int *nrecv)
+{
+    if (is_neighbor(kind))
+        return neighbor_counts(comm, nrecv, nsend);
+    *nsend = *nrecv = comm->peer_size;
+    return MPI_SUCCESS;
+}
+
+/* Forms with scalar counts: allgather, alltoall, neighbour allgather and
+ * alltoall. */
+static int exchange_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
+                      ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                      ol_datatype_t *recvtype, ol_comm_t *comm, how_t how, MPI_Request *request)
+{
+    int nsend, nrecv;
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = {.kind = kind,
+                        .sendbuf = sendbuf,
+                        .recvbuf = recvbuf,
+                        .sendcount = sendcount,
+                        .recvcount = recvcount,
+                        .sendtype = sendtype,
+                        .recvtype = recvtype,
+                        .comm = comm};
+    return exchange(&a, nsend, nrecv, how, request);
+}
+
+/* Allgatherv and neighbour allgatherv. */
+static int allgatherv_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
+                        ol_datatype_t *sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                        const MPI_Aint *displs, ol_datatype_t *recvtype, ol_comm_t *comm, how_t how,
+                        MPI_Request *request)
+{
+    int nsend, nrecv;
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = {.kind = kind,
+                        .sendbuf = sendbuf,
+                        .recvbuf = recvbuf,
+                        .sendcount = sendcount,
+                        .sendtype = sendtype,
+                        .recvcounts = recvcounts,
+                        .rdispls = displs,
+                        .recvtype = recvtype,
+                        .comm = comm};
+    return exchange(&a, nsend, nrecv, how, request);
+}
+
+static int allgatherv_int(ol_coll_kind_t kind, const void *sendbuf, int sendcount,
+                          ol_datatype_t *sendtype, void *recvbuf, const int *recvcounts,
+                          const int *displs, ol_datatype_t *recvtype, ol_comm_t *comm, how_t how,
+                          MPI_Request *request)
+{
+    int nsend, nrecv;
+    wide_t w;
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc == MPI_SUCCESS)
+        rc = widen(&w, 0, NULL, NULL, nrecv, recvcounts, displs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = allgatherv_c(kind, sendbuf, sendcount, sendtype, recvbuf, w.recvcounts, w.rdispls,
+                      recvtype, comm, how, request);
+    free_wide(&w);
+    return rc;
+}
+
+/* Alltoallv and neighbour alltoallv. */
+static int alltoallv_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count *sendcounts,
+                       const MPI_Aint *sdispls, ol_datatype_t *sendtype, void *recvbuf,
+                       const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                       ol_datatype_t *recvtype, ol_comm_t *comm, how_t how, MPI_Request *request)
+{
+    int nsend, nrecv;
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_coll_args_t a = {.kind = kind,
+                        .sendbuf = sendbuf,
+                        .recvbuf = recvbuf,
+                        .sendcounts = sendcounts,
+                        .sdispls = sdispls,
+                        .sendtype = sendtype,
+                        .recvcounts = recvcounts,
+                        .rdispls = rdispls,
+                        .recvtype = recvtype,
+                        .comm = comm};
+    return exchange(&a, nsend, nrecv, how, request);
+}
+
+static int alltoallv_int(ol_coll_kind_t kind, const void *sendbuf, const int *sendcounts,
+                         const int *sdispls, ol_datatype_t *sendtype, void *recvbuf,
+                         const int *recvcounts, const int *rdispls, ol_datatype_t *recvtype,
+                         ol_comm_t *comm, how_t how, MPI_Request *request)
+{
+    int nsend, nrecv;
+    wide_t w;
+    bool in_place = sendbuf == MPI_IN_PLACE; /* the send arrays are then ignored */
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc == MPI_SUCCESS)
+        rc = widen(&w, nsend, in_place ? NULL : sendcounts, in_place ? NULL : sdispls, nrecv,
+                   recvcounts, rdispls);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = alltoallv_c(kind, sendbuf, w.sendcounts, w.sdispls, sendtype, recvbuf, w.recvcounts,
+                     w.rdispls, recvtype, comm, how, request);
+    free_wide(&w);
+    return rc;
+}
+
+/* Alltoallw and neighbour alltoallw: displacements in bytes, a datatype
+ * per block. */
+static int alltoallw_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count *sendcounts,
+                       const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
+                       const MPI_Count *recvcounts, const MPI_Aint *rdispls,
+                       const MPI_Datatype *recvtypes, ol_comm_t *comm, how_t how,
+                       MPI_Request *request)
+{
+    int nsend, nrecv;
+    ol_datatype_t **stypes = NULL, **rtypes = NULL;
+    int rc = block_counts(comm, kind, &nsend, &nrecv);
+    if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE)
+        rc = translate_types(sendtypes, nsend, "sendtypes", &stypes);
+    if (rc == MPI_SUCCESS)
+        rc = translate_types(recvtypes, nrecv, "recvtypes", &rtypes);
+    if (rc == MPI_SUCCESS) {
+        ol_coll_args_t a = {.kind = kind,
+                            .sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls = sdispls,
+                            .sendtypes = stypes,
+                            .recvcounts = recvcounts,
+                            .rdispls = rdispls,
+                            .recvtypes = rtypes,
+                            .comm = comm};
+        rc = exchange(&a, nsend, nrecv, how, request);
+    }
+    free(stypes);
+    free(rtypes);
+    return rc;
+}
+
+/* Alltoallw's int form: int counts and displacements. */
+static int alltoallw_int(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                         const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+                         const int *rdispls, const MPI_Datatype *recvtypes, ol_comm_t *comm,
+                         how_t how, MPI_Request *request)
+{
+    wide_t w;
+    int n = comm->peer_size;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    int rc = widen(&w, n, in_place ? NULL : sendcounts, in_place ? NULL : sdispls, n, recvcounts,
+                   rdispls);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, w.sendcounts, w.sdispls, sendtypes, recvbuf,
+                     w.recvcounts, w.rdispls, recvtypes, comm, how, request);
+    free_wide(&w);
+    return rc;
+}
+
+/* Neighbour alltoallw's int form: int counts, MPI_Aint displacements. */
+static int neighbor_alltoallw_int(const void *sendbuf, const int *sendcounts,
+                                  const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
+                                  void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
+                                  const MPI_Datatype *recvtypes, ol_comm_t *comm, how_t how,
+                                  MPI_Request *request)
+{
+    int nsend, nrecv;
+    wide_t w;
+    int rc = neighbor_counts(comm, &nrecv, &nsend);
+    if (rc == MPI_SUCCESS)
+        rc = widen(&w, nsend, sendcounts, NULL, nrecv, recvcounts, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, w.sendcounts, sdispls, sendtypes, recvbuf,
+                     w.recvcounts, rdispls, recvtypes, comm, how, request);
+    free_wide(&w);
+    return rc;
+}
+/* MPI_Allgather */
+
+int ol_api_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                       void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, BLOCKING, NULL);
+}
+
+int ol_api_iallgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                        void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                        ol_comm_t *comm, MPI_Request *request)
+{
+    return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, NONBLOCKING, request);
+}
+
+int ol_api_allgather_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                            void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                            ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, PERSISTENT, request);
+}
+
+/* MPI_Alltoall */
+
+int ol_api_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, BLOCKING, NULL);
+}
+
+int ol_api_ialltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                       void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm,
+                       MPI_Request *request)
+{
+    return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, NONBLOCKING, request);
+}
+
+int ol_api_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                           void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                           ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      comm, PERSISTENT, request);
+}
+
+/* MPI_Neighbor_allgather */
+
+int ol_api_neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                                ol_comm_t *comm)
+{
+    return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                 void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                                 ol_comm_t *comm, MPI_Request *request)
+{
+    return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
+                                     ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                     ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                                     MPI_Request *request)
+{
+    (void)info;
+    return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Neighbor_alltoall */
+
+int ol_api_neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                               void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                               ol_comm_t *comm)
+{
+    return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
+                                ol_comm_t *comm, MPI_Request *request)
+{
+    return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                                    ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                    ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    (void)info;
+    return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                      recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Allgatherv */
+
+int ol_api_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
+                      ol_comm_t *comm)
+{
+    return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_iallgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
+                       ol_comm_t *comm, MPI_Request *request)
+{
+    return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_allgatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
+                           void *recvbuf, const int recvcounts[], const int displs[],
+                           ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, PERSISTENT, request);
+}
+
+int ol_api_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                         ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
+{
+    return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                             ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Neighbor_allgatherv */
+
+int ol_api_neighbor_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcounts, displs, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
+{
+    return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcounts, displs, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_allgatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcounts, displs, recvtype, comm, PERSISTENT, request);
+}
+
+int ol_api_neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint displs[], ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcounts, displs, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                                  void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint displs[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                                  MPI_Request *request)
+{
+    return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcounts, displs, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                                      ol_datatype_t *sendtype, void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                      ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                                      MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcounts, displs, recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Alltoallv */
+
+int ol_api_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                         recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                      const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                      MPI_Request *request)
+{
+    return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                         recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                          const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                         recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+}
+
+int ol_api_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                       ol_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                       const MPI_Aint rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                        ol_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                        const MPI_Aint rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                        MPI_Request *request)
+{
+    return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
+                            MPI_Request *request)
+{
+    (void)info;
+    return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Neighbor_alltoallv */
+
+int ol_api_neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
+                         recvbuf, recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                               MPI_Request *request)
+{
+    return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
+                         recvbuf, recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                                   MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
+                         recvbuf, recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+}
+
+int ol_api_neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                ol_datatype_t *recvtype, ol_comm_t *comm)
+{
+    return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                 ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
+{
+    return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[], ol_datatype_t *sendtype,
+                                     void *recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], ol_datatype_t *recvtype,
+                                     ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                       recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+}
+
+/* MPI_Alltoallw */
+
+int ol_api_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm)
+{
+    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, BLOCKING, NULL);
+}
+
+int ol_api_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                      const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                      MPI_Request *request)
+{
+    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, NONBLOCKING, request);
+}
+
+int ol_api_alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                          const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, PERSISTENT, request);
+}
+
+int ol_api_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm)
+{
+    return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, BLOCKING, NULL);
+}
+
+int ol_api_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                        MPI_Request *request)
+{
+    return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, NONBLOCKING, request);
+}
+
+int ol_api_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], ol_comm_t *comm, MPI_Info info,
+                            MPI_Request *request)
+{
+    (void)info;
+    return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, PERSISTENT, request);
+}
+
+/* MPI_Neighbor_alltoallw */
+
+int ol_api_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              ol_comm_t *comm)
+{
+    return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                               MPI_Request *request)
+{
+    return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                   const MPI_Datatype recvtypes[], ol_comm_t *comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    (void)info;
+    return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, PERSISTENT, request);
+}
+
+int ol_api_neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                ol_comm_t *comm)
+{
+    return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, BLOCKING, NULL);
+}
+
+int ol_api_ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                 ol_comm_t *comm, MPI_Request *request)
+{
+    return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, NONBLOCKING, request);
+}
+
+int ol_api_neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                     void *recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                     ol_comm_t *comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                       recvcounts, rdispls, recvtypes, comm, PERSISTENT, request);
 }

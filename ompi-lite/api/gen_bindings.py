@@ -138,8 +138,8 @@ def collective_base(fn):
     for suffix in ("_c", "_init"):
         if base.endswith(suffix):
             base = base[:-len(suffix)]
-    if base not in ROOT_ONLY and base[:1] == "I" and base[1:] in ROOT_ONLY:
-        base = base[1:]
+    if base not in ROOT_ONLY and base[:1] == "I" and base[1:].capitalize() in ROOT_ONLY:
+        base = base[1:].capitalize()  # Igather -> Gather
     return base if base in ROOT_ONLY else None
 
 

@@ -73,15 +73,6 @@ ol_status_t ol_topo_dup(const struct ol_topo *topo, struct ol_topo **copy)
     return OL_OK;
 }
 
-void ol_topo_neighbors(const struct ol_topo *topo, int *indegree, const int **sources,
-                       int *outdegree, const int **destinations)
-{
-    *indegree = topo->indegree;
-    *sources = topo->in;
-    *outdegree = topo->outdegree;
-    *destinations = topo->out;
-}
-
 static const char *kind_name(int kind)
 {
     switch (kind) {

@@ -8,18 +8,6 @@
 #include "ol_api.h"
 #include "ol_topo.h"
 
-struct ol_topo {
-    int kind;                 /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH */
-    int ndims;                /* Cartesian: dims[ndims], periods[ndims] (0 or 1) */
-    int *dims, *periods;
-    int nnodes;               /* graph: index[nnodes], edges[index[nnodes - 1]] */
-    int *index, *edges;
-    bool weighted;            /* distributed graph: weights given at creation */
-    int indegree, outdegree;  /* this process's neighbours, see ol_topo_neighbors */
-    int *in, *out;
-    int *in_weights, *out_weights; /* weighted distributed graphs only */
-};
-
 /* An empty topology of kind; NULL without memory. */
 struct ol_topo *ol_topo_new(int kind);
 /* A heap copy of n ints of src (zeros when src is NULL); never a NULL

@@ -14,6 +14,7 @@ bench_built = \
 	test/bench/osu_latency test/bench/osu_bw test/bench/osu_bibw \
 	test/bench/osu_mbw_mr test/bench/osu_barrier
 bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
+bench_built += test/bench/osu_bcast test/bench/osu_allgather test/bench/osu_alltoall
 bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
 
 # These call collectives that ompi-lite does not implement yet (only
@@ -22,8 +23,6 @@ bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
 # test/bench/devmem.c) once the collectives land. contrib/compare.sh already
 # builds and runs them against Open MPI and MPICH.
 bench_needs_collectives = \
-	test/bench/osu_bcast \
-	test/bench/osu_allgather test/bench/osu_alltoall \
 	test/bench/coll_perf
 EXTRA_DIST += \
 	$(bench_needs_collectives:=.c) test/bench/devmem.c test/bench/devmem.h \
@@ -34,6 +33,8 @@ test_bench_scripts = \
 	test/bench/osu_mbw_mr.sh test/bench/osu_barrier.sh test/bench/memcpy_bw.sh
 test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
 	test/bench/osu_reduce_scatter.sh
+test_bench_scripts += test/bench/osu_bcast.sh test/bench/osu_allgather.sh \
+	test/bench/osu_alltoall.sh
 TESTS += $(test_bench_scripts)
 EXTRA_DIST += $(test_bench_scripts) test/bench/common.sh
 
@@ -70,3 +71,15 @@ test_bench_osu_allreduce_LDADD = $(MPI_TEST_LIBS)
 test_bench_osu_reduce_scatter_SOURCES = test/bench/osu_reduce_scatter.c $(BENCH_COLL)
 test_bench_osu_reduce_scatter_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_reduce_scatter_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_bcast_SOURCES = test/bench/osu_bcast.c $(BENCH_COLL)
+test_bench_osu_bcast_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_bcast_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_allgather_SOURCES = test/bench/osu_allgather.c $(BENCH_COLL)
+test_bench_osu_allgather_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_allgather_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_alltoall_SOURCES = test/bench/osu_alltoall.c $(BENCH_COLL)
+test_bench_osu_alltoall_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_alltoall_LDADD = $(MPI_TEST_LIBS)

@@ -1,0 +1,73 @@
+/* Alltoall: its algorithms and their selection. Block size: recvcount *
+ * size of recvtype, the same everywhere.
+ *
+ * Thresholds measured on the 2-core development machine (osu_alltoall 8 B
+ * .. 1 MiB blocks, 2, 4 and 8 ranks, each algorithm forced, best of two runs
+ * of medians; shared memory, oversubscribed at 4 and 8 ranks):
+ * - 2 ranks: pairwise at every size (0.5 us at 8 B, 478 us at 1 MiB; linear
+ *   posts the same two messages in a different order and was slower);
+ * - 4 and 8 ranks: linear (every exchange at once) below 256 KiB (29-37 us
+ *   against 46-74 for pairwise up to 4 KiB at 4 ranks, 401 against 928 us
+ *   at 64 KiB and 8 ranks), pairwise from 256 KiB at 4 ranks and 512 KiB at
+ *   8 (4.0 against 5.4 ms at 512 KiB, 8 ranks), when all messages at once
+ *   crowd memory;
+ * - Bruck never won here (8 B, 8 ranks: 105-170 us against 96-104 for
+ *   linear): on one host its packing costs more than the rounds it saves.
+ *   Beyond the 8 processes measured it is the textbook choice for blocks
+ *   below ALLTOALL_SMALL_BYTES. */
+#include "coll_select.h"
+
+ol_status_t ol_coll_alltoall_pairwise(ol_sched_t *s, const ol_coll_args_t *a);
+ol_status_t ol_coll_alltoall_bruck(ol_sched_t *s, const ol_coll_args_t *a);
+ol_status_t ol_coll_alltoall_linear(ol_sched_t *s, const ol_coll_args_t *a);
+
+enum { PAIRWISE, BRUCK, LINEAR };
+static const ol_coll_algorithm_t algorithms[] = {
+    [PAIRWISE] = {"pairwise", OL_ALGO_INTRA, ol_coll_alltoall_pairwise},
+    [BRUCK] = {"bruck", OL_ALGO_INTRA, ol_coll_alltoall_bruck},
+    [LINEAR] = {"linear", 0, ol_coll_alltoall_linear},
+};
+
+static const char *forced;
+static int linear_procs, large_bytes, small_bytes;
+static const ol_param_t params[] = {
+    {"ALLTOALL_ALGORITHM", OL_PARAM_STRING, "",
+     "force an alltoall algorithm: pairwise, bruck, linear", &forced},
+    {"ALLTOALL_LINEAR_PROCS", OL_PARAM_INT, "8",
+     "up to this many processes (3 or more), blocks below ALLTOALL_LARGE_BYTES are all "
+     "exchanged at once (linear)",
+     &linear_procs},
+    {"ALLTOALL_LARGE_BYTES", OL_PARAM_INT, "262144",
+     "blocks of at least this many bytes are exchanged pairwise, one peer per step", &large_bytes},
+    {"ALLTOALL_SMALL_BYTES", OL_PARAM_INT, "256",
+     "on more than ALLTOALL_LINEAR_PROCS processes, blocks below this many bytes use Bruck's "
+     "algorithm",
+     &small_bytes},
+};
+
+static int choose(const ol_coll_args_t *a, const char **why)
+{
+    MPI_Count bytes = ol_coll_bytes(a);
+    int p = a->comm->size;
+    if (ol_comm_is_inter(a->comm)) {
+        *why = "intercommunicator";
+        return LINEAR;
+    }
+    if (p <= 2 || bytes >= large_bytes) {
+        *why = "2 processes, or at least ALLTOALL_LARGE_BYTES";
+        return PAIRWISE;
+    }
+    if (p <= linear_procs) {
+        *why = "below ALLTOALL_LARGE_BYTES, at most ALLTOALL_LINEAR_PROCS processes";
+        return LINEAR;
+    }
+    if (bytes < small_bytes) {
+        *why = "below ALLTOALL_SMALL_BYTES";
+        return BRUCK;
+    }
+    *why = "at least ALLTOALL_SMALL_BYTES";
+    return PAIRWISE;
+}
+
+const ol_coll_table_t ol_coll_alltoall_table = {"alltoall", algorithms, 3, choose,
+                                                &forced,    params,     4};

@@ -1,0 +1,18 @@
+# The data-movement collectives' tests (see coll_move.c and
+# coll_move_errors.c): one program runs the whole grid per rank count;
+# coll_move.sh runs it on 1 to 8 ranks under each forced algorithm.
+test_coll_move_scripts = test/mpi/coll_move.sh test/mpi/coll_move_errors.sh
+
+check_PROGRAMS += test/mpi/coll_move test/mpi/coll_move_errors
+TESTS += $(test_coll_move_scripts)
+EXTRA_DIST += $(test_coll_move_scripts)
+
+test_mpi_coll_move_SOURCES = test/mpi/coll_move.c
+test_mpi_coll_move_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_coll_move_LDADD = $(MPI_TEST_LIBS)
+test_mpi_coll_move_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_coll_move_errors_SOURCES = test/mpi/coll_move_errors.c
+test_mpi_coll_move_errors_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_coll_move_errors_LDADD = $(MPI_TEST_LIBS)
+test_mpi_coll_move_errors_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
