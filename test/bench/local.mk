@@ -15,18 +15,10 @@ bench_built = \
 	test/bench/osu_mbw_mr test/bench/osu_barrier
 bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
 bench_built += test/bench/osu_bcast test/bench/osu_allgather test/bench/osu_alltoall
+bench_built += test/bench/coll_perf
 bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
-
-# These call collectives that ompi-lite does not implement yet (only
-# MPI_Barrier), so they would not link: they join bench_built (and their
-# sources get _SOURCES lines like osu_barrier's, coll_perf adding
-# test/bench/devmem.c) once the collectives land. contrib/compare.sh already
-# builds and runs them against Open MPI and MPICH.
-bench_needs_collectives = \
-	test/bench/coll_perf
-EXTRA_DIST += \
-	$(bench_needs_collectives:=.c) test/bench/devmem.c test/bench/devmem.h \
-	test/bench/README.md test/bench/plots/osu_latency.png test/bench/plots/osu_latency.csv
+EXTRA_DIST += test/bench/README.md test/bench/plots/osu_latency.png \
+	test/bench/plots/osu_latency.csv
 
 test_bench_scripts = \
 	test/bench/osu_latency.sh test/bench/osu_bw.sh test/bench/osu_bibw.sh \
@@ -34,7 +26,7 @@ test_bench_scripts = \
 test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
 	test/bench/osu_reduce_scatter.sh
 test_bench_scripts += test/bench/osu_bcast.sh test/bench/osu_allgather.sh \
-	test/bench/osu_alltoall.sh
+	test/bench/osu_alltoall.sh test/bench/coll_perf.sh
 TESTS += $(test_bench_scripts)
 EXTRA_DIST += $(test_bench_scripts) test/bench/common.sh
 
@@ -83,3 +75,8 @@ test_bench_osu_allgather_LDADD = $(MPI_TEST_LIBS)
 test_bench_osu_alltoall_SOURCES = test/bench/osu_alltoall.c $(BENCH_COLL)
 test_bench_osu_alltoall_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_alltoall_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_coll_perf_SOURCES = test/bench/coll_perf.c test/bench/devmem.c test/bench/devmem.h \
+	$(BENCH_COMMON)
+test_bench_coll_perf_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_coll_perf_LDADD = $(MPI_TEST_LIBS) -ldl
