@@ -3,7 +3,7 @@
 # and ring (contrib/examples/ring.c) are plain MPI programs for the
 # multi-host, Slurm and Open MPI launcher tests.
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
-	test/launcher/ring test/launcher/hang
+	test/launcher/ring test/launcher/hang test/launcher/split_host
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -38,3 +38,8 @@ test_launcher_scripts = \
 TESTS += $(test_launcher_scripts)
 EXTRA_DIST += test/launcher/common.sh test/launcher/netns_common.sh $(test_launcher_scripts) \
 	contrib/netns-hosts.sh contrib/slurm-local.sh
+
+test_launcher_split_host_SOURCES = test/launcher/split_host.c
+test_launcher_split_host_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_split_host_LDADD = $(MPI_TEST_LIBS)
+test_launcher_split_host_LDFLAGS = $(MPI_TEST_LINK_FLAGS)

@@ -6,7 +6,7 @@
 # mapping by slot and node, -N, --host, a deep daemon tree, and a TCP
 # connection without the job key is dropped while the job runs on.
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
-need_helpers "$PMIX_CLIENT" "$HELPERS/mpi_hosts" "$HELPERS/ring"
+need_helpers "$PMIX_CLIENT" "$HELPERS/mpi_hosts" "$HELPERS/ring" "$HELPERS/split_host"
 
 cat >"$TMP/hosts" <<EOT
 # Open MPI syntax
@@ -31,6 +31,17 @@ for k in 0 1 2; do
     sent=$(($(tx_bytes $k) - before))
     # Each host's second rank sends $bytes to the next host.
     [ "$sent" -ge "$bytes" ] || fail "host $k sent only $sent bytes on eth0: not over TCP between hosts"
+done
+
+# 1b. MPI_Comm_split_type(SHARED) groups each host's ranks (3 on the first
+# host, 2 on each of the others), and collectives cross the hosts.
+printf '%s slots=3\n%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" "$(h 2)" >"$TMP/hosts.322"
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts.322" -np 7 "$HELPERS/split_host"
+[ "$rc" -eq 0 ] || fail "split_host: status $rc: $(cat "$TMP/err")"
+for r in 0 1 2 3 4 5 6; do
+    host=$((r < 3 ? 0 : (r - 1) / 2)) want=$((r < 3 ? 3 : 2))
+    grep -qx "rank $r: node size $want on $(h $host)" "$TMP/out" ||
+        fail "split_type: rank $r should be in a node communicator of $want on $(h $host): $(cat "$TMP/out")"
 done
 
 # 2. MPICH hostfile syntax and the ring example.
