@@ -209,7 +209,7 @@ static ol_status_t post_message(ol_sched_t *s, const step_t *st)
     if (rc != OL_OK)
         return rc;
     req->parent = &s->round;
-    req->released_by_user = true;
+    ol_request_free_when_complete(req);
     __atomic_add_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL);
     rc = ol_pt2pt_start(req);
     if (rc != OL_OK) {
@@ -227,6 +227,7 @@ static ol_status_t start_round(ol_sched_t *s)
     int first = s->current ? s->round_end[s->current - 1] : 0;
     int last = s->round_end[s->current];
     s->round.complete = 0;
+    s->round.release_claims = 0; /* the round request is the schedule's, never released */
     s->round.error = OL_OK;
     s->round.pending_children = 1;
     ol_status_t rc = OL_OK;
@@ -313,6 +314,7 @@ static ol_status_t launch(ol_sched_t *s)
     s->current = 0;
     s->error = OL_OK;
     s->request->complete = 0;
+    s->request->release_claims = 0;
     s->request->active = true;
     s->request->error = OL_OK;
     ol_status_set_empty(&s->request->status);
@@ -331,7 +333,8 @@ static ol_status_t launch(ol_sched_t *s)
     return OL_OK;
 }
 
-ol_status_t ol_sched_start(ol_sched_t *s, bool persistent, ol_request_t **request)
+/* The request the caller waits on; it owns the schedule from now on. */
+static ol_status_t attach_request(ol_sched_t *s, bool persistent, ol_request_t **request)
 {
     ol_request_t *req = ol_request_alloc(OL_REQ_COLL);
     if (!req)
@@ -345,26 +348,24 @@ ol_status_t ol_sched_start(ol_sched_t *s, bool persistent, ol_request_t **reques
     req->args.comm = s->comm;
     s->request = req;
     *request = req;
-    return launch(s);
+    return OL_OK;
+}
+
+ol_status_t ol_sched_start(ol_sched_t *s, bool persistent, ol_request_t **request)
+{
+    ol_status_t rc = attach_request(s, persistent, request);
+    return rc == OL_OK ? launch(s) : rc;
 }
 
 ol_status_t ol_sched_prepare(ol_sched_t *s, ol_request_t **request)
 {
-    ol_request_t *req = ol_request_alloc(OL_REQ_COLL);
-    if (!req)
-        return MPI_ERR_NO_MEM;
-    memset(&s->round, 0, sizeof(s->round));
-    s->round.magic = OL_REQUEST_MAGIC;
-    s->round.kind = OL_REQ_COMPOUND;
-    req->owner = s;
-    req->on_release = release_sched;
-    req->persistent = true;
+    ol_status_t rc = attach_request(s, true, request);
+    if (rc != OL_OK)
+        return rc;
+    ol_request_t *req = *request;
     req->active = false; /* until MPI_Start */
     req->complete = 1;
-    req->args.comm = s->comm;
     ol_status_set_empty(&req->status);
-    s->request = req;
-    *request = req;
     return OL_OK;
 }
 

@@ -171,7 +171,7 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a)
     }
     req->bounce = seg;
     req->on_complete = copy_sent;
-    req->released_by_user = true; /* nobody waits for it */
+    ol_request_free_when_complete(req); /* nobody waits for it */
     __atomic_add_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
     rc = ol_pt2pt_start(req);
     if (rc != OL_OK) {

@@ -84,6 +84,12 @@ void ol_request_release(ol_request_t *req)
         pthread_mutex_unlock(&pool_lock);
 }
 
+void ol_request_free_when_complete(ol_request_t *req)
+{
+    if (__atomic_add_fetch(&req->release_claims, 1, __ATOMIC_ACQ_REL) == 2)
+        ol_request_release(req);
+}
+
 void ol_request_complete(ol_request_t *req, ol_status_t error)
 {
     req->error = error;
@@ -91,12 +97,10 @@ void ol_request_complete(ol_request_t *req, ol_status_t error)
     if (req->on_complete)
         req->on_complete(req);
     ol_request_t *parent = req->parent;
-    bool release = req->released_by_user;
     __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
     if (parent && __atomic_sub_fetch(&parent->pending_children, 1, __ATOMIC_ACQ_REL) == 0)
         ol_request_complete(parent, parent->error);
-    if (release)
-        ol_request_release(req);
+    ol_request_free_when_complete(req); /* completion's claim */
 }
 
 static bool request_done(void *arg)

@@ -57,7 +57,7 @@ struct ol_request {
     ol_request_kind_t kind;
     bool persistent;          /* made by *_init: MPI_Start restarts it */
     bool active;              /* started, not yet returned by wait/test */
-    bool released_by_user;    /* MPI_Request_free before completion */
+    int release_claims;       /* completion and MPI_Request_free each claim once */
     volatile int complete;
     ol_status_t error;
     MPI_Status status;
@@ -83,6 +83,12 @@ void ol_request_release(ol_request_t *request);
 /* Completion path: sets status and complete, informs a parent, frees a
  * request the user has already released. */
 void ol_request_complete(ol_request_t *request, ol_status_t error);
+
+/* Nobody will wait for this request (MPI_Request_free, or an internal
+ * operation): it is released when it completes, or now if it has. Of the
+ * two claims, completion's and this one, the second releases it, whatever
+ * thread makes it. */
+void ol_request_free_when_complete(ol_request_t *request);
 
 static inline bool ol_request_is_complete(const ol_request_t *request)
 {

@@ -238,7 +238,7 @@ ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
     if (req->persistent)
         req->active = false;
     else
-        ol_request_release(req);
+        ol_request_free_when_complete(req);
     return rc;
 }
 

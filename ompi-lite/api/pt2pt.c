@@ -186,7 +186,7 @@ static void copy_recv_status(ol_request_t *parent)
 static void sendrecv_done(ol_request_t *parent)
 {
     copy_recv_status(parent);
-    ol_request_release(parent->bounce);
+    ol_request_free_when_complete(parent->bounce);
     parent->bounce = NULL;
 }
 
@@ -227,13 +227,13 @@ static int start_sendrecv(const void *sendbuf, MPI_Count sendcount, ol_datatype_
                               &send_req);
     if (rc == MPI_SUCCESS) {
         send_req->parent = parent;
-        send_req->released_by_user = true;
+        ol_request_free_when_complete(send_req);
         rc = ol_pt2pt_start(send_req);
     }
     if (rc != MPI_SUCCESS) { /* the receive may still be in flight: take it back */
         ol_pt2pt_cancel(recv_req);
         ol_request_wait_complete(recv_req);
-        ol_request_release(recv_req);
+        ol_request_free_when_complete(recv_req);
         free(replace_scratch);
         ol_dt_release(recvtype);
         parent->args.dt = NULL;
@@ -271,7 +271,7 @@ static void replace_done(ol_request_t *parent)
     if (recv->error == MPI_SUCCESS && arrived > 0)
         ol_dt_unpack_all(dt, parent->args.buf, arrived, recv->args.buf);
     free(recv->args.buf);
-    ol_request_release(recv);
+    ol_request_free_when_complete(recv);
     parent->bounce = NULL;
 }
 

@@ -69,7 +69,7 @@ static int finish(MPI_Request *handle, ol_request_t *req, MPI_Status *status)
         if (rc == MPI_SUCCESS)
             rc = free_rc;
     }
-    ol_request_release(req);
+    ol_request_free_when_complete(req); /* the completion's claim is the other */
     *handle = MPI_REQUEST_NULL;
     return rc;
 }
@@ -462,13 +462,10 @@ int ol_api_request_free(MPI_Request *request)
     if (req->kind == OL_REQ_GENERALIZED)
         grequest_free(req);
     /* An operation in flight finishes on its own, then frees itself. */
-    if (!is_inactive(req) && !ol_request_is_complete(req)) {
-        req->released_by_user = true;
-        if (!ol_request_is_complete(req)) /* it may have completed just now */
-            return MPI_SUCCESS;
-        req->released_by_user = false;
-    }
-    ol_request_release(req);
+    if (is_inactive(req))
+        ol_request_release(req);
+    else
+        ol_request_free_when_complete(req);
     return MPI_SUCCESS;
 }
 
@@ -510,6 +507,7 @@ static int start_one(MPI_Request handle, const char *arg)
         ol_api_set_detail("%s is already active", arg);
         return MPI_ERR_REQUEST;
     }
+    req->release_claims = 0; /* the last run's completion claimed it */
     rc = req->kind == OL_REQ_COLL ? ol_coll_restart(req) : ol_pt2pt_start(req);
     if (rc != MPI_SUCCESS)
         req->active = false;
