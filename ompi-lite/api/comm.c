@@ -164,7 +164,8 @@ static ol_status_t and_inter(uint64_t *words, int n, void *intercomm)
 
 static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
 {
-    return ol_cid_allocate(ol_comm_is_inter(parent) ? and_inter : and_intra, parent, id);
+    return ol_cid_allocate(ol_comm_is_inter(parent) ? and_inter : and_intra, parent,
+                           parent->context_id, id);
 }
 
 /* ---- dup ---------------------------------------------------------------------- */
@@ -719,7 +720,7 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
     view.world_ranks = group->world_ranks;
     view.coll_tag_base = (3 + tag % 1024) * OL_COLL_TAG_RANGE;
     uint32_t id;
-    int rc = ol_cid_allocate(and_intra, &view, &id);
+    int rc = ol_cid_allocate(and_intra, &view, comm->context_id, &id);
     if (rc != MPI_SUCCESS)
         return rc;
     ol_group_retain(group);
@@ -816,7 +817,7 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
     creation_t how = {local_comm, local_leader, peer, remote_leader,
                       TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS)};
     uint32_t id;
-    rc = ol_cid_allocate(and_creation, &how, &id);
+    rc = ol_cid_allocate(and_creation, &how, local_comm->context_id, &id);
     if (rc != MPI_SUCCESS) {
         ol_group_release(remote);
         return rc;

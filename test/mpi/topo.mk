@@ -53,3 +53,11 @@ test_mpi_intercomm_ops_SOURCES = test/mpi/intercomm_ops.c
 test_mpi_intercomm_ops_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_intercomm_ops_LDADD = $(MPI_TEST_LIBS)
 test_mpi_intercomm_ops_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+TESTS += test/mpi/comm_threads.sh
+EXTRA_DIST += test/mpi/comm_threads.sh
+check_PROGRAMS += test/mpi/comm_threads
+test_mpi_comm_threads_SOURCES = test/mpi/comm_threads.c
+test_mpi_comm_threads_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_comm_threads_LDADD = $(MPI_TEST_LIBS) -lpthread
+test_mpi_comm_threads_LDFLAGS = $(MPI_TEST_LINK_FLAGS)

@@ -1,0 +1,76 @@
+/* comm_threads: threads of every rank create and free communicators at the
+ * same time (MPI_THREAD_MULTIPLE), each on its own parent communicator, so
+ * that the context-id agreements of different parents overlap. Every new
+ * communicator must work (an allreduce over it gives the right sum) and the
+ * loops must end (no agreement starves). */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define THREADS 3
+#define ROUNDS 60
+
+static int world_rank, world_size;
+
+typedef struct {
+    MPI_Comm parent;
+    int index;
+    int failed;
+} worker_t;
+
+static void *work(void *arg)
+{
+    worker_t *w = arg;
+    for (int i = 0; i < ROUNDS && !w->failed; i++) {
+        MPI_Comm c;
+        if (i % 2)
+            MPI_Comm_dup(w->parent, &c);
+        else
+            MPI_Comm_split(w->parent, 0, -world_rank, &c);
+        int value = world_rank + w->index, sum = -1;
+        MPI_Allreduce(&value, &sum, 1, MPI_INT, MPI_SUM, c);
+        int want = world_size * (world_size - 1) / 2 + world_size * w->index;
+        if (sum != want) {
+            fprintf(stderr, "comm_threads: rank %d thread %d round %d: sum %d, expected %d\n",
+                    world_rank, w->index, i, sum, want);
+            w->failed = 1;
+        }
+        MPI_Comm_free(&c);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "comm_threads: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    worker_t w[THREADS];
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){.index = i};
+        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent); /* in order, on the main thread */
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, work, &w[i]);
+    int failed = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        failed |= w[i].failed;
+        MPI_Comm_free(&w[i].parent);
+    }
+    if (failed)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank == 0)
+        printf("comm_threads: %d ranks x %d threads x %d communicators OK\n", world_size, THREADS,
+               ROUNDS);
+    MPI_Finalize();
+    return 0;
+}
