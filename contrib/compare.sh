@@ -30,7 +30,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 src=$top/test/bench
-all_benches="osu_latency osu_bw osu_bibw osu_mbw_mr osu_barrier osu_bcast osu_reduce \
+all_benches="osu_latency osu_bw osu_bibw osu_bw_vector osu_mbw_mr osu_barrier osu_bcast osu_reduce \
 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter coll_allreduce coll_allgather \
 coll_reduce_scatter coll_bcast coll_alltoall"
 
@@ -124,6 +124,7 @@ sources() {
     case $1 in
     osu_latency) echo "$src/osu_latency.c $src/bench.c" ;;
     osu_bw|osu_bibw|osu_mbw_mr) echo "$src/$1.c $src/window.c $src/bench.c" ;;
+    osu_bw_vector) echo "$src/osu_bw_vector.c $src/bench.c" ;;
     osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
     coll_*) echo "$src/coll_perf.c $src/devmem.c $src/bench.c -ldl" ;;
     esac
@@ -135,7 +136,7 @@ bench_args() {
 # us (lower is better), OSU bandwidths in MB/s, coll_perf's busbw in GB/s.
 metric() {
     case $1 in
-    osu_bw|osu_bibw|osu_mbw_mr) echo "2 MB/s higher" ;;
+    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr) echo "2 MB/s higher" ;;
     osu_*) echo "2 us lower" ;;
     coll_*) echo "7 GB/s higher" ;;
     esac

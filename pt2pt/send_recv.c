@@ -159,8 +159,12 @@ static ol_status_t start_recv(ol_request_t *req)
     ol_status_t rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
-    /* Always through the callback: UCX 1.13 does not reliably fill the
-     * recv_info of a receive that completes at once. */
+    /* Always through the callback: UCX up to 1.15 returns NULL for a receive
+     * that completes at once (an eager message already unexpected) without
+     * filling param->recv_info (openucx/ucx issue 9425, fixed by PR 9440
+     * for 1.16); re-checked on 1.13.1: length and sender_tag stay unwritten,
+     * also on truncation. The request this costs is taken while the receive
+     * waits, not on a ping-pong's critical path. */
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,

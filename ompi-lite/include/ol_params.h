@@ -22,6 +22,10 @@ extern struct ol_param_values {
     const char *debug_subsys;   /* DEBUG_SUBSYS */
     int spin_us;                /* SPIN_US */
     int wait_poll_ms;           /* WAIT_POLL_MS */
+    /* UCX settings applied unless the user set the UCX variable (empty:
+     * UCX's own default); see init.c. */
+    const char *ucx_mm_fifo_size;      /* UCX_MM_FIFO_SIZE */
+    const char *ucx_mm_fifo_elem_size; /* UCX_MM_FIFO_ELEM_SIZE */
 } ol_param;
 
 /* Reads every OMPI_LITE_<NAME> variable; a value that does not parse is

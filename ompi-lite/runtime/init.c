@@ -31,6 +31,54 @@ static int choose_spin_us(void)
     return ol_rt.local_size > host_cores() ? 0 : 50;
 }
 
+/* UCX settings whose defaults ompi-lite changes (each a row of the parameter
+ * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
+ * A setting is applied with ucp_config_modify only where the user has set
+ * none of the UCX variables that control it: a user's UCX_ variable always
+ * wins. An empty value keeps UCX's own default. */
+static const struct {
+    const char *ucx_name;         /* for ucp_config_modify, without UCX_ */
+    const char *const *value;     /* the parameter */
+    const char *user_vars;        /* UCX variables that mean "the user chose" */
+} ucx_defaults[] = {
+    {"MM_FIFO_SIZE", &ol_param.ucx_mm_fifo_size,
+     "UCX_MM_FIFO_SIZE UCX_POSIX_FIFO_SIZE UCX_SYSV_FIFO_SIZE"},
+    {"MM_FIFO_ELEM_SIZE", &ol_param.ucx_mm_fifo_elem_size,
+     "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE"},
+};
+
+static bool user_set_any(const char *vars)
+{
+    char name[64];
+    for (const char *p = vars; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n > 0 && n < sizeof(name)) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            if (getenv(name))
+                return true;
+        }
+        p += n;
+        p += strspn(p, " ");
+    }
+    return false;
+}
+
+static void apply_ucx_defaults(ucp_config_t *config)
+{
+    for (size_t i = 0; i < sizeof(ucx_defaults) / sizeof(ucx_defaults[0]); i++) {
+        const char *value = *ucx_defaults[i].value;
+        if (!value || !*value || user_set_any(ucx_defaults[i].user_vars))
+            continue;
+        ucs_status_t st = ucp_config_modify(config, ucx_defaults[i].ucx_name, value);
+        if (st != UCS_OK)
+            OL_WARN("runtime", "cannot set UCX_%s=%s: %s", ucx_defaults[i].ucx_name, value,
+                    ucs_status_string(st));
+        else
+            OL_INFO("runtime", "UCX_%s=%s (ompi-lite's default)", ucx_defaults[i].ucx_name, value);
+    }
+}
+
 static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *requests)
 {
     ucp_params_t params = {
@@ -49,6 +97,7 @@ static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *reque
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
     if (st != UCS_OK)
         goto fail;
+    apply_ucx_defaults(config);
     st = ucp_init(&params, config, &ol_rt.ucp_context);
     ucp_config_release(config);
     if (st != UCS_OK)

@@ -12,7 +12,7 @@ BENCH_COLL = test/bench/osu_coll.c test/bench/osu_coll.h $(BENCH_COMMON)
 # wrapper puts the build's library first, and mpirun runs the wrapper.
 bench_built = \
 	test/bench/osu_latency test/bench/osu_bw test/bench/osu_bibw \
-	test/bench/osu_mbw_mr test/bench/osu_barrier
+	test/bench/osu_bw_vector test/bench/osu_mbw_mr test/bench/osu_barrier
 bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
 bench_built += test/bench/osu_bcast test/bench/osu_allgather test/bench/osu_alltoall
 bench_built += test/bench/coll_perf
@@ -22,6 +22,7 @@ EXTRA_DIST += test/bench/README.md test/bench/plots/osu_latency.png \
 
 test_bench_scripts = \
 	test/bench/osu_latency.sh test/bench/osu_bw.sh test/bench/osu_bibw.sh \
+	test/bench/osu_bw_vector.sh \
 	test/bench/osu_mbw_mr.sh test/bench/osu_barrier.sh test/bench/memcpy_bw.sh
 test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
 	test/bench/osu_reduce_scatter.sh
@@ -41,6 +42,10 @@ test_bench_osu_bw_LDADD = $(MPI_TEST_LIBS)
 test_bench_osu_bibw_SOURCES = test/bench/osu_bibw.c $(BENCH_WINDOW) $(BENCH_COMMON)
 test_bench_osu_bibw_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_bibw_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_bw_vector_SOURCES = test/bench/osu_bw_vector.c $(BENCH_COMMON)
+test_bench_osu_bw_vector_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_bw_vector_LDADD = $(MPI_TEST_LIBS)
 
 test_bench_osu_mbw_mr_SOURCES = test/bench/osu_mbw_mr.c $(BENCH_WINDOW) $(BENCH_COMMON)
 test_bench_osu_mbw_mr_CPPFLAGS = $(MPI_TEST_INCLUDES)
