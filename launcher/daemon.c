@@ -452,48 +452,31 @@ static void on_pending_read(struct bufferevent *bev, void *arg)
     struct ol_daemon *d = l->d;
     uint16_t type;
     uint8_t *body;
-    uint32_t len;
-    int rc;
-    while ((rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
-        if (rc < 0)
-            break;
-        ol_rbuf_t rb = { .p = body, .left = len };
-        if (!l->authed) {
-            uint32_t klen;
-            const uint8_t *k = ol_r_bytes(&rb, &klen);
-            l->authed = type == OL_MSG_AUTH && k != NULL && ol_net_key_equal(d->key, k, klen);
-            free(body);
-            if (!l->authed)
-                break;
-            continue;
-        }
-        ol_msg_hello_t h;
-        bool ok = type == OL_MSG_HELLO && ol_msg_hello_decode(&rb, &h) == 0;
-        uint32_t id = ok ? h.node_id : OL_NO_NODE;
-        if (ok)
-            ol_msg_hello_free(&h);
-        if (id >= d->child_first && id - d->child_first < d->nchildren && d->children[id - d->child_first] == NULL) {
-            for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
-                if (*pp == l) {
-                    *pp = l->next;
-                    break;
-                }
-            }
-            event_free(l->timer);
-            l->timer = NULL;
-            l->node_id = id;
-            d->children[id - d->child_first] = l;
-            bufferevent_setcb(bev, on_child_read, NULL, on_child_event, l);
-            handle_up(d, l, type, body, len); /* the HELLO goes up */
-            free(body);
-            on_child_read(bev, l);
-            return;
-        }
-        free(body);
-        break;
-    }
+    uint32_t len, id;
+    int rc = ol_handshake_read(bufferevent_get_input(bev), d->key, &l->authed, &type, &body,
+                               &len, &id);
     if (rc == 0)
         return;
+    if (rc > 0 && id >= d->child_first && id - d->child_first < d->nchildren &&
+        d->children[id - d->child_first] == NULL) {
+        for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
+            if (*pp == l) {
+                *pp = l->next;
+                break;
+            }
+        }
+        event_free(l->timer);
+        l->timer = NULL;
+        l->node_id = id;
+        d->children[id - d->child_first] = l;
+        bufferevent_setcb(bev, on_child_read, NULL, on_child_event, l);
+        handle_up(d, l, type, body, len); /* the HELLO goes up */
+        free(body);
+        on_child_read(bev, l);
+        return;
+    }
+    if (rc > 0)
+        free(body);
     ol_info("dropped a connection that did not prove the job key");
     link_free(d, l);
 }

@@ -764,42 +764,23 @@ static void on_pconn_read(struct bufferevent *bev, void *arg)
     struct mpirun *m = p->m;
     uint16_t type;
     uint8_t *body;
-    uint32_t len;
-    int rc;
-    while ((rc = ol_frame_pop(bufferevent_get_input(bev), &type, &body, &len)) != 0) {
-        if (rc < 0)
-            break;
-        ol_rbuf_t rb = { .p = body, .left = len };
-        if (!p->authed) {
-            uint32_t klen;
-            const uint8_t *k = ol_r_bytes(&rb, &klen);
-            p->authed = type == OL_MSG_AUTH && k != NULL && ol_net_key_equal(m->key, k, klen);
-            free(body);
-            if (!p->authed)
-                break;
-            continue;
-        }
-        /* Authenticated: the next frame says which daemon this is. */
-        ol_msg_hello_t h;
-        bool ok = type == OL_MSG_HELLO && ol_msg_hello_decode(&rb, &h) == 0;
-        uint32_t id = ok ? h.node_id : OL_NO_NODE;
-        if (ok)
-            ol_msg_hello_free(&h);
-        if (id < m->nnodes && ol_tree_parent(id, m->fanout) == OL_TREE_ROOT && m->nodes[id].bev == NULL &&
-            m->nodes[id].state == NODE_STARTING) {
-            struct node *n = &m->nodes[id];
-            pconn_free(m, p, true);
-            attach_link(m, n, bev, true);
-            handle_frame(m, n, type, body, len);
-            free(body);
-            on_link_read(bev, n); /* frames that came with it */
-            return;
-        }
-        free(body);
-        break;
-    }
+    uint32_t len, id;
+    int rc = ol_handshake_read(bufferevent_get_input(bev), m->key, &p->authed, &type, &body,
+                               &len, &id);
     if (rc == 0)
         return;
+    if (rc > 0 && id < m->nnodes && ol_tree_parent(id, m->fanout) == OL_TREE_ROOT &&
+        m->nodes[id].bev == NULL && m->nodes[id].state == NODE_STARTING) {
+        struct node *n = &m->nodes[id];
+        pconn_free(m, p, true);
+        attach_link(m, n, bev, true);
+        handle_frame(m, n, type, body, len);
+        free(body);
+        on_link_read(bev, n); /* frames that came with it */
+        return;
+    }
+    if (rc > 0)
+        free(body);
     /* Wrong key, a malformed frame or an unexpected daemon: drop it. */
     ol_info("dropped a connection that did not prove the job key");
     pconn_free(m, p, false);

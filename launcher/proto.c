@@ -6,6 +6,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "net.h"
 #include "util.h"
 
 #define STR_NULL UINT32_MAX
@@ -677,4 +678,31 @@ const char *ol_msg_type_name(uint16_t type)
     if (type < sizeof names / sizeof names[0] && names[type] != NULL)
         return names[type];
     return "UNKNOWN";
+}
+
+int ol_handshake_read(struct evbuffer *in, const char *key, bool *authed, uint16_t *type,
+                      uint8_t **body, uint32_t *len, uint32_t *node_id)
+{
+    int rc;
+    while ((rc = ol_frame_pop(in, type, body, len)) > 0) {
+        ol_rbuf_t rb = { .p = *body, .left = *len };
+        if (!*authed) {
+            uint32_t klen;
+            const uint8_t *k = ol_r_bytes(&rb, &klen);
+            *authed = *type == OL_MSG_AUTH && k != NULL && ol_net_key_equal(key, k, klen);
+            free(*body);
+            if (!*authed)
+                return -1;
+            continue;
+        }
+        ol_msg_hello_t h;
+        if (*type != OL_MSG_HELLO || ol_msg_hello_decode(&rb, &h) != 0) {
+            free(*body);
+            return -1;
+        }
+        *node_id = h.node_id;
+        ol_msg_hello_free(&h);
+        return 1;
+    }
+    return rc; /* 0: more bytes needed; -1: a malformed frame */
 }

@@ -271,6 +271,14 @@ int ol_frame_send_raw(struct bufferevent *bev, uint16_t type, const void *body, 
  * 0 = need more bytes, -1 = malformed (too long). */
 int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *len);
 
+/* The handshake of a connection before it becomes a link: an AUTH frame
+ * with the job key (*authed records it), then a HELLO. Returns 0 while more
+ * bytes are needed; 1 with the HELLO frame in *type, *body, *len (the
+ * caller frees body) and the sender's *node_id; -1 when the connection must
+ * be dropped (wrong key, another frame, a malformed one). */
+int ol_handshake_read(struct evbuffer *in, const char *key, bool *authed, uint16_t *type,
+                      uint8_t **body, uint32_t *len, uint32_t *node_id);
+
 const char *ol_msg_type_name(uint16_t type);
 
 #endif
