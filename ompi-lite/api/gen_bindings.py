@@ -132,15 +132,29 @@ ROOT_ONLY = {
 }
 
 
+# On an intercommunicator the non-root group only sends (or, for scatter,
+# only receives): these are the arguments it reads; the root (MPI_ROOT)
+# does not read them, and MPI_PROC_NULL processes read no buffer at all
+# (for bcast, the root reads its buffer too: only MPI_PROC_NULL skips it).
+SENDER_SIDE = {
+    "Bcast": ("buffer", "count", "datatype"),
+    "Gather": ("sendbuf", "sendcount", "sendtype"),
+    "Gatherv": ("sendbuf", "sendcount", "sendtype"),
+    "Scatter": ("recvbuf", "recvcount", "recvtype"),
+    "Scatterv": ("recvbuf", "recvcount", "recvtype"),
+    "Reduce": ("sendbuf",),
+}
+
+
 def collective_base(fn):
     """MPI_Igatherv_init_c -> "Gatherv" (or None when not a rooted collective)."""
     base = fn.name[len("MPI_"):]
     for suffix in ("_c", "_init"):
         if base.endswith(suffix):
             base = base[:-len(suffix)]
-    if base not in ROOT_ONLY and base[:1] == "I" and base[1:].capitalize() in ROOT_ONLY:
+    if base not in SENDER_SIDE and base[:1] == "I" and base[1:].capitalize() in SENDER_SIDE:
         base = base[1:].capitalize()  # Igather -> Gather
-    return base if base in ROOT_ONLY else None
+    return base if base in SENDER_SIDE else None
 
 
 def condition_parts(fn, p):
@@ -150,8 +164,12 @@ def condition_parts(fn, p):
     parts = []
     base = collective_base(fn)
     names = {q.name for q in fn.params}
-    if base and p.name in ROOT_ONLY[base]:
-        parts.append("ol_api_is_root(%s_obj, root)" % first_of(fn, "COMM").name)
+    comm = first_of(fn, "COMM").name if base else None
+    if base and p.name in ROOT_ONLY.get(base, ()):
+        parts.append("ol_api_is_root(%s_obj, root)" % comm)
+    if base and p.name in SENDER_SIDE[base]:
+        reader = "ol_api_takes_part" if base == "Bcast" else "ol_api_is_sender"
+        parts.append("%s(%s_obj, root)" % (reader, comm))
     for side in ("send", "recv"):
         if p.name.startswith(side) and p.name != side + "buf" and side + "buf" in names:
             parts.append("%sbuf != MPI_IN_PLACE" % side)

@@ -123,6 +123,21 @@ static inline bool ol_api_is_root(const ol_comm_t *comm, int root)
     return comm->remote_group ? root == MPI_ROOT : comm->rank == root;
 }
 
+/* Whether this process reads the sending side's arguments of a rooted
+ * collective: every process of an intracommunicator, the non-root group of
+ * an intercommunicator (not MPI_ROOT, not MPI_PROC_NULL). */
+static inline bool ol_api_is_sender(const ol_comm_t *comm, int root)
+{
+    return !comm->remote_group || root >= 0;
+}
+
+/* Whether this process takes part in a rooted collective at all: not when
+ * it passes MPI_PROC_NULL on an intercommunicator. */
+static inline bool ol_api_takes_part(const ol_comm_t *comm, int root)
+{
+    return !comm->remote_group || root != MPI_PROC_NULL;
+}
+
 static inline ol_status_t ol_check_tag(int tag, const char *arg)
 {
     if (OL_LIKELY(tag >= 0 && tag <= OL_TAG_UB))
