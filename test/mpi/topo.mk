@@ -61,3 +61,11 @@ test_mpi_comm_threads_SOURCES = test/mpi/comm_threads.c
 test_mpi_comm_threads_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_comm_threads_LDADD = $(MPI_TEST_LIBS) -lpthread
 test_mpi_comm_threads_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+TESTS += test/mpi/intercomm_rooted.sh
+EXTRA_DIST += test/mpi/intercomm_rooted.sh
+check_PROGRAMS += test/mpi/intercomm_rooted
+test_mpi_intercomm_rooted_SOURCES = test/mpi/intercomm_rooted.c
+test_mpi_intercomm_rooted_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_intercomm_rooted_LDADD = $(MPI_TEST_LIBS)
+test_mpi_intercomm_rooted_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
