@@ -30,7 +30,7 @@ OL_COLL_REPRODUCIBLE_AS(recursive_halving, ol_coll_reduce_scatter_recursive_halv
 OL_COLL_REPRODUCIBLE_AS(ring, ol_coll_reduce_scatter_ring, ol_coll_reduce_scatter_in_order)
 
 enum { HALVING, RING, IN_ORDER, INTERCOMM };
-static const ol_coll_algorithm_t algorithms[] = {
+const ol_coll_algorithm_t ol_coll_reduce_scatter_algorithms[OL_REDUCE_SCATTER_ALGORITHMS] = {
     [HALVING] = {"recursive_halving", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, recursive_halving},
     [RING] = {"ring", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, ring},
     [IN_ORDER] = {"in_order", OL_ALGO_INTRA, ol_coll_reduce_scatter_in_order},
@@ -57,7 +57,8 @@ static MPI_Count vector_bytes(const ol_coll_args_t *a)
     return n * (MPI_Count)a->recvtype->size;
 }
 
-static int choose(const ol_coll_args_t *a, const char **why)
+int ol_coll_reduce_scatter_choose(const ol_coll_args_t *a, MPI_Count bytes, int ring_bytes,
+                                  const char **why)
 {
     if (ol_comm_is_inter(a->comm)) {
         *why = "intercommunicator";
@@ -67,13 +68,18 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "non-commutative op: rank order";
         return IN_ORDER;
     }
-    MPI_Count bytes = vector_bytes(a);
     bool short_vector = bytes < ring_bytes && a->comm->size > 2;
     *why = ol_coll_why("%lld bytes %s RING_BYTES=%d on %d ranks", (long long)bytes,
                        bytes < ring_bytes ? "<" : ">=", ring_bytes, a->comm->size);
     return short_vector ? HALVING : RING;
 }
 
+static int choose(const ol_coll_args_t *a, const char **why)
+{
+    return ol_coll_reduce_scatter_choose(a, vector_bytes(a), ring_bytes, why);
+}
+
 const ol_coll_table_t ol_coll_reduce_scatter_table = {
-    "reduce_scatter", algorithms, sizeof(algorithms) / sizeof(algorithms[0]), choose, &forced,
-    params, sizeof(params) / sizeof(params[0])};
+    "reduce_scatter", ol_coll_reduce_scatter_algorithms,
+    OL_ARRAY_SIZE(ol_coll_reduce_scatter_algorithms), choose, &forced, params,
+    OL_ARRAY_SIZE(params)};

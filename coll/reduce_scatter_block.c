@@ -20,23 +20,6 @@
  * every algorithm runs in reproducible mode (REPRODUCIBLE, allreduce.c). */
 #include "reduce_util.h"
 
-ol_status_t ol_coll_reduce_scatter_recursive_halving(ol_sched_t *s, const ol_coll_args_t *a);
-ol_status_t ol_coll_reduce_scatter_ring(ol_sched_t *s, const ol_coll_args_t *a);
-ol_status_t ol_coll_reduce_scatter_in_order(ol_sched_t *s, const ol_coll_args_t *a);
-ol_status_t ol_coll_reduce_scatter_intercomm(ol_sched_t *s, const ol_coll_args_t *a);
-
-OL_COLL_REPRODUCIBLE_AS(recursive_halving, ol_coll_reduce_scatter_recursive_halving,
-                        ol_coll_reduce_scatter_in_order)
-OL_COLL_REPRODUCIBLE_AS(ring, ol_coll_reduce_scatter_ring, ol_coll_reduce_scatter_in_order)
-
-enum { HALVING, RING, IN_ORDER, INTERCOMM };
-static const ol_coll_algorithm_t algorithms[] = {
-    [HALVING] = {"recursive_halving", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, recursive_halving},
-    [RING] = {"ring", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, ring},
-    [IN_ORDER] = {"in_order", OL_ALGO_INTRA, ol_coll_reduce_scatter_in_order},
-    [INTERCOMM] = {"intercomm", 0, ol_coll_reduce_scatter_intercomm},
-};
-
 static const char *forced;
 static int ring_bytes;
 static const ol_param_t params[] = {
@@ -57,21 +40,11 @@ static MPI_Count vector_bytes(const ol_coll_args_t *a)
 
 static int choose(const ol_coll_args_t *a, const char **why)
 {
-    if (ol_comm_is_inter(a->comm)) {
-        *why = "intercommunicator";
-        return INTERCOMM;
-    }
-    if (!a->op->commutative) {
-        *why = "non-commutative op: rank order";
-        return IN_ORDER;
-    }
-    MPI_Count bytes = vector_bytes(a);
-    bool short_vector = bytes < ring_bytes && a->comm->size > 2;
-    *why = ol_coll_why("%lld bytes %s RING_BYTES=%d on %d ranks", (long long)bytes,
-                       bytes < ring_bytes ? "<" : ">=", ring_bytes, a->comm->size);
-    return short_vector ? HALVING : RING;
+    return ol_coll_reduce_scatter_choose(a, vector_bytes(a), ring_bytes, why);
 }
 
+/* The algorithms are reduce_scatter's (reduce_scatter.c). */
 const ol_coll_table_t ol_coll_reduce_scatter_block_table = {
-    "reduce_scatter_block", algorithms, sizeof(algorithms) / sizeof(algorithms[0]), choose, &forced,
-    params, sizeof(params) / sizeof(params[0])};
+    "reduce_scatter_block", ol_coll_reduce_scatter_algorithms,
+    OL_ARRAY_SIZE(ol_coll_reduce_scatter_algorithms), choose, &forced, params,
+    OL_ARRAY_SIZE(params)};

@@ -84,4 +84,11 @@ ol_status_t ol_coll_allreduce_intercomm_into(ol_sched_t *s, ol_comm_t *comm, con
 ol_status_t ol_coll_gather_reduce(ol_sched_t *s, void *result, MPI_Count n, ol_datatype_t *dt,
                                   ol_op_t *op, int remote);
 
+/* The reduce_scatter forms share their algorithms (reduce_scatter.c) and
+ * choose among them the same way, each with its own RING_BYTES parameter. */
+enum { OL_REDUCE_SCATTER_ALGORITHMS = 4 };
+extern const ol_coll_algorithm_t ol_coll_reduce_scatter_algorithms[OL_REDUCE_SCATTER_ALGORITHMS];
+int ol_coll_reduce_scatter_choose(const ol_coll_args_t *a, MPI_Count vector_bytes, int ring_bytes,
+                                  const char **why);
+
 #endif
