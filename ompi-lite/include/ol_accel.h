@@ -1,0 +1,126 @@
+/* Device memory (CUDA) for every layer: what kind of memory a buffer is,
+ * copies, events, pinned host buffers, CUDA IPC, reductions on the device.
+ *
+ * The layer is always built. It opens libcuda.so.1 with dlopen, so the
+ * library runs on machines without a GPU or driver, and it asks the driver
+ * nothing in a process that has not loaded the driver itself (a program
+ * that never touched CUDA pays one load and one branch per buffer).
+ * Without CUDA support built (configure found no nvcc), device buffers are
+ * still recognised, so that they get a clear error instead of a crash.
+ *
+ * Threads: every function may be called from any thread; those that talk
+ * to the driver make the library's context current on the calling thread
+ * first. Functions returning ol_status_t record a sentence with
+ * ol_error_detail on failure. */
+#ifndef OL_ACCEL_H
+#define OL_ACCEL_H
+
+#include "ol_datatype.h"
+#include "ol_op.h"
+
+/* ---- start and end (runtime/init.c) ------------------------------------ */
+
+/* Reads the accel parameters and starts watching for the driver. When the
+ * program has already loaded the driver and no context is current, makes
+ * the GPU nearest the rank's cores current (OMPI_LITE_ACCEL_SELECT_DEVICE). */
+ol_status_t ol_accel_init(int local_rank, int local_size);
+/* Closes IPC mappings, frees pools, releases the context. */
+void ol_accel_finalize(void);
+
+/* ---- what a buffer is --------------------------------------------------- */
+
+/* Private to accel/: the watch behind the inline test below. */
+extern bool ol_accel_driver_loaded;
+extern void *const volatile *ol_accel_link_tail_next;
+bool ol_accel_is_device_slow(const void *buf);
+
+/* True when buf is CUDA device (or managed) memory. Cheap: without the
+ * driver in the process, one load and a branch; with it, a cached answer
+ * per allocation (safe when memory is freed and its address reused). */
+static inline bool ol_accel_is_device(const void *buf)
+{
+    if (OL_LIKELY(!ol_accel_driver_loaded && *ol_accel_link_tail_next == NULL))
+        return false;
+    return ol_accel_is_device_slow(buf);
+}
+
+/* True when device buffers can be used: CUDA support built and the driver
+ * and a context usable. A device buffer in a process where this is false
+ * gets MPI_ERR_BUFFER with ol_accel_unsupported(). */
+bool ol_accel_usable(void);
+/* Records why a device buffer cannot be used here (built without CUDA,
+ * driver error) for the call named `call`; returns MPI_ERR_BUFFER. */
+ol_status_t ol_accel_unsupported(const char *call, const void *buf);
+
+/* ---- copies and events -------------------------------------------------- */
+
+typedef struct ol_accel_event ol_accel_event_t;
+
+/* Copies bytes between any two of host and device memory, finished on
+ * return (the library's stream, synchronised). */
+ol_status_t ol_accel_copy(void *dst, const void *src, size_t bytes);
+/* Starts the copy on the library's stream; *done is an event to poll with
+ * ol_accel_event_done and give back with ol_accel_event_free. */
+ol_status_t ol_accel_copy_async(void *dst, const void *src, size_t bytes,
+                                ol_accel_event_t **done);
+/* Polls (cuEventQuery): true once everything before the event finished.
+ * A device error is reported once through *error (MPI_ERR_OTHER + detail). */
+bool ol_accel_event_done(ol_accel_event_t *event, ol_status_t *error);
+void ol_accel_event_free(ol_accel_event_t *event);
+/* Waits for everything the library queued on its stream. */
+ol_status_t ol_accel_synchronize(void);
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* Pinned host memory (pooled); NULL when none can be had. */
+void *ol_accel_host_alloc(size_t bytes);
+void ol_accel_host_free(void *ptr);
+/* Device scratch memory on the library's device (pooled); NULL when none. */
+void *ol_accel_device_alloc(size_t bytes);
+void ol_accel_device_free(void *ptr);
+
+/* ---- CUDA IPC between ranks of one host --------------------------------- */
+
+/* What a rank sends a peer so that the peer can map one of its buffers. */
+typedef struct {
+    uint8_t handle[64];    /* CUipcMemHandle of the allocation holding the buffer */
+    uint64_t buffer_id;    /* CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation */
+    uint64_t offset;       /* of the buffer from the allocation's start */
+    uint64_t alloc_size;   /* the allocation's size */
+} ol_accel_ipc_t;
+
+/* Describes the allocation that holds buf; MPI_ERR_UNSUPPORTED_OPERATION
+ * when it cannot be shared (not cudaMalloc memory, e.g. managed or VMM). */
+ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc);
+/* The peer's buffer mapped into this process: *ptr = mapped base + offset.
+ * Mappings are cached per (peer, buffer_id) and stay open until the peer's
+ * allocation id changes or finalize. */
+ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, void **ptr);
+
+/* ---- reductions on device memory --------------------------------------- */
+
+/* True when a kernel reduces op on dt: a predefined arithmetic, bitwise or
+ * logical op on a predefined type of fixed size (no MINLOC/MAXLOC pairs, no
+ * long double, no user ops: those are staged through the host). */
+bool ol_accel_can_reduce(const ol_op_t *op, const ol_datatype_t *dt);
+/* inout[i] = in[i] op inout[i] for count elements, both on the device;
+ * finished on return. */
+ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
+                            void *inout, size_t count);
+/* out[i] = ins[0][i] op ins[1][i] op ... op ins[n-1][i], in that order
+ * (1 <= n <= OL_ACCEL_REDUCE_MAX_INPUTS); out may be one of the inputs.
+ * Queued on the library's stream; *done as for ol_accel_copy_async. */
+#define OL_ACCEL_REDUCE_MAX_INPUTS 8
+ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *dt,
+                                       const void *const *ins, int n, void *out, size_t count,
+                                       ol_accel_event_t **done);
+
+/* ---- facts for ompi_lite_info and MPIX_Query_cuda_support -------------- */
+
+/* Built with CUDA support (nvcc and the kernels). */
+bool ol_accel_built(void);
+/* GPUs the driver shows (opens the driver: for tools, not the hot path);
+ * 0 without a driver. */
+int ol_accel_visible_devices(void);
+
+#endif
