@@ -29,3 +29,4 @@ include test/mpi/topo.mk
 include test/mpi/coll_move.mk
 include test/mpi/coll_reduce.mk
 include test/bench/local.mk
+include test/gpu/local.mk
