@@ -1,7 +1,7 @@
-# The library libmpi_abi: API bindings (generated), runtime, datatypes,
+# The library libmpi_abi: API bindings (generated), runtime, datatypes, accel,
 # plus the pt2pt/ and coll/ layers that pt2pt/local.mk and coll/local.mk add
 # to the convenience library libol_core.
-include_HEADERS += ompi-lite/include/mpi.h
+include_HEADERS += ompi-lite/include/mpi.h ompi-lite/include/mpi-ext.h
 noinst_LTLIBRARIES = libol_core.la
 lib_LTLIBRARIES += libmpi_abi.la
 
@@ -25,6 +25,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk
+include ompi-lite/accel/local.mk
 
 # The API layer: hand-written implementations, and the bindings generated
 # from functions.def for exactly the functions those files implement.
@@ -53,7 +54,8 @@ libmpi_abi_la_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 libmpi_abi_la_CFLAGS = $(OL_CORE_CFLAGS)
 libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
 	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h \
-	ompi-lite/api/context_id.h ompi-lite/api/context_id.c
+	ompi-lite/api/context_id.h ompi-lite/api/context_id.c \
+	ompi-lite/api/mpix.c
 libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.
 libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined

@@ -18,6 +18,8 @@
 #include "ol_datatype.h"
 #include "ol_op.h"
 
+#include <stdio.h>
+
 /* ---- start and end (runtime/init.c) ------------------------------------ */
 
 /* Reads the accel parameters and starts watching for the driver. When the
@@ -49,8 +51,15 @@ static inline bool ol_accel_is_device(const void *buf)
  * gets MPI_ERR_BUFFER with ol_accel_unsupported(). */
 bool ol_accel_usable(void);
 /* Records why a device buffer cannot be used here (built without CUDA,
- * driver error) for the call named `call`; returns MPI_ERR_BUFFER. */
-ol_status_t ol_accel_unsupported(const char *call, const void *buf);
+ * driver error): "<what> <buf> is CUDA device memory, but ...", what being
+ * the buffer's role ("the send buffer"); the binding's error message names
+ * the MPI call. Returns MPI_ERR_BUFFER. */
+ol_status_t ol_accel_unsupported(const char *what, const void *buf);
+
+/* MPI_SUCCESS when bytes from buf lie in one live device allocation, else
+ * MPI_ERR_BUFFER saying why (freed, past its end). A protocol checks this
+ * before it tells a peer that data is coming. */
+ol_status_t ol_accel_check_device(const void *buf, size_t bytes);
 
 /* ---- copies and events -------------------------------------------------- */
 
@@ -122,5 +131,17 @@ bool ol_accel_built(void);
 /* GPUs the driver shows (opens the driver: for tools, not the hot path);
  * 0 without a driver. */
 int ol_accel_visible_devices(void);
+
+/* What ompi_lite_info prints about the driver (opens it, like the above). */
+typedef struct {
+    bool built;                 /* ol_accel_built() */
+    int visible_devices;        /* ol_accel_visible_devices() */
+    const char *driver_library; /* the path opened or tried */
+    int driver_version;         /* cuDriverGetVersion, e.g. 13000; 0: none */
+    const char *problem;        /* why the driver cannot be used, "" if it can */
+} ol_accel_facts_t;
+void ol_accel_facts(ol_accel_facts_t *facts);
+/* The accel parameters (OMPI_LITE_CUDA_LIBRARY, OMPI_LITE_ACCEL_*). */
+void ol_accel_params_print(FILE *out);
 
 #endif

@@ -4,12 +4,31 @@
 #include "mpi.h"
 #include "ol_config.h"
 #include "coll.h"
+#include "pt2pt.h"
+#include "ol_accel.h"
 #include "ol_params.h"
 #include "params.h"
 #include "ol_state.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* Whether CUDA support is built, and what the driver on this machine
+ * says (the driver is opened for this). */
+static void print_cuda(void)
+{
+    ol_accel_facts_t facts;
+    ol_accel_facts(&facts);
+    printf("  CUDA support:   %s\n", facts.built ? "yes (device buffers, reduction kernels)"
+                                                 : "no (configure found no nvcc)");
+    if (facts.driver_version > 0)
+        printf("  CUDA driver:    %s, version %d.%d\n", facts.driver_library,
+               facts.driver_version / 1000, facts.driver_version % 1000 / 10);
+    else
+        printf("  CUDA driver:    none (%s)\n", facts.problem);
+    if (facts.driver_version > 0)
+        printf("  GPUs visible:   %d\n", facts.visible_devices);
+}
 
 static void print_build(void)
 {
@@ -20,7 +39,7 @@ static void print_build(void)
     printf("  PMIx:           %s\n", OL_PMIX_VERSION);
     printf("  hwloc:          %s\n", OL_HWLOC_VERSION);
     printf("  libevent:       %s\n", OL_LIBEVENT_VERSION);
-    printf("  CUDA support:   %s\n", OL_CUDA_BUILT);
+    print_cuda();
 }
 
 int main(int argc, char **argv)
@@ -40,13 +59,16 @@ int main(int argc, char **argv)
     }
     ol_params_load();
     ol_coll_params_load();
+    ol_pt2pt_params_load();
     if (!params_only) {
         print_build();
         printf("\nParameters (environment variables; mpirun --param NAME=VALUE sets them too):\n");
     }
     ol_params_print(stdout);
+    ol_pt2pt_params_print(stdout);
     ol_coll_params_print(stdout);
     ol_launcher_params_print(stdout);
     ol_state_params_print(stdout);
+    ol_accel_params_print(stdout);
     return 0;
 }

@@ -4,3 +4,10 @@ TESTS += test/unit/abi-constants.sh test/unit/header-compiles.sh
 EXTRA_DIST += test/unit/abi-constants.sh test/unit/header-compiles.sh \
 	ompi-lite/abi/README.md ompi-lite/abi/constants.tsv ompi-lite/abi/functions.tsv \
 	ompi-lite/api/functions.def ompi-lite/api/fntable.py ompi-lite/api/gen_mpi_h.py
+# The accel layer without a GPU (or without a loaded driver): memory types,
+# the driver watch, the build facts, the kernel table, MPIX_Query_cuda_support.
+check_PROGRAMS += test/unit/accel_host
+TESTS += test/unit/accel_host
+test_unit_accel_host_SOURCES = test/unit/accel_host.c
+test_unit_accel_host_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+test_unit_accel_host_LDADD = libol_core.la libmpi_abi.la

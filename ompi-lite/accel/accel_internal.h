@@ -1,0 +1,68 @@
+/* What the files of accel/ share; nothing outside accel/ includes this. */
+#ifndef OL_ACCEL_INTERNAL_H
+#define OL_ACCEL_INTERNAL_H
+
+#include "ol_config.h"
+#include "ol_accel.h"
+#include "cuda_driver.h"
+
+#include <stdint.h>
+
+/* ---- parameters (params.c) ---------------------------------------------- */
+
+extern struct ol_accel_param_values {
+    const char *cuda_library; /* CUDA_LIBRARY */
+    int select_device;        /* ACCEL_SELECT_DEVICE */
+    int memtype_cache;        /* ACCEL_MEMTYPE_CACHE */
+} ol_accel_param;
+
+/* Reads the parameters the first time it is called. */
+void ol_accel_params_load(void);
+
+/* ---- the driver (driver.c) ---------------------------------------------- */
+
+/* cuDriverGetVersion (e.g. 13000), opening the driver; 0 without one. */
+int ol_cu_driver_version(void);
+
+/* ---- memory types (memtype.c) ------------------------------------------- */
+
+/* Looks at the libraries loaded so far (and from then on watches for the
+ * driver). */
+void ol_accel_watch_start(void);
+/* The path of the libcuda the program loaded, NULL while it has none. */
+const char *ol_accel_loaded_driver(void);
+
+/* What the driver says about the allocation holding buf, asked now (the
+ * cache is refreshed with the answer). */
+typedef struct {
+    bool device;        /* device or managed memory */
+    bool managed;
+    uint64_t buffer_id;
+    uintptr_t start;    /* of the allocation */
+    size_t size;
+} ol_accel_memory_t;
+ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory);
+
+/* ---- context, stream and events (context.c) ---------------------------- */
+
+/* Makes the library's context current on this thread, choosing it first if
+ * there is none yet: the current context's device, else the device of buf
+ * (may be NULL). Fails with MPI_ERR_OTHER and a recorded sentence. */
+ol_status_t ol_accel_enter(const void *buf);
+/* The library's stream (valid after ol_accel_enter). */
+ol_cu_stream_t ol_accel_stream(void);
+/* Multiprocessors of the library's device (valid after ol_accel_enter). */
+int ol_accel_multiprocessors(void);
+/* Records an event on the library's stream into *done. */
+ol_status_t ol_accel_record_event(ol_accel_event_t **done);
+/* Records "what failed: CUDA_ERROR_..." with ol_error_detail; returns
+ * MPI_ERR_OTHER. */
+ol_status_t ol_accel_cuda_failed(const char *what, ol_cu_result_t rc);
+
+/* ---- clean-up of each part, called by ol_accel_finalize ---------------- */
+
+void ol_accel_pools_finalize(void);
+void ol_accel_ipc_finalize(void);
+void ol_accel_reduce_finalize(void);
+
+#endif

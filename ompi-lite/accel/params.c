@@ -1,0 +1,40 @@
+/* The accel layer's rows of the parameter table (printed by ompi_lite_info). */
+#include "accel_internal.h"
+#include "ol_param_table.h"
+
+#include <pthread.h>
+
+struct ol_accel_param_values ol_accel_param;
+
+static const ol_param_t params[] = {
+    {"CUDA_LIBRARY", OL_PARAM_STRING, "",
+     "the CUDA driver library to open (empty: the libcuda the program loaded, else "
+     "libcuda.so.1 from the library search path)",
+     &ol_accel_param.cuda_library},
+    {"ACCEL_SELECT_DEVICE", OL_PARAM_INT, "1",
+     "at MPI_Init, when the program has loaded the CUDA driver but made no context current, "
+     "make the GPU nearest the rank's cores current (hwloc; else local rank modulo the "
+     "number of GPUs); 0: leave the choice to the program",
+     &ol_accel_param.select_device},
+    {"ACCEL_MEMTYPE_CACHE", OL_PARAM_INT, "1",
+     "remember device allocations, so that a device buffer costs the driver one query per "
+     "allocation (see ompi-lite/accel/README.md); 0: ask the driver about every buffer",
+     &ol_accel_param.memtype_cache},
+};
+
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    ol_param_table_load(params, OL_ARRAY_SIZE(params));
+}
+
+void ol_accel_params_load(void)
+{
+    pthread_once(&loaded, load);
+}
+
+void ol_accel_params_print(FILE *out)
+{
+    ol_param_table_print(params, OL_ARRAY_SIZE(params), out);
+}

@@ -1,0 +1,311 @@
+/* Reductions on device memory: the kernels of kernels.cu, embedded as a
+ * fatbin (kernels_fatbin.c, generated at build time), loaded on the first
+ * device reduction and looked up once per (op, type).
+ *
+ * A datatype gets a kernel exactly when the host op table (op/) defines
+ * the op on it and its C type is one the kernels know: the integers of 1,
+ * 2, 4 and 8 bytes, float, double, their complex pairs and C bool. Long
+ * double, the MINLOC/MAXLOC pair types and user ops stay on the host. A
+ * derived type qualifies when all its data is one such type and lies
+ * contiguous. */
+#include "accel_internal.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#ifdef OL_HAVE_CUDA
+extern const unsigned char ol_accel_kernels_fatbin[];
+#endif
+
+/* ---- which kernel ---------------------------------------------------------- */
+
+typedef enum {
+    NO_KERNEL, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64, BOOL, KERNEL_TYPES
+} kernel_type_t;
+
+static const char *const type_names[KERNEL_TYPES] = {
+    [I8] = "i8",   [U8] = "u8",   [I16] = "i16", [U16] = "u16", [I32] = "i32",
+    [U32] = "u32", [I64] = "i64", [U64] = "u64", [F32] = "f32", [F64] = "f64",
+    [C32] = "c32", [C64] = "c64", [BOOL] = "bool",
+};
+
+enum { OP_BASE = 0x20, OP_COUNT = 0x20, DT_BASE = 0x200, DT_COUNT = 0x100 };
+
+/* Kernel names of the ops, by handle value; bit masks of the kernel types
+ * each op has kernels for. */
+#define OP(handle) [(uintptr_t)(handle) - OP_BASE]
+static const char *const op_names[OP_COUNT] = {
+    OP(MPI_SUM) = "sum",   OP(MPI_PROD) = "prod", OP(MPI_MAX) = "max", OP(MPI_MIN) = "min",
+    OP(MPI_LAND) = "land", OP(MPI_LOR) = "lor",   OP(MPI_LXOR) = "lxor",
+    OP(MPI_BAND) = "band", OP(MPI_BOR) = "bor",   OP(MPI_BXOR) = "bxor",
+};
+#define BIT(t) (1u << (t))
+#define INTEGERS (BIT(I8) | BIT(U8) | BIT(I16) | BIT(U16) | BIT(I32) | BIT(U32) | BIT(I64) | BIT(U64))
+#define REALS (INTEGERS | BIT(F32) | BIT(F64))
+#define COMPLEX (BIT(C32) | BIT(C64))
+static const unsigned kernel_types_of_op[OP_COUNT] = {
+    OP(MPI_SUM) = REALS | COMPLEX, OP(MPI_PROD) = REALS | COMPLEX,
+    OP(MPI_MAX) = REALS,           OP(MPI_MIN) = REALS,
+    OP(MPI_LAND) = INTEGERS | BIT(BOOL), OP(MPI_LOR) = INTEGERS | BIT(BOOL),
+    OP(MPI_LXOR) = INTEGERS | BIT(BOOL), OP(MPI_BAND) = INTEGERS,
+    OP(MPI_BOR) = INTEGERS,        OP(MPI_BXOR) = INTEGERS,
+};
+
+/* The kernel type of a predefined datatype: the same C types as the host
+ * table in op/predefined.c, by size and signedness. */
+#define SIZED(type, t1, t2, t4, t8)                                                             \
+    (sizeof(type) == 1 ? t1 : sizeof(type) == 2 ? t2 : sizeof(type) == 4 ? t4 : t8)
+#define SIGNED(type) SIZED(type, I8, I16, I32, I64)
+#define UNSIGNED(type) SIZED(type, U8, U16, U32, U64)
+#define DT(handle) [(uintptr_t)(handle) - DT_BASE]
+_Static_assert(sizeof(_Bool) == 1, "the bool kernels read one byte");
+static const unsigned char kernel_type_of[DT_COUNT] = {
+    DT(MPI_AINT) = SIGNED(MPI_Aint),
+    DT(MPI_COUNT) = SIGNED(MPI_Count),
+    DT(MPI_OFFSET) = SIGNED(MPI_Offset),
+    DT(MPI_SHORT) = SIGNED(short),
+    DT(MPI_INT) = SIGNED(int),
+    DT(MPI_LONG) = SIGNED(long),
+    DT(MPI_LONG_LONG) = SIGNED(long long),
+    DT(MPI_UNSIGNED_SHORT) = UNSIGNED(unsigned short),
+    DT(MPI_UNSIGNED) = UNSIGNED(unsigned),
+    DT(MPI_UNSIGNED_LONG) = UNSIGNED(unsigned long),
+    DT(MPI_UNSIGNED_LONG_LONG) = UNSIGNED(unsigned long long),
+    DT(MPI_INT8_T) = I8,
+    DT(MPI_UINT8_T) = U8,
+    DT(MPI_INT16_T) = I16,
+    DT(MPI_UINT16_T) = U16,
+    DT(MPI_INT32_T) = I32,
+    DT(MPI_UINT32_T) = U32,
+    DT(MPI_INT64_T) = I64,
+    DT(MPI_UINT64_T) = U64,
+    DT(MPI_SIGNED_CHAR) = I8,
+    DT(MPI_UNSIGNED_CHAR) = U8,
+    DT(MPI_CHAR) = CHAR_MIN < 0 ? I8 : U8,
+    DT(MPI_WCHAR) = UNSIGNED(wchar_t), /* unsigned, as the host table has it */
+    DT(MPI_BYTE) = U8,
+    DT(MPI_INTEGER) = I32,
+    DT(MPI_INTEGER1) = I8,
+    DT(MPI_INTEGER2) = I16,
+    DT(MPI_INTEGER4) = I32,
+    DT(MPI_INTEGER8) = I64,
+    DT(MPI_LOGICAL) = I32,
+    DT(MPI_LOGICAL1) = I8,
+    DT(MPI_LOGICAL2) = I16,
+    DT(MPI_LOGICAL4) = I32,
+    DT(MPI_LOGICAL8) = I64,
+    DT(MPI_FLOAT) = F32,
+    DT(MPI_REAL) = F32,
+    DT(MPI_REAL4) = F32,
+    DT(MPI_DOUBLE) = F64,
+    DT(MPI_DOUBLE_PRECISION) = F64,
+    DT(MPI_REAL8) = F64,
+    DT(MPI_C_FLOAT_COMPLEX) = C32,
+    DT(MPI_CXX_FLOAT_COMPLEX) = C32,
+    DT(MPI_COMPLEX) = C32,
+    DT(MPI_COMPLEX8) = C32,
+    DT(MPI_C_DOUBLE_COMPLEX) = C64,
+    DT(MPI_CXX_DOUBLE_COMPLEX) = C64,
+    DT(MPI_DOUBLE_COMPLEX) = C64,
+    DT(MPI_COMPLEX16) = C64,
+    DT(MPI_C_BOOL) = BOOL,
+    DT(MPI_CXX_BOOL) = BOOL,
+};
+
+/* The one predefined type all of dt's data is made of, NULL if several. */
+static const ol_datatype_t *basic_type(const ol_datatype_t *dt)
+{
+    if (dt->predefined)
+        return dt;
+    ol_dt_contents_t contents;
+    ol_dt_get_contents(dt, &contents);
+    const ol_datatype_t *basic = NULL;
+    for (MPI_Count k = 0; k < contents.ntypes; k++) {
+        const ol_datatype_t *b = basic_type(contents.types[k]);
+        if (!b || (basic && b != basic))
+            return NULL;
+        basic = b;
+    }
+    return basic;
+}
+
+typedef struct {
+    int op;            /* handle value - OP_BASE */
+    kernel_type_t type;
+    size_t type_size;  /* bytes of one element of the kernel's type */
+} kernel_choice_t;
+
+static bool choose_kernel(const ol_op_t *op, const ol_datatype_t *dt, kernel_choice_t *choice)
+{
+    if (!ol_accel_built() || !op->predefined || op->index < 0 || op->index >= OP_COUNT)
+        return false;
+    const ol_datatype_t *basic = basic_type(dt);
+    if (!basic || (dt != basic && !dt->contiguous) || !ol_op_loop(op, basic))
+        return false;
+    uintptr_t handle = (uintptr_t)ol_dt_to_handle(basic);
+    if (handle < DT_BASE || handle >= DT_BASE + DT_COUNT)
+        return false;
+    kernel_type_t type = kernel_type_of[handle - DT_BASE];
+    if (type == NO_KERNEL || !(kernel_types_of_op[op->index] & BIT(type)))
+        return false;
+    *choice = (kernel_choice_t){op->index, type, basic->size};
+    return true;
+}
+
+bool ol_accel_can_reduce(const ol_op_t *op, const ol_datatype_t *dt)
+{
+    kernel_choice_t choice;
+    return choose_kernel(op, dt, &choice);
+}
+
+/* ---- the module and its functions ------------------------------------------- */
+
+enum { TWO_INPUTS, MANY_INPUTS };
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static ol_cu_module_t module;
+static ol_cu_function_t functions[2][OP_COUNT][KERNEL_TYPES];
+
+/* Called with module_lock held. */
+static ol_status_t load_module(void)
+{
+#ifdef OL_HAVE_CUDA
+    ol_cu_result_t rc = ol_cu.cuModuleLoadData(&module, ol_accel_kernels_fatbin);
+    return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuModuleLoadData", rc);
+#else
+    ol_error_detail("no reduction kernels: ompi-lite was built without CUDA support");
+    return MPI_ERR_OTHER;
+#endif
+}
+
+static ol_status_t find_function(int form, const kernel_choice_t *k, ol_cu_function_t *function)
+{
+    ol_cu_function_t *slot = &functions[form][k->op][k->type];
+    *function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (*function)
+        return OL_OK;
+    ol_status_t rc = OL_OK;
+    pthread_mutex_lock(&module_lock);
+    if (!module)
+        rc = load_module();
+    if (rc == OL_OK) {
+        char name[64];
+        snprintf(name, sizeof(name), "ol_reduce_%s%s_%s", form == MANY_INPUTS ? "many_" : "",
+                 op_names[k->op], type_names[k->type]);
+        ol_cu_result_t cu = ol_cu.cuModuleGetFunction(function, module, name);
+        if (cu == OL_CUDA_SUCCESS)
+            __atomic_store_n(slot, *function, __ATOMIC_RELEASE);
+        else
+            rc = ol_accel_cuda_failed(name, cu);
+    }
+    pthread_mutex_unlock(&module_lock);
+    return rc;
+}
+
+void ol_accel_reduce_finalize(void)
+{
+    pthread_mutex_lock(&module_lock);
+    if (module)
+        ol_cu.cuModuleUnload(module);
+    module = NULL;
+    memset(functions, 0, sizeof(functions));
+    pthread_mutex_unlock(&module_lock);
+}
+
+/* ---- launching ---------------------------------------------------------------- */
+
+/* 256 threads a block (kernels.cu's launch bounds), each moving 16 bytes
+ * per step; at most 8 blocks per multiprocessor (2048 threads, a full
+ * H100/H200 SM), the grid-stride loops doing the rest. */
+enum { THREADS = 256, BYTES_PER_THREAD_STEP = 16, BLOCKS_PER_SM = 8 };
+
+static unsigned grid_for(size_t elements, size_t element_size)
+{
+    size_t bytes_per_block = (size_t)THREADS * BYTES_PER_THREAD_STEP;
+    size_t blocks = (elements * element_size + bytes_per_block - 1) / bytes_per_block;
+    size_t most = (size_t)ol_accel_multiprocessors() * BLOCKS_PER_SM;
+    if (blocks > most)
+        blocks = most;
+    return blocks ? (unsigned)blocks : 1;
+}
+
+static ol_status_t launch(ol_cu_function_t function, size_t elements, size_t element_size,
+                          void **parameters)
+{
+    ol_cu_result_t rc = ol_cu.cuLaunchKernel(function, grid_for(elements, element_size), 1, 1,
+                                             THREADS, 1, 1, 0, ol_accel_stream(), parameters, NULL);
+    return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuLaunchKernel", rc);
+}
+
+/* Where the data of count elements of dt starts, and how many elements of
+ * the kernel's type it holds. */
+static size_t kernel_elements(const ol_datatype_t *dt, const kernel_choice_t *k, size_t count)
+{
+    return count * dt->size / k->type_size;
+}
+
+static const void *data_start(const ol_datatype_t *dt, const void *buf)
+{
+    return (const char *)buf + (dt->predefined ? 0 : dt->true_lb);
+}
+
+static ol_status_t prepare(const ol_op_t *op, const ol_datatype_t *dt, const void *device_buf,
+                           int form, kernel_choice_t *k, ol_cu_function_t *function)
+{
+    if (!choose_kernel(op, dt, k)) {
+        ol_error_detail("no device kernel reduces %s on %s", op->name, dt->name);
+        return MPI_ERR_OP;
+    }
+    ol_status_t rc = ol_accel_enter(device_buf);
+    return rc == OL_OK ? find_function(form, k, function) : rc;
+}
+
+ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
+                            void *inout, size_t count)
+{
+    kernel_choice_t k;
+    ol_cu_function_t function;
+    ol_status_t rc = prepare(op, dt, inout, TWO_INPUTS, &k, &function);
+    if (rc != OL_OK || count == 0)
+        return rc;
+    unsigned long long elements = kernel_elements(dt, &k, count);
+    const void *from = data_start(dt, in);
+    void *to = (void *)data_start(dt, inout);
+    void *parameters[] = {&to, &from, &elements};
+    rc = launch(function, elements, k.type_size, parameters);
+    return rc == OL_OK ? ol_accel_synchronize() : rc;
+}
+
+/* The kernels' by-value input list: eight pointers, 64 bytes. */
+typedef struct {
+    const void *p[OL_ACCEL_REDUCE_MAX_INPUTS];
+} reduce_inputs_t;
+_Static_assert(sizeof(reduce_inputs_t) == 64, "kernels.cu expects 64 bytes of inputs");
+
+ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *dt,
+                                       const void *const *ins, int n, void *out, size_t count,
+                                       ol_accel_event_t **done)
+{
+    if (n < 1 || n > OL_ACCEL_REDUCE_MAX_INPUTS) {
+        ol_error_detail("a device reduction takes 1 to %d inputs, not %d",
+                        OL_ACCEL_REDUCE_MAX_INPUTS, n);
+        return MPI_ERR_ARG;
+    }
+    kernel_choice_t k;
+    ol_cu_function_t function;
+    ol_status_t rc = prepare(op, dt, out, MANY_INPUTS, &k, &function);
+    if (rc != OL_OK)
+        return rc;
+    if (count > 0) {
+        reduce_inputs_t inputs = {{0}};
+        for (int i = 0; i < n; i++)
+            inputs.p[i] = data_start(dt, ins[i]);
+        unsigned long long elements = kernel_elements(dt, &k, count);
+        void *to = (void *)data_start(dt, out);
+        void *parameters[] = {&to, &inputs, &n, &elements};
+        rc = launch(function, elements, k.type_size, parameters);
+    }
+    return rc == OL_OK ? ol_accel_record_event(done) : rc;
+}
