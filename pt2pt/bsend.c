@@ -157,14 +157,18 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a)
     seg->owner = b;
     seg->length = header + aligned(bytes);
     char *copy = (char *)seg + header;
-    ol_dt_pack_all(a->dt, a->buf, a->count, copy);
+    ol_status_t rc = ol_pt2pt_pack(a->buf, a->count, a->dt, copy);
+    if (rc != OL_OK) {
+        release(b, seg);
+        return rc;
+    }
 
     /* The request frees the space when the copy has been sent; it is set up
      * before it starts, since it may complete at once or on another thread. */
     ol_op_args_t copy_args = {copy, (MPI_Count)bytes, ol_dt_from_handle(MPI_BYTE), a->peer,
                               a->tag, a->comm, a->space, OL_SEND_STANDARD};
     ol_request_t *req;
-    ol_status_t rc = ol_pt2pt_prepare(OL_REQ_SEND, &copy_args, &req);
+    rc = ol_pt2pt_prepare(OL_REQ_SEND, &copy_args, &req);
     if (rc != OL_OK) {
         release(b, seg);
         return rc;

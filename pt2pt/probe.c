@@ -1,6 +1,7 @@
 /* Probes and matched receives (MPI_Probe, MPI_Mprobe, MPI_Mrecv). A matched
  * probe takes the message out of UCX matching at once, so no other receive
  * can take it before MPI_Mrecv. */
+#include "device.h"
 #include "ucx_datatype.h"
 #include "ucx_ops.h"
 
@@ -9,7 +10,13 @@
 struct ol_message {
     ucp_tag_message_h ucx_message;  /* NULL: MPI_MESSAGE_NO_PROC */
     ucp_tag_recv_info_t info;
+    ol_comm_t *comm;                /* probed on; NULL: MPI_MESSAGE_NO_PROC */
 };
+
+ol_comm_t *ol_message_comm(const ol_message_t *message)
+{
+    return message->comm;
+}
 
 static ol_message_t message_no_proc;
 
@@ -27,10 +34,21 @@ MPI_Message ol_message_to_handle(ol_message_t *message)
     return message == &message_no_proc ? MPI_MESSAGE_NO_PROC : (MPI_Message)message;
 }
 
-static void status_of_message(MPI_Status *status, const ucp_tag_recv_info_t *info)
+/* The status of a probed message. For the announcement of a message from
+ * device memory, the size comes from its control message, fetched ahead. */
+static ol_status_t status_of_message(MPI_Status *status, const ucp_tag_recv_info_t *info)
 {
-    if (status)
+    size_t bytes = info->length;
+    if (OL_UNLIKELY(ol_tag_is_device_announce(info->sender_tag))) {
+        ol_status_t rc = ol_dev_announced_bytes(info->sender_tag, &bytes);
+        if (rc != OL_OK)
+            return rc;
+    }
+    if (status) {
         ol_ucx_fill_recv_status(status, info, UCS_OK);
+        ol_status_set_bytes(status, (MPI_Count)bytes);
+    }
+    return OL_OK;
 }
 
 /* One look at UCX's unexpected messages, after progressing once. */
@@ -44,13 +62,16 @@ static ol_status_t probe_once(int source, int tag, ol_comm_t *comm, bool remove,
     *flag = found != NULL;
     if (!found)
         return OL_OK;
-    status_of_message(status, &info);
+    ol_status_t rc = status_of_message(status, &info);
+    if (rc != OL_OK)
+        return rc; /* a matched message is kept by UCX; only a device fetch fails here */
     if (remove) {
         ol_message_t *m = malloc(sizeof(*m));
         if (!m)
             return MPI_ERR_NO_MEM; /* cannot happen without losing the message */
         m->ucx_message = found;
         m->info = info;
+        m->comm = comm;
         *message = m;
     }
     return OL_OK;
@@ -100,10 +121,39 @@ ol_status_t ol_pt2pt_probe(int source, int tag, ol_comm_t *comm, bool remove,
     return p.rc;
 }
 
+static void drained(void *ucx_req, ucs_status_t st, const ucp_tag_recv_info_t *info,
+                    void *user_data)
+{
+    (void)st;
+    (void)info;
+    free(user_data);
+    ucp_request_free(ucx_req);
+}
+
+/* A matched message whose receive failed before it started (a bad buffer)
+ * is still taken, into memory of our own, so that its sender completes. */
+static void drain(ol_message_t *message)
+{
+    void *sink = malloc(message->info.length ? message->info.length : 1);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = drained,
+        .user_data = sink,
+    };
+    /* Without memory, a zero-length receive still ends the sender's wait
+     * (the data is cut off: truncation). */
+    void *r = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, sink, sink ? message->info.length : 0,
+                                   message->ucx_message, &param);
+    if (UCS_PTR_IS_ERR(r))
+        free(sink);
+    free(message);
+}
+
 ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_message_t *message,
                             ol_request_t **request)
 {
-    ol_op_args_t args = {buf, count, dt, MPI_PROC_NULL, 0, NULL, OL_TAGSPACE_USER,
+    ol_op_args_t args = {buf, count, dt, MPI_PROC_NULL, 0, message->comm, OL_TAGSPACE_USER,
                          OL_SEND_STANDARD};
     ol_status_t rc = ol_pt2pt_prepare(OL_REQ_RECV, &args, request);
     if (rc != OL_OK)
@@ -114,32 +164,35 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
         ol_request_complete(req, OL_OK);
         return OL_OK;
     }
-    ol_ucx_data_t data;
-    rc = ol_ucx_describe(dt, buf, count, &data);
+    /* An announcement is received as the empty message it is; the device
+     * protocol then brings the data (ol_ucx_recv_done). */
+    ol_ucx_data_t data = {ucp_dt_make_contig(1), NULL, 0};
+    if (!ol_tag_is_device_announce(message->info.sender_tag))
+        rc = ol_ucx_describe_recv(req, &data);
     if (rc != OL_OK) {
+        drain(message);
         ol_request_release(req);
         return rc;
     }
+    req->sender_tag = message->info.sender_tag; /* see ol_ucx_post_receive */
+    req->sender_known = true;
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE,
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
         .cb.recv = ol_ucx_recv_done,
         .user_data = req,
         .datatype = data.datatype,
     };
-    ucp_tag_recv_info_t info = message->info;
     void *ucx_req = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count,
                                          message->ucx_message, &param);
     free(message);
     if (UCS_PTR_IS_ERR(ucx_req)) {
+        ol_dev_landing_free(req->landing);
+        req->landing = NULL;
         ol_request_release(req);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     }
-    if (ucx_req) {
+    if (!ol_request_is_complete(req) && !req->matched)
         req->ucx_request = ucx_req;
-    } else { /* completed at once: the probe's information is the status */
-        ol_ucx_fill_recv_status(&req->status, &info, UCS_OK);
-        ol_request_complete(req, OL_OK);
-    }
     return OL_OK;
 }

@@ -13,6 +13,9 @@
 extern const ol_rt_request_spec_t ol_pt2pt_request_spec;
 
 ol_status_t ol_pt2pt_init(void);
+/* Point-to-point's parameters (the device-message protocol's). */
+void ol_pt2pt_params_load(void);
+void ol_pt2pt_params_print(FILE *out);
 /* Waits for buffered sends, closes every endpoint flushing what is in flight. */
 void ol_pt2pt_finalize(void);
 
@@ -50,6 +53,9 @@ ol_status_t ol_pt2pt_probe(int source, int tag, ol_comm_t *comm, bool remove,
 ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_message_t *message,
                             ol_request_t **request);
 ol_message_t *ol_message_from_handle(MPI_Message handle);
+/* The communicator a message was probed on (NULL for MPI_MESSAGE_NO_PROC):
+ * its error handler hears the receive's errors. */
+ol_comm_t *ol_message_comm(const ol_message_t *message);
 MPI_Message ol_message_to_handle(ol_message_t *message);
 
 /* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer). NULL
@@ -60,6 +66,11 @@ ol_status_t ol_bsend_flush(ol_comm_t *comm);
 /* Copies the message into the attached buffer and starts sending the copy. */
 ol_status_t ol_bsend_start(const ol_op_args_t *args);
 void ol_bsend_finalize(void);
+
+/* Packs all of (buf, count, dt) into dst / unpacks it from src, for
+ * buffers in host or device memory (buffered sends, Sendrecv_replace). */
+ol_status_t ol_pt2pt_pack(const void *buf, MPI_Count count, ol_datatype_t *dt, void *dst);
+ol_status_t ol_pt2pt_unpack(const void *src, void *buf, MPI_Count count, ol_datatype_t *dt);
 
 /* Status fields the standard leaves to the implementation: MPI_internal[0..1]
  * hold the received byte count, [2] the cancelled flag. */

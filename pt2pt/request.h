@@ -64,6 +64,10 @@ struct ol_request {
     void *ucx_request;        /* UCX operation in flight, for cancel */
     ol_op_args_t args;
     void *bounce;             /* buffered sends: the copy; replace: the receive copy */
+    void *landing;            /* receives into device memory: the host buffer UCX fills */
+    bool matched;             /* a device message matched: no UCX request left to cancel */
+    bool sender_known;        /* the receive took an arrived message: its tag is sender_tag */
+    uint64_t sender_tag;
     ol_request_t *parent;     /* compound requests: who waits for this child */
     int pending_children;
     void (*on_complete)(ol_request_t *request); /* runs once, at completion */

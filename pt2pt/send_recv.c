@@ -1,5 +1,6 @@
 /* Sends and receives over UCX tag matching: blocking calls without request
  * objects, nonblocking and persistent ones with them. */
+#include "device.h"
 #include "endpoint.h"
 #include "ol_log.h"
 #include "pt2pt.h"
@@ -15,12 +16,14 @@ const ol_rt_request_spec_t ol_pt2pt_request_spec = {.request_size = 0, .request_
 ol_status_t ol_pt2pt_init(void)
 {
     ol_ucx_datatype_init();
+    ol_dev_params_load();
     return ol_ep_init();
 }
 
 void ol_pt2pt_finalize(void)
 {
     ol_bsend_finalize();
+    ol_dev_finalize();
     ol_ep_close_all();
 }
 
@@ -76,7 +79,10 @@ void ol_ucx_fill_recv_status(MPI_Status *status, const ucp_tag_recv_info_t *info
 void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int tag,
                      ucp_tag_t *ucx_tag, ucp_tag_t *mask)
 {
-    *mask = ~(ucp_tag_t)0;
+    /* Data, or the announcement of device data: a mask with a hole, which
+     * UCX matches on a slower queue than full masks; without device
+     * messages the mask stays full. */
+    *mask = ol_dev_messages ? ~(ucp_tag_t)OL_DEVICE_MASK : ~(ucp_tag_t)0;
     if (source == MPI_ANY_SOURCE) {
         *mask &= ~OL_SOURCE_MASK;
         source = 0;
@@ -96,13 +102,103 @@ static void send_done(void *ucx_request, ucs_status_t st, void *user_data)
     ol_request_complete(user_data, ol_ucx_status(st));
 }
 
+static void device_message_done(void *ctx, ol_status_t error, size_t bytes)
+{
+    ol_request_t *req = ctx;
+    ol_status_set_bytes(&req->status, (MPI_Count)bytes);
+    req->status.MPI_ERROR = error;
+    ol_request_complete(req, error);
+}
+
+/* A receive that involves device memory: an announcement matched (the data
+ * follows by the device protocol), or host data landed in the pinned buffer
+ * of a receive into device memory. */
+static void recv_device_continue(ol_request_t *req, ucs_status_t st, uint64_t sender_tag)
+{
+    const ol_op_args_t *a = &req->args;
+    void *landing = req->landing;
+    req->landing = NULL;
+    if (st == UCS_OK && ol_tag_is_device_announce(sender_tag)) {
+        ol_dev_landing_free(landing);
+        req->matched = true;
+        req->ucx_request = NULL;
+        ol_dev_recv_announced(a->buf, a->count, a->dt, sender_tag, device_message_done, req);
+        return;
+    }
+    if (landing && req->status.MPI_ERROR == MPI_SUCCESS && !ol_status_is_cancelled(&req->status))
+        req->status.MPI_ERROR = ol_dev_landing_finish(landing, a->buf, a->count, a->dt,
+                                                      (size_t)ol_status_get_bytes(&req->status));
+    ol_dev_landing_free(landing);
+    ol_request_complete(req, req->status.MPI_ERROR);
+}
+
 void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
                       void *user_data)
 {
     ol_request_t *req = user_data;
-    ol_ucx_fill_recv_status(&req->status, info, st); /* info lives in the UCX request */
+    ucp_tag_recv_info_t arrived = *info; /* info lives in the UCX request */
+    if (req->sender_known)
+        arrived.sender_tag = req->sender_tag;
+    ol_ucx_fill_recv_status(&req->status, &arrived, st);
+    uint64_t sender_tag = st == UCS_OK ? arrived.sender_tag : 0;
     ucp_request_free(ucx_request);
+    if (OL_UNLIKELY(req->landing || ol_tag_is_device_announce(sender_tag))) {
+        recv_device_continue(req, st, sender_tag);
+        return;
+    }
     ol_request_complete(req, req->status.MPI_ERROR);
+}
+
+/* How a receive into (buf, count, dt) is handed to UCX: the user's memory,
+ * or, for device memory, a pinned host buffer that the data lands in. */
+ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data)
+{
+    const ol_op_args_t *a = &req->args;
+    if (OL_LIKELY(!ol_dev_buffer(a->buf, a->count, a->dt)))
+        return ol_ucx_describe(a->dt, a->buf, a->count, data);
+    size_t capacity = (size_t)a->count * a->dt->size;
+    ol_status_t rc = ol_accel_check_device((char *)a->buf + a->dt->true_lb, capacity);
+    if (rc != OL_OK)
+        return rc;
+    req->landing = ol_dev_landing_alloc(capacity);
+    if (!req->landing)
+        return MPI_ERR_NO_MEM;
+    data->datatype = ucp_dt_make_contig(1);
+    data->buffer = ol_dev_landing_data(req->landing);
+    data->count = capacity;
+    return OL_OK;
+}
+
+/* ---- posting a receive ---------------------------------------------------- */
+
+/* UCX 1.13 leaves sender_tag unwritten when a receive completes inside
+ * ucp_tag_recv_nbx because its message had already arrived (openucx/ucx
+ * issue 9425, fixed in 1.16), yet the status and the device protocol need
+ * it. So a receive first takes an arrived message by probe, whose
+ * information is right, and posts only when none has arrived; the message's
+ * tag is stored in *sender_tag before UCX can call back. Under
+ * MPI_THREAD_MULTIPLE the two steps exclude UCX progress (ol_rt_match_lock),
+ * so no message arrives between them. */
+ol_ucx_request_t ol_ucx_post_receive(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+                                     const ucp_request_param_t *param, uint64_t *sender_tag,
+                                     bool *sender_known)
+{
+    bool threads = ol_rt.thread_level == MPI_THREAD_MULTIPLE;
+    if (OL_UNLIKELY(threads))
+        pthread_mutex_lock(&ol_rt_match_lock);
+    ucp_tag_recv_info_t info;
+    void *r;
+    ucp_tag_message_h arrived = ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, 1, &info);
+    if (arrived) {
+        *sender_tag = info.sender_tag;
+        *sender_known = true;
+        r = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, arrived, param);
+    } else {
+        r = ucp_tag_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, tag, mask, param);
+    }
+    if (OL_UNLIKELY(threads))
+        pthread_mutex_unlock(&ol_rt_match_lock);
+    return r;
 }
 
 /* ---- starting operations on a request ---------------------------------- */
@@ -122,9 +218,13 @@ static ol_status_t start_send(ol_request_t *req)
     }
     ucp_ep_h ep;
     ol_ucx_data_t data;
+    ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space, a->comm->rank, a->tag);
     ol_status_t rc = ol_ep_get(ol_comm_world_rank(a->comm, a->peer), &ep);
-    if (rc == OL_OK)
-        rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
+    if (OL_UNLIKELY(rc != OL_OK))
+        return rc;
+    if (OL_UNLIKELY(ol_dev_buffer(a->buf, a->count, a->dt)))
+        return ol_dev_send_start(req, ep, tag);
+    rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
     ucp_request_param_t param = {
@@ -134,7 +234,6 @@ static ol_status_t start_send(ol_request_t *req)
         .user_data = req,
         .datatype = data.datatype,
     };
-    ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space, a->comm->rank, a->tag);
     void *ucx_req = a->mode == OL_SEND_SYNCHRONOUS
                         ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, tag, &param)
                         : ucp_tag_send_nbx(ep, data.buffer, data.count, tag, &param);
@@ -156,7 +255,7 @@ static ol_status_t start_recv(ol_request_t *req)
         return OL_OK;
     }
     ol_ucx_data_t data;
-    ol_status_t rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
+    ol_status_t rc = ol_ucx_describe_recv(req, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
     /* Always through the callback: UCX up to 1.15 returns NULL for a receive
@@ -174,11 +273,15 @@ static ol_status_t start_recv(ol_request_t *req)
     };
     ucp_tag_t tag, mask;
     ol_ucx_match_of(a->comm, a->space, a->peer, a->tag, &tag, &mask);
-    void *ucx_req = ucp_tag_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count, tag, mask, &param);
-    if (UCS_PTR_IS_ERR(ucx_req))
+    void *ucx_req = ol_ucx_post_receive(&data, tag, mask, &param, &req->sender_tag,
+                                        &req->sender_known);
+    if (UCS_PTR_IS_ERR(ucx_req)) {
+        ol_dev_landing_free(req->landing);
+        req->landing = NULL;
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    }
     /* The callback may already have run inside ucp_tag_recv_nbx. */
-    if (!ol_request_is_complete(req))
+    if (!ol_request_is_complete(req) && !req->matched)
         req->ucx_request = ucx_req;
     return OL_OK;
 }
@@ -201,6 +304,9 @@ ol_status_t ol_pt2pt_start(ol_request_t *req)
     req->complete = 0;
     req->active = true;
     req->error = OL_OK;
+    req->matched = false;
+    req->sender_known = false;
+    req->ucx_request = NULL;
     return req->kind == OL_REQ_SEND ? start_send(req) : start_recv(req);
 }
 
@@ -249,7 +355,7 @@ ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
 void ol_pt2pt_cancel(ol_request_t *req)
 {
     void *ucx_req = req->ucx_request;
-    if (req->kind == OL_REQ_RECV && ucx_req && !ol_request_is_complete(req))
+    if (req->kind == OL_REQ_RECV && ucx_req && !req->matched && !ol_request_is_complete(req))
         ucp_request_cancel(ol_rt.ucp_worker, ucx_req);
 }
 
@@ -258,6 +364,15 @@ void ol_pt2pt_cancel(ol_request_t *req)
 static bool ucx_request_done(void *ucx_req)
 {
     return ucp_request_check_status(ucx_req) != UCS_INPROGRESS;
+}
+
+static ol_status_t wait_nonblocking_send(const void *buf, MPI_Count count, ol_datatype_t *dt,
+                                         int dest, int tag, ol_comm_t *comm, ol_tagspace_t space,
+                                         ol_send_mode_t mode)
+{
+    ol_request_t *req;
+    ol_status_t rc = ol_pt2pt_isend(buf, count, dt, dest, tag, comm, space, mode, &req);
+    return rc == OL_OK ? ol_pt2pt_wait(req, NULL) : rc;
 }
 
 ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
@@ -269,6 +384,8 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
         ol_op_args_t args = {(void *)buf, count, dt, dest, tag, comm, space, mode};
         return ol_bsend_start(&args);
     }
+    if (OL_UNLIKELY(ol_dev_buffer(buf, count, dt))) /* the device protocol needs a request */
+        return wait_nonblocking_send(buf, count, dt, dest, tag, comm, space, mode);
     ucp_ep_h ep;
     ol_ucx_data_t data;
     ol_status_t rc = ol_ep_get(ol_comm_world_rank(comm, dest), &ep);
@@ -298,15 +415,36 @@ typedef struct {
     volatile int done;
     ucp_tag_recv_info_t info;
     ucs_status_t status;
+    ol_status_t device_error;
+    bool sender_known;
+    uint64_t sender_tag;
+    void *buf;
+    MPI_Count count;
+    ol_datatype_t *dt;
 } blocking_recv_t;
+
+static void blocking_device_done(void *ctx, ol_status_t error, size_t bytes)
+{
+    blocking_recv_t *r = ctx;
+    r->info.length = bytes;
+    r->device_error = error;
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
 
 static void blocking_recv_done(void *ucx_request, ucs_status_t st,
                                const ucp_tag_recv_info_t *info, void *user_data)
 {
     blocking_recv_t *r = user_data;
     r->info = *info;
+    if (r->sender_known)
+        r->info.sender_tag = r->sender_tag;
     r->status = st;
     ucp_request_free(ucx_request);
+    if (OL_UNLIKELY(st == UCS_OK && ol_tag_is_device_announce(r->info.sender_tag))) {
+        ol_dev_recv_announced(r->buf, r->count, r->dt, r->info.sender_tag, blocking_device_done,
+                              r);
+        return;
+    }
     __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -323,11 +461,17 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
             ol_status_set_empty(status);
         return OL_OK;
     }
+    if (OL_UNLIKELY(ol_dev_buffer(buf, count, dt))) { /* lands in host memory first */
+        ol_request_t *req;
+        ol_status_t rc = ol_pt2pt_irecv(buf, count, dt, source, tag, comm, space, &req);
+        return rc == OL_OK ? ol_pt2pt_wait(req, status) : rc;
+    }
     ol_ucx_data_t data;
     ol_status_t rc = ol_ucx_describe(dt, buf, count, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
-    blocking_recv_t r = {.done = 0, .status = UCS_OK};
+    blocking_recv_t r = {.done = 0, .status = UCS_OK, .device_error = OL_OK, .buf = buf,
+                         .count = count, .dt = dt};
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
@@ -337,12 +481,15 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     };
     ucp_tag_t ucx_tag, mask;
     ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
-    void *ucx_req = ucp_tag_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count, ucx_tag, mask,
-                                     &param);
+    void *ucx_req = ol_ucx_post_receive(&data, ucx_tag, mask, &param, &r.sender_tag,
+                                        &r.sender_known);
     if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req)))
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     ol_progress_wait(blocking_recv_complete, &r);
-    if (status)
+    if (status) {
         ol_ucx_fill_recv_status(status, &r.info, r.status);
-    return ol_ucx_status(r.status);
+        if (r.device_error != OL_OK)
+            status->MPI_ERROR = r.device_error;
+    }
+    return r.device_error != OL_OK ? r.device_error : ol_ucx_status(r.status);
 }

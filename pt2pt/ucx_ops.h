@@ -3,6 +3,7 @@
 #define OL_PT2PT_UCX_OPS_H
 
 #include "pt2pt.h"
+#include "ucx_datatype.h"
 #include <ucp/api/ucp.h>
 
 ol_status_t ol_ucx_status(ucs_status_t st);
@@ -14,5 +15,16 @@ void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int
 /* Completion callback of receives whose user data is an ol_request_t. */
 void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
                       void *user_data);
+
+/* The receive of req as UCX sees it: the user's buffer, or the pinned host
+ * buffer a receive into device memory lands in (req->landing). */
+ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data);
+
+/* Posts a receive of data matching (tag, mask): see send_recv.c for why it
+ * may take an arrived message first, whose tag it stores in *sender_tag. */
+typedef void *ol_ucx_request_t;
+ol_ucx_request_t ol_ucx_post_receive(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+                                     const ucp_request_param_t *param, uint64_t *sender_tag,
+                                     bool *sender_known);
 
 #endif

@@ -268,8 +268,11 @@ static void replace_done(ol_request_t *parent)
     copy_recv_status(parent);
     /* Only what arrived replaces the buffer: nothing from MPI_PROC_NULL. */
     MPI_Count arrived = dt->size ? ol_status_get_bytes(&recv->status) / (MPI_Count)dt->size : 0;
-    if (recv->error == MPI_SUCCESS && arrived > 0)
-        ol_dt_unpack_all(dt, parent->args.buf, arrived, recv->args.buf);
+    if (recv->error == MPI_SUCCESS && arrived > 0) {
+        ol_status_t rc = ol_pt2pt_unpack(recv->args.buf, parent->args.buf, arrived, dt);
+        if (rc != OL_OK)
+            parent->error = parent->status.MPI_ERROR = rc;
+    }
     free(recv->args.buf);
     ol_request_free_when_complete(recv);
     parent->bounce = NULL;
@@ -358,6 +361,8 @@ static int take_message(MPI_Message *handle, ol_message_t **message)
         return MPI_ERR_REQUEST;
     }
     *handle = MPI_MESSAGE_NULL; /* the receive consumes it */
+    if (ol_message_comm(*message))
+        ol_api_set_error_comm(ol_message_comm(*message));
     return MPI_SUCCESS;
 }
 

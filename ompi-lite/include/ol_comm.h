@@ -31,6 +31,7 @@ typedef struct ol_comm {
     int coll_tag_base;       /* shifts collective tags (MPI_Comm_create_group) */
     unsigned coll_sequence;  /* collective calls so far: names their traffic */
     uint64_t coll_logged[32]; /* per collective, size classes whose choice was logged */
+    int8_t device_ipc_ready;  /* all members on one host with CUDA: 0 not yet agreed, 1, -1 */
     MPI_Errhandler errhandler;
     struct ol_bsend_buffer *bsend_buffer; /* MPI_Comm_attach_buffer; NULL: none */
     struct ol_topo *topo;                 /* Cartesian/graph topology; NULL: none */

@@ -53,4 +53,8 @@ ol_status_t ol_op_check_reduction(const ol_op_t *op, const ol_datatype_t *dt);
 ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
                         ol_datatype_t *dt);
 
+/* ol_op_apply when an operand is in device memory (op/apply_device.c). */
+ol_status_t ol_op_apply_device(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
+                               ol_datatype_t *dt);
+
 #endif

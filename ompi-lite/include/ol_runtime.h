@@ -5,6 +5,7 @@
 
 #include "ol_common.h"
 #include <stdbool.h>
+#include <pthread.h>
 #include <ucp/api/ucp.h>
 
 typedef enum {
@@ -57,12 +58,29 @@ void ol_rt_free_peer_address(void *address);
  * load. Returns the number of events it made. */
 extern int (*volatile ol_progress_hook)(void);
 
+/* The device-message protocol's operations (pt2pt/device.c); NULL when
+ * none is in flight. Returns how many are, so that waiting ranks poll
+ * rather than sleep while copies run on a GPU, which wake nobody. */
+extern int (*volatile ol_progress_accel_hook)(void);
+
+/* Under MPI_THREAD_MULTIPLE, UCX progress and pt2pt's two-step posting of
+ * a receive (see post_receive in pt2pt/send_recv.c) exclude each other. */
+extern pthread_mutex_t ol_rt_match_lock;
+
 /* Progress: one call advances every outstanding operation. */
 static inline int ol_progress(void)
 {
+    bool threads = ol_rt.thread_level == MPI_THREAD_MULTIPLE;
+    if (OL_UNLIKELY(threads))
+        pthread_mutex_lock(&ol_rt_match_lock);
     int events = (int)ucp_worker_progress(ol_rt.ucp_worker);
+    if (OL_UNLIKELY(threads))
+        pthread_mutex_unlock(&ol_rt_match_lock);
     int (*hook)(void) = ol_progress_hook;
-    return hook ? events + hook() : events;
+    if (hook)
+        events += hook();
+    int (*accel)(void) = ol_progress_accel_hook;
+    return OL_LIKELY(accel == NULL) ? events : events + accel();
 }
 
 /* Waits until done(arg) is true, progressing; spins for spin_us and then
@@ -70,5 +88,8 @@ static inline int ol_progress(void)
 void ol_progress_wait(bool (*done)(void *arg), void *arg);
 
 double ol_rt_wtime(void);
+
+/* True when world_rank runs on this host (PMIx's local peers). */
+bool ol_rt_same_host(int world_rank);
 
 #endif

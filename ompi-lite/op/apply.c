@@ -6,6 +6,7 @@
  * type's, in the datatype's packed order, so the loop runs over the packed
  * stream, a chunk at a time through the datatype engine's cursors; a
  * contiguous type needs no packing at all. */
+#include "ol_accel.h"
 #include "ol_op.h"
 
 #include <stdlib.h>
@@ -132,6 +133,10 @@ static ol_status_t apply_packed(ol_op_loop_t loop, const ol_datatype_t *basic, c
 ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
                         ol_datatype_t *dt)
 {
+    if (OL_UNLIKELY(count > 0 && dt->size > 0 &&
+                    (ol_accel_is_device((const char *)in + dt->true_lb) ||
+                     ol_accel_is_device((char *)inout + dt->true_lb))))
+        return ol_op_apply_device(op, in, inout, count, dt);
     if (!op->predefined)
         return apply_user(op, in, inout, count, dt);
     const ol_datatype_t *basic = basic_type(dt);

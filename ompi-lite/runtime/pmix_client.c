@@ -29,8 +29,26 @@ static int job_uint32(const char *key, pmix_rank_t rank, int fallback)
     return result;
 }
 
-/* The lowest world rank among this host's ranks (PMIX_LOCAL_PEERS). */
-static int lowest_local_peer(void)
+/* World ranks on this host, one bit each (PMIX_LOCAL_PEERS); NULL when
+ * PMIx does not say (then only this rank is known to be here). */
+static uint64_t *local_peers;
+
+static void mark_local_peer(long r)
+{
+    if (r >= 0 && r < ol_rt.size)
+        local_peers[r / 64] |= (uint64_t)1 << (r % 64);
+}
+
+bool ol_rt_same_host(int world_rank)
+{
+    if (world_rank == ol_rt.rank)
+        return true;
+    return local_peers && world_rank >= 0 && world_rank < ol_rt.size &&
+           (local_peers[world_rank / 64] >> (world_rank % 64)) & 1;
+}
+
+/* Reads PMIX_LOCAL_PEERS into local_peers; returns the lowest of them. */
+static int read_local_peers(void)
 {
     pmix_proc_t proc;
     pmix_value_t *val = NULL;
@@ -38,12 +56,15 @@ static int lowest_local_peer(void)
     PMIX_LOAD_PROCID(&proc, self_proc.nspace, PMIX_RANK_WILDCARD);
     if (PMIx_Get(&proc, PMIX_LOCAL_PEERS, NULL, 0, &val) != PMIX_SUCCESS || !val)
         return lowest;
-    if (val->type == PMIX_STRING && val->data.string) {
+    if (val->type == PMIX_STRING && val->data.string)
+        local_peers = calloc(((size_t)ol_rt.size + 63) / 64, sizeof(*local_peers));
+    if (local_peers) {
         for (char *p = val->data.string; *p;) {
             char *end;
             long r = strtol(p, &end, 10);
             if (end == p)
                 break;
+            mark_local_peer(r);
             if (r < lowest)
                 lowest = (int)r;
             p = *end == ',' ? end + 1 : end;
@@ -70,7 +91,7 @@ bool ol_pmix_start(void)
     ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
     ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
-    ol_rt.node_leader = lowest_local_peer();
+    ol_rt.node_leader = read_local_peers();
     return true;
 }
 
@@ -78,6 +99,8 @@ void ol_pmix_stop(void)
 {
     if (pmix_started)
         PMIx_Finalize(NULL, 0);
+    free(local_peers);
+    local_peers = NULL;
     pmix_started = false;
 }
 

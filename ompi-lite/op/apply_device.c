@@ -1,0 +1,64 @@
+/* Applying an operator when an operand is in device memory: a CUDA kernel
+ * when the accel layer has one for the op and type and both operands are
+ * on the device; otherwise the operands are staged through host memory and
+ * the host path applies the op (user ops, MINLOC/MAXLOC pairs, mixed host
+ * and device operands). */
+#include "ol_accel.h"
+#include "ol_op.h"
+
+#include <stdlib.h>
+
+/* The bytes count elements of dt span, from true_lb on. */
+static size_t span_of(const ol_datatype_t *dt, MPI_Count count)
+{
+    return (size_t)((count - 1) * dt->extent + dt->true_extent);
+}
+
+/* A host copy of a device operand, laid out as the original: the returned
+ * base plays the role of the user's pointer. */
+static ol_status_t host_copy(const void *dev, MPI_Count count, const ol_datatype_t *dt,
+                             char **copy, char **base)
+{
+    size_t span = span_of(dt, count);
+    *copy = malloc(span ? span : 1);
+    if (!*copy)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = ol_accel_copy(*copy, (const char *)dev + dt->true_lb, span);
+    if (rc != OL_OK) {
+        free(*copy);
+        *copy = NULL;
+        return rc;
+    }
+    *base = *copy - dt->true_lb;
+    return OL_OK;
+}
+
+static ol_status_t apply_staged(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
+                                ol_datatype_t *dt, bool in_dev, bool inout_dev)
+{
+    char *in_copy = NULL, *inout_copy = NULL, *in_host = (char *)in, *inout_host = inout;
+    ol_status_t rc = OL_OK;
+    if (in_dev)
+        rc = host_copy(in, count, dt, &in_copy, &in_host);
+    if (rc == OL_OK && inout_dev)
+        rc = host_copy(inout, count, dt, &inout_copy, &inout_host);
+    if (rc == OL_OK)
+        rc = ol_op_apply(op, in_host, inout_host, count, dt);
+    if (rc == OL_OK && inout_dev)
+        rc = ol_accel_copy((char *)inout + dt->true_lb, inout_copy, span_of(dt, count));
+    free(in_copy);
+    free(inout_copy);
+    return rc;
+}
+
+ol_status_t ol_op_apply_device(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
+                               ol_datatype_t *dt)
+{
+    bool in_dev = ol_accel_is_device((const char *)in + dt->true_lb);
+    bool inout_dev = ol_accel_is_device((char *)inout + dt->true_lb);
+    if (!ol_accel_usable())
+        return ol_accel_unsupported("a reduction operand", inout_dev ? inout : in);
+    if (in_dev && inout_dev && dt->contiguous && ol_accel_can_reduce(op, dt))
+        return ol_accel_reduce(op, dt, in, inout, (size_t)count);
+    return apply_staged(op, in, inout, count, dt, in_dev, inout_dev);
+}
