@@ -5,7 +5,13 @@
  * the schedule's round request: when its children have all completed (UCX
  * callbacks count them down) the round is over, and the next progress call
  * (ol_progress_hook -> advance_all) runs the next round's local steps and
- * posts its messages. */
+ * posts its messages.
+ *
+ * A blocking collective takes a shorter way: no request, no place on the
+ * active list; its caller advances it from its own waiting loop. And the
+ * last freed schedule is kept, with its step arrays and its small-scratch
+ * arena, for the next one: a repeated small blocking collective then calls
+ * no malloc at all. */
 #include "coll_sched.h"
 #include "coll_util.h"
 #include "ol_log.h"
@@ -26,10 +32,21 @@ typedef struct {
     int peer;
 } step_t;
 
+/* Scratch: small requests are cut from the front of one arena of
+ * ARENA_BYTES, kept with the schedule; larger ones get a block each, from
+ * calloc (fresh pages cost nothing until written). */
 typedef struct scratch {
     struct scratch *next;
     max_align_t data[];
 } scratch_t;
+
+typedef struct {
+    size_t used;
+    max_align_t data[];
+} arena_t;
+
+/* The scratch of a small collective fits. */
+enum { ARENA_BYTES = 4096 };
 
 struct ol_sched {
     ol_comm_t *comm;
@@ -43,6 +60,7 @@ struct ol_sched {
     ol_request_t *request;     /* what the caller waits on */
     ol_status_t error;
     scratch_t *scratch;
+    arena_t *arena;
     ol_sched_t *next_active;
 };
 
@@ -53,34 +71,101 @@ static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Tags of schedules: one per collective call in flight on a communicator. */
 enum { SCHED_TAG_BASE = 0x800, SCHED_TAGS = 0x800 };
 
+/* The last freed schedule, empty, ready to be taken by the next create. */
+static ol_sched_t *spare;
+
 static void release_objects(const step_t *st);
 
-ol_sched_t *ol_sched_create(ol_comm_t *comm)
+static void free_scratch(ol_sched_t *s)
 {
-    ol_sched_t *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
-    s->comm = comm;
-    s->tag = SCHED_TAG_BASE + (int)(comm->coll_sequence++ % SCHED_TAGS);
-    return s;
-}
-
-void ol_sched_free(ol_sched_t *s)
-{
-    for (int i = 0; i < s->nsteps; i++)
-        release_objects(&s->steps[i]);
     for (scratch_t *m = s->scratch, *next; m; m = next) {
         next = m->next;
         free(m);
     }
+    s->scratch = NULL;
+}
+
+/* Empties a schedule for reuse; it keeps its arrays and its arena. */
+static void reset(ol_sched_t *s)
+{
+    for (int i = 0; i < s->nsteps; i++)
+        release_objects(&s->steps[i]);
+    s->nsteps = 0;
+    s->nrounds = 0;
+    s->current = 0;
+    s->request = NULL;
+    s->error = OL_OK;
+    s->next_active = NULL;
+    free_scratch(s);
+    if (s->arena)
+        s->arena->used = 0;
+}
+
+int ol_sched_next_tag(ol_comm_t *comm)
+{
+    return SCHED_TAG_BASE + (int)(comm->coll_sequence++ % SCHED_TAGS);
+}
+
+ol_sched_t *ol_sched_create(ol_comm_t *comm)
+{
+    ol_sched_t *s = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
+    if (!s)
+        s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->comm = comm;
+    s->tag = ol_sched_next_tag(comm);
+    return s;
+}
+
+static void destroy(ol_sched_t *s)
+{
+    free_scratch(s);
+    free(s->arena);
     free(s->steps);
     free(s->round_end);
     free(s);
 }
 
+void ol_sched_free(ol_sched_t *s)
+{
+    reset(s);
+    ol_sched_t *none = NULL;
+    if (!__atomic_compare_exchange_n(&spare, &none, s, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        destroy(s); /* one spare is enough */
+}
+
+static size_t round_up(size_t bytes)
+{
+    size_t unit = sizeof(max_align_t);
+    return (bytes + unit - 1) / unit * unit;
+}
+
+/* Zeroed bytes from the arena, or NULL when they do not fit. */
+static void *from_arena(ol_sched_t *s, size_t bytes)
+{
+    if (!s->arena) {
+        s->arena = malloc(sizeof(arena_t) + ARENA_BYTES);
+        if (!s->arena)
+            return NULL;
+        s->arena->used = 0;
+    }
+    arena_t *a = s->arena;
+    if (ARENA_BYTES - a->used < bytes)
+        return NULL;
+    char *data = (char *)a->data + a->used;
+    a->used += bytes;
+    return memset(data, 0, bytes);
+}
+
 void *ol_sched_scratch(ol_sched_t *s, size_t bytes)
 {
-    scratch_t *m = calloc(1, sizeof(*m) + (bytes ? bytes : 1));
+    bytes = round_up(bytes ? bytes : 1);
+    void *small = from_arena(s, bytes);
+    if (small)
+        return small;
+    scratch_t *m = calloc(1, sizeof(*m) + bytes);
     if (!m)
         return NULL;
     m->next = s->scratch;
@@ -271,6 +356,8 @@ static void deactivate_locked(ol_sched_t *s)
 /* Moves one schedule on; true when it has finished (or failed). */
 static bool advance(ol_sched_t *s)
 {
+    if (s->current == s->nrounds)
+        return true;
     while (ol_request_is_complete(&s->round)) {
         if (s->round.error != OL_OK && s->error == OL_OK)
             s->error = s->round.error;
@@ -308,29 +395,40 @@ static void release_sched(ol_request_t *req)
     req->owner = NULL;
 }
 
-static ol_status_t launch(ol_sched_t *s)
+/* Resets the schedule to its first round and starts that round; true when
+ * it has finished already (local work only, or nothing to do, or failed). */
+static bool begin(ol_sched_t *s)
 {
     ol_sched_round(s);
     s->current = 0;
     s->error = OL_OK;
+    if (s->nrounds == 0) /* nothing to do: a collective on one process */
+        return true;
+    ol_status_t rc = start_round(s);
+    if (rc != OL_OK)
+        s->error = rc;
+    return advance(s);
+}
+
+static ol_status_t launch(ol_sched_t *s)
+{
     s->request->complete = 0;
     s->request->release_claims = 0;
     s->request->active = true;
     s->request->error = OL_OK;
     ol_status_set_empty(&s->request->status);
-    if (s->nrounds == 0) { /* nothing to do: a collective on one process */
-        ol_request_complete(s->request, OL_OK);
-        return OL_OK;
-    }
-    ol_status_t rc = start_round(s);
-    if (rc != OL_OK)
-        s->error = rc;
-    if (advance(s)) { /* finished at once (local work only), or failed */
+    if (begin(s))
         ol_request_complete(s->request, s->error);
-        return OL_OK;
-    }
-    activate(s);
+    else
+        activate(s);
     return OL_OK;
+}
+
+static void init_round_request(ol_sched_t *s)
+{
+    memset(&s->round, 0, sizeof(s->round));
+    s->round.magic = OL_REQUEST_MAGIC;
+    s->round.kind = OL_REQ_COMPOUND;
 }
 
 /* The request the caller waits on; it owns the schedule from now on. */
@@ -339,9 +437,7 @@ static ol_status_t attach_request(ol_sched_t *s, bool persistent, ol_request_t *
     ol_request_t *req = ol_request_alloc(OL_REQ_COLL);
     if (!req)
         return MPI_ERR_NO_MEM;
-    memset(&s->round, 0, sizeof(s->round));
-    s->round.magic = OL_REQUEST_MAGIC;
-    s->round.kind = OL_REQ_COMPOUND;
+    init_round_request(s);
     req->owner = s;
     req->on_release = release_sched;
     req->persistent = persistent;
@@ -374,13 +470,19 @@ ol_status_t ol_sched_restart(ol_request_t *request)
     return launch(request->owner);
 }
 
+static bool finished(void *sched)
+{
+    return advance(sched);
+}
+
+/* The caller's waiting loop advances the schedule (finished): nothing else
+ * needs to see it, so it is neither a request nor on the active list. */
 ol_status_t ol_sched_run(ol_sched_t *s)
 {
-    ol_request_t *req;
-    ol_status_t rc = ol_sched_start(s, false, &req);
-    if (rc != OL_OK) {
-        ol_sched_free(s);
-        return rc;
-    }
-    return ol_pt2pt_wait(req, NULL);
+    init_round_request(s);
+    if (!begin(s))
+        ol_progress_wait(finished, s);
+    ol_status_t rc = s->error;
+    ol_sched_free(s);
+    return rc;
 }

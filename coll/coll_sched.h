@@ -18,6 +18,9 @@ typedef struct ol_sched ol_sched_t;
 /* A new, empty schedule for one collective call on comm; it takes the
  * communicator's next collective sequence number, which names its traffic. */
 ol_sched_t *ol_sched_create(ol_comm_t *comm);
+/* Takes that number without a schedule, for a call done another way: the
+ * tag of its traffic. */
+int ol_sched_next_tag(ol_comm_t *comm);
 void ol_sched_free(ol_sched_t *s);
 
 /* Scratch memory that lives as long as the schedule (zeroed). */

@@ -51,4 +51,9 @@ const char *ol_coll_why(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* Bytes a call moves per process, the usual size class of thresholds. */
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
 
+/* Small blocking collectives on two processes, done without a schedule
+ * (pair.c): whether a call is one, and running it. */
+bool ol_coll_pair_applies(const ol_coll_args_t *a);
+ol_status_t ol_coll_pair_run(const ol_coll_args_t *a);
+
 #endif

@@ -61,9 +61,10 @@ ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, MPI_Count n, ol_dataty
     int depth = tree_depth(m);
     MPI_Count nseg = n ? (n + seg - 1) / seg : 0;
     void *tmp[32] = {0}; /* one segment per child */
+    MPI_Count tmp_count = n < seg ? n : seg; /* a short vector is one short segment */
     ol_status_t rc = ol_sched_round(s);
     for (int j = 0; rc == OL_OK && j < depth; j++)
-        if (reduce_role(me, m, j) < 0 && !(tmp[j] = ol_sched_scratch_typed(s, dt, seg)))
+        if (reduce_role(me, m, j) < 0 && !(tmp[j] = ol_sched_scratch_typed(s, dt, tmp_count)))
             rc = MPI_ERR_NO_MEM;
     for (MPI_Count t = 0; rc == OL_OK && nseg && t <= nseg + depth - 1; t++) {
         /* first the segments that arrived last round, then this round's messages */

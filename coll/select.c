@@ -150,8 +150,8 @@ static void format_thresholds(const ol_coll_table_t *t, char *out, size_t size)
 
 /* Logs the choice once per communicator, collective and size class: one
  * bit test per call when info is on, one branch when it is off. */
-static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int index,
-                       const char *why, bool forced)
+static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, const char *algorithm,
+                       const char *why, bool with_thresholds)
 {
     if (!ol_log_enabled(OL_LOG_INFO, "coll"))
         return;
@@ -163,11 +163,11 @@ static void log_choice(const ol_coll_table_t *t, const ol_coll_args_t *a, int in
         return;
     *logged |= bit;
     char thresholds[256] = "";
-    if (!forced)
+    if (with_thresholds)
         format_thresholds(t, thresholds, sizeof(thresholds));
     OL_INFO("coll", "%s on %s (%d processes, %lld bytes, size class %d): %s (%s%s)", t->name,
             a->comm->name[0] ? a->comm->name : "a communicator", a->comm->size,
-            (long long)bytes, size_class, t->algorithms[index].name, why, thresholds);
+            (long long)bytes, size_class, algorithm, why, thresholds);
 }
 
 ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
@@ -180,7 +180,7 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
         why = forced_why(t);
     else
         index = t->choose(a, &why);
-    log_choice(t, a, index, why, forced);
+    log_choice(t, a, t->algorithms[index].name, why, !forced);
     ol_sched_t *s = ol_sched_create(a->comm);
     if (!s)
         return MPI_ERR_NO_MEM;
@@ -195,6 +195,11 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
 
 ol_status_t ol_coll_run(const ol_coll_args_t *a)
 {
+    if (ol_coll_pair_applies(a)) {
+        log_choice(ol_coll_tables[a->kind], a, "pair",
+                   "blocking, 2 processes, small contiguous messages", false);
+        return ol_coll_pair_run(a);
+    }
     ol_sched_t *s;
     ol_status_t rc = ol_coll_schedule(a, &s);
     return rc == OL_OK ? ol_sched_run(s) : rc;
