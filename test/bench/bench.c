@@ -28,8 +28,11 @@ static void usage(const struct bench *b, FILE *f)
             o->batches, o->batch_bytes);
     if (b->has_window)
         fprintf(f, "  -W N        messages in flight per window (default %d)\n", o->window);
-    fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n"
-               "  -h          this help\n");
+    fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n");
+    if (b->open_device)
+        fprintf(f, "  -d cuda     buffers in GPU memory (exit 77 when no GPU is usable)\n"
+                   "  -g          open a CUDA context on the GPU first; buffers stay on the host\n");
+    fprintf(f, "  -h          this help\n");
 }
 
 /* Only rank 0 prints; every rank leaves. */
@@ -68,6 +71,15 @@ int bench_parse_size(const char *s, size_t *out)
     return 0;
 }
 
+/* -d cuda|host */
+static int parse_memory(const char *s, int *device)
+{
+    if (strcmp(s, "cuda") != 0 && strcmp(s, "host") != 0)
+        return -1;
+    *device = strcmp(s, "cuda") == 0;
+    return 0;
+}
+
 static int parse_range(const char *s, size_t *min, size_t *max)
 {
     char buf[64];
@@ -84,6 +96,22 @@ static int parse_range(const char *s, size_t *min, size_t *max)
     return *min <= *max ? 0 : -1;
 }
 
+/* -d cuda or -g: every rank opens its GPU, or all leave (77: skipped). */
+static void open_device(const struct bench *b)
+{
+    char why[200] = "built without device support (no -d, no -g)";
+    int failed, any_failed;
+
+    failed = !b->open_device || b->open_device(b->opts.device, why, sizeof why) != 0;
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any_failed)
+        return;
+    if (failed)
+        fprintf(stderr, "%s: rank %d: skipped: %s\n", b->name, bench_rank, why);
+    MPI_Finalize();
+    exit(b->open_device ? 77 : 2);
+}
+
 void bench_init(struct bench *b, int *argc, char ***argv)
 {
     struct bench_opts *o = &b->opts;
@@ -94,7 +122,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bench_size);
     opterr = 0;
-    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:ch")) != -1) {
+    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:cd:gh")) != -1) {
         switch (c) {
         case 'm': bad |= parse_range(optarg, &o->min_size, &o->max_size); break;
         case 'i': bad |= parse_int(optarg, &o->iters) || o->iters < 1; break;
@@ -104,6 +132,8 @@ void bench_init(struct bench *b, int *argc, char ***argv)
         case 'B': bad |= bench_parse_size(optarg, &o->batch_bytes); break;
         case 'W': bad |= !b->has_window || parse_int(optarg, &o->window) || o->window < 1; break;
         case 'c': o->check = 1; break;
+        case 'd': bad |= parse_memory(optarg, &o->device); break;
+        case 'g': o->cuda_context = 1; break;
         case 'h':
             if (bench_rank == 0)
                 usage(b, stdout);
@@ -124,6 +154,8 @@ void bench_init(struct bench *b, int *argc, char ***argv)
                  b->even_ranks ? "an even number of, " : "", b->min_ranks, bench_size);
         leave(2, msg);
     }
+    if (o->device || o->cuda_context)
+        open_device(b);
     b->time_scale = 1.0;
     b->msgs_per_iter = 1.0;
     b->size_min = 0;
@@ -141,6 +173,33 @@ void *bench_alloc(size_t bytes)
     }
     memset(p, 0xa5, bytes); /* fault every page in now, not in the timed loop */
     return p;
+}
+
+static void host_upload(void *buf, const void *host, size_t bytes)
+{
+    memcpy(buf, host, bytes);
+}
+
+static void host_download(void *host, const void *buf, size_t bytes)
+{
+    memcpy(host, buf, bytes);
+}
+
+struct bench_memory bench_memory = { "host", bench_alloc, host_upload, host_download };
+
+void *bench_buffer(size_t bytes)
+{
+    return bench_memory.alloc(bytes);
+}
+
+void bench_upload(void *buf, const void *host, size_t bytes)
+{
+    bench_memory.upload(buf, host, bytes);
+}
+
+void bench_download(void *host, const void *buf, size_t bytes)
+{
+    bench_memory.download(host, buf, bytes);
 }
 
 static unsigned char pattern(size_t size, int msg, size_t i)
@@ -231,6 +290,9 @@ static void header(const struct bench *b)
     MPI_Get_library_version(ver, &len);
     ver[strcspn(ver, "\n")] = '\0';
     printf("# %s: %s\n# %d ranks; %s\n", b->name, b->what, bench_size, ver);
+    if (b->opts.device || b->opts.cuda_context)
+        printf("# buffers in %s memory%s\n", bench_memory.name,
+               b->opts.cuda_context ? "; a CUDA context is open (-g)" : "");
     printf("# median, min and max over %d batches; iterations per batch -i %d, -I %d; warm-up %d\n",
            b->opts.batches, b->opts.iters, b->opts.large_iters, b->opts.warmup);
     if (b->metric == BENCH_LATENCY)

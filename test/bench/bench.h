@@ -1,8 +1,15 @@
 /* Shared by the OSU-style benchmarks of test/bench/ (see README.md): option
  * parsing, page-aligned buffers, the sweep over message sizes with warm-up
  * and timed batches, statistics and the output rows. Plain MPI only, so the
- * same sources build against any MPI; the only collective used here is
- * MPI_Barrier (times and error counts reach rank 0 by point-to-point). */
+ * same sources build against any MPI; the only collectives used here are
+ * MPI_Barrier and, with -d or -g, one MPI_Allreduce on host memory (times and
+ * error counts reach rank 0 by point-to-point).
+ *
+ * Device memory: programs built with bench_device.c and -DBENCH_DEVICE
+ * (osu_latency and osu_bw here; not in contrib/compare.sh's builds) set
+ * bench.open_device, and then take -d cuda (buffers in GPU memory) and -g
+ * (a CUDA context opened on the GPU, buffers on the host). Elsewhere these
+ * options say the program was built without device support. */
 #ifndef OL_BENCH_H
 #define OL_BENCH_H
 
@@ -21,6 +28,8 @@ struct bench_opts {
     int window;                /* -W: outstanding messages (bandwidth benchmarks) */
     size_t batch_bytes;        /* -B: cap on the bytes of one batch (large sizes) */
     int check;                 /* -c: check the data once per size */
+    int device;                /* -d cuda: buffers in GPU memory */
+    int cuda_context;          /* -g: a CUDA context open, buffers on the host */
 };
 
 /* What a benchmark reports per size: a latency in microseconds, or a
@@ -45,6 +54,11 @@ struct bench {
     /* check(size): one checked exchange at this size; returns the wrong
      * bytes or elements this rank received. NULL: nothing to check. */
     long (*check)(size_t size);
+    /* Set before bench_init where the program is built with device support
+     * (bench_device_open): opens the GPU of this rank for -d or -g, and
+     * with device_buffers makes bench_buffer return device memory. Returns
+     * 0, or -1 with the reason in why. */
+    int (*open_device)(int device_buffers, char *why, size_t why_len);
 };
 
 extern int bench_rank, bench_size;
@@ -58,6 +72,24 @@ int bench_sweep(struct bench *b);
 
 /* Page-aligned buffer of `bytes` (at least one page), every page touched. */
 void *bench_alloc(size_t bytes);
+
+/* A buffer for the messages: device memory with -d cuda, else bench_alloc.
+ * Its data is written and read only through bench_upload and
+ * bench_download (plain copies for host memory). */
+void *bench_buffer(size_t bytes);
+void bench_upload(void *buf, const void *host, size_t bytes);
+void bench_download(void *host, const void *buf, size_t bytes);
+
+/* What bench_buffer and its copies use; bench_device_open replaces it. */
+struct bench_memory {
+    const char *name;  /* "host", or the GPU's name */
+    void *(*alloc)(size_t bytes);
+    void (*upload)(void *buf, const void *host, size_t bytes);
+    void (*download)(void *host, const void *buf, size_t bytes);
+};
+extern struct bench_memory bench_memory;
+/* In bench_device.c: the open_device of programs with device support. */
+int bench_device_open(int device_buffers, char *why, size_t why_len);
 
 /* -c for point-to-point: byte i of message `msg` at `size` bytes. */
 void bench_fill(unsigned char *buf, size_t size, int msg);

@@ -9,7 +9,7 @@
  * largest buffer of a rank: the vector (allreduce, bcast), the gathered
  * result (allgather), the input (reduce_scatter), all blocks (alltoall). The
  * time is the median over -r batches of -n calls of the slowest rank's time
- * per call. */
+ * per call. One call per size is checked (#wrong) unless -c 0. */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ static struct {
     size_t min_bytes, max_bytes;
     double factor;
     int iters, warmup, batches, check, device;
-} opt = { ALLREDUCE, F32, SUM, 8, 32 << 20, 2, 20, 5, 5, 0, 0 };
+} opt = { ALLREDUCE, F32, SUM, 8, 32 << 20, 2, 20, 5, 5, 1, 0 }; /* checked, as nccl-tests */
 
 static MPI_Datatype mpi_type(enum type t)
 {
@@ -220,7 +220,7 @@ static void usage(FILE *f)
             "  -n, --iters N     timed calls per batch (default 20)\n"
             "  -w, --warmup_iters N  untimed calls before each size (default 5)\n"
             "  -r, --batches N   timed batches per size, the time is their median (default 5)\n"
-            "  -c, --check [0|1] check the result of one call per size (#wrong column)\n"
+            "  -c, --check [0|1] check the result of one call per size (#wrong column; default 1)\n"
             "      --device      device buffers (cudaMalloc'd through the CUDA driver); exits 77\n"
             "                    when no GPU is found. The MPI must accept device pointers.\n"
             "  -h, --help        this help\n");

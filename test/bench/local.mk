@@ -1,6 +1,6 @@
 # Benchmarks (see test/bench/README.md): OSU-style point-to-point and
 # collective latency and bandwidth, a nccl-tests-style collective benchmark,
-# and the machine's memcpy bandwidth. Plain MPI: contrib/compare.sh builds the
+# the machine's memcpy bandwidth and the GPU's copy bandwidth. Plain MPI: contrib/compare.sh builds the
 # same sources against Open MPI and MPICH. Installed as programs; the test
 # scripts run each one briefly with -c (data checked, times not asserted).
 BENCH_COMMON = test/bench/bench.c test/bench/bench.h
@@ -16,7 +16,12 @@ bench_built = \
 bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
 bench_built += test/bench/osu_bcast test/bench/osu_allgather test/bench/osu_alltoall
 bench_built += test/bench/coll_perf
-bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw
+bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw test/bench/devcopy_bw
+# Device memory through the CUDA driver opened at run time (no CUDA needed to
+# build): coll_perf --device, devcopy_bw, and osu_latency and osu_bw built
+# with -DBENCH_DEVICE (-d cuda, -g). test/gpu/gpu_bench.sh runs them.
+BENCH_DEVMEM = test/bench/devmem.c test/bench/devmem.h
+BENCH_DEVICE = test/bench/bench_device.c $(BENCH_DEVMEM)
 EXTRA_DIST += test/bench/README.md test/bench/plots/osu_latency.png \
 	test/bench/plots/osu_latency.csv
 
@@ -31,13 +36,13 @@ test_bench_scripts += test/bench/osu_bcast.sh test/bench/osu_allgather.sh \
 TESTS += $(test_bench_scripts)
 EXTRA_DIST += $(test_bench_scripts) test/bench/common.sh
 
-test_bench_osu_latency_SOURCES = test/bench/osu_latency.c $(BENCH_COMMON)
-test_bench_osu_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
-test_bench_osu_latency_LDADD = $(MPI_TEST_LIBS)
+test_bench_osu_latency_SOURCES = test/bench/osu_latency.c $(BENCH_COMMON) $(BENCH_DEVICE)
+test_bench_osu_latency_CPPFLAGS = $(MPI_TEST_INCLUDES) -DBENCH_DEVICE
+test_bench_osu_latency_LDADD = $(MPI_TEST_LIBS) -ldl
 
-test_bench_osu_bw_SOURCES = test/bench/osu_bw.c $(BENCH_WINDOW) $(BENCH_COMMON)
-test_bench_osu_bw_CPPFLAGS = $(MPI_TEST_INCLUDES)
-test_bench_osu_bw_LDADD = $(MPI_TEST_LIBS)
+test_bench_osu_bw_SOURCES = test/bench/osu_bw.c $(BENCH_WINDOW) $(BENCH_COMMON) $(BENCH_DEVICE)
+test_bench_osu_bw_CPPFLAGS = $(MPI_TEST_INCLUDES) -DBENCH_DEVICE
+test_bench_osu_bw_LDADD = $(MPI_TEST_LIBS) -ldl
 
 test_bench_osu_bibw_SOURCES = test/bench/osu_bibw.c $(BENCH_WINDOW) $(BENCH_COMMON)
 test_bench_osu_bibw_CPPFLAGS = $(MPI_TEST_INCLUDES)
@@ -56,6 +61,9 @@ test_bench_osu_barrier_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_barrier_LDADD = $(MPI_TEST_LIBS)
 
 test_bench_memcpy_bw_SOURCES = test/bench/memcpy_bw.c
+
+test_bench_devcopy_bw_SOURCES = test/bench/devcopy_bw.c $(BENCH_DEVMEM)
+test_bench_devcopy_bw_LDADD = -ldl
 
 test_bench_osu_reduce_SOURCES = test/bench/osu_reduce.c $(BENCH_COLL)
 test_bench_osu_reduce_CPPFLAGS = $(MPI_TEST_INCLUDES)
@@ -81,7 +89,6 @@ test_bench_osu_alltoall_SOURCES = test/bench/osu_alltoall.c $(BENCH_COLL)
 test_bench_osu_alltoall_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_alltoall_LDADD = $(MPI_TEST_LIBS)
 
-test_bench_coll_perf_SOURCES = test/bench/coll_perf.c test/bench/devmem.c test/bench/devmem.h \
-	$(BENCH_COMMON)
+test_bench_coll_perf_SOURCES = test/bench/coll_perf.c $(BENCH_DEVMEM) $(BENCH_COMMON)
 test_bench_coll_perf_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_coll_perf_LDADD = $(MPI_TEST_LIBS) -ldl

@@ -1,6 +1,7 @@
 /* osu_bw: unidirectional bandwidth from rank 0 to rank 1 (other ranks only
  * wait at the barriers): windows of -W nonblocking sends, each acknowledged,
- * as OSU's osu_bw. */
+ * as OSU's osu_bw. With -d cuda (where built with device support) the
+ * messages go from device memory to device memory. */
 #include "bench.h"
 #include "window.h"
 
@@ -31,6 +32,9 @@ int main(int argc, char **argv)
                   .warmup = 10, .batches = 5, .window = 64, .batch_bytes = 512 << 20 },
         .run = run, .check = check,
     };
+#ifdef BENCH_DEVICE
+    b.open_device = bench_device_open; /* -d cuda, -g */
+#endif
     bench_init(&b, &argc, &argv);
     window = b.opts.window;
     b.msgs_per_iter = window;

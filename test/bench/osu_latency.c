@@ -4,7 +4,9 @@
 
 #include <string.h>
 
-static unsigned char *sbuf, *rbuf;
+/* sbuf, rbuf: bench_buffer memory (device with -d cuda); host: where the
+ * checked messages are filled and read. */
+static unsigned char *sbuf, *rbuf, *host;
 
 static void run(size_t size, int n)
 {
@@ -25,17 +27,20 @@ static long check(size_t size)
     long wrong = 0;
     if (bench_rank > 1)
         return 0;
-    memset(rbuf, 0, size);
-    bench_fill(sbuf, size, bench_rank);
+    memset(host, 0, size);
+    bench_upload(rbuf, host, size);
+    bench_fill(host, size, bench_rank);
+    bench_upload(sbuf, host, size);
     if (bench_rank == 0) {
         MPI_Send(sbuf, (int)size, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
         MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        wrong = bench_count_wrong(rbuf, size, 1);
     } else {
         MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        wrong = bench_count_wrong(rbuf, size, 0);
-        MPI_Send(sbuf, (int)size, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
     }
+    bench_download(host, rbuf, size);
+    wrong = bench_count_wrong(host, size, 1 - bench_rank);
+    if (bench_rank == 1)
+        MPI_Send(sbuf, (int)size, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
     return wrong;
 }
 
@@ -49,10 +54,14 @@ int main(int argc, char **argv)
                   .warmup = 100, .batches = 5, .batch_bytes = 512 << 20 },
         .run = run, .check = check,
     };
+#ifdef BENCH_DEVICE
+    b.open_device = bench_device_open; /* -d cuda, -g */
+#endif
     bench_init(&b, &argc, &argv);
     b.time_scale = 0.5;
     b.msgs_per_iter = 2;
-    sbuf = bench_alloc(b.opts.max_size);
-    rbuf = bench_alloc(b.opts.max_size);
+    sbuf = bench_buffer(b.opts.max_size);
+    rbuf = bench_buffer(b.opts.max_size);
+    host = bench_alloc(b.opts.max_size);
     return bench_sweep(&b);
 }

@@ -11,13 +11,16 @@
 #define TAG_ACK 12
 #define CHECK_MSGS 4
 
-static unsigned char *sbuf, *rbuf, *check_buf;
+/* sbuf, rbuf, check_buf: bench_buffer memory (host or device); host: where
+ * a checked message is filled and read. */
+static unsigned char *sbuf, *rbuf, *check_buf, *host;
 static MPI_Request *reqs;
 
 void window_setup(size_t max_size, int w)
 {
-    sbuf = bench_alloc(max_size);
-    rbuf = bench_alloc(max_size);
+    sbuf = bench_buffer(max_size);
+    rbuf = bench_buffer(max_size);
+    host = bench_alloc(max_size);
     reqs = malloc(2 * (size_t)w * sizeof *reqs);
     check_buf = NULL;
 }
@@ -59,8 +62,7 @@ static unsigned char *check_msg(size_t size, int j, int recv)
     static size_t have;
     size_t need = 2 * CHECK_MSGS * (size ? size : 1);
     if (have < need) {
-        free(check_buf);
-        check_buf = bench_alloc(need);
+        check_buf = bench_buffer(need); /* rare: the old one is kept, not freed */
         have = need;
     }
     return check_buf + (size_t)(2 * j + recv) * size;
@@ -76,12 +78,14 @@ static void post(int peer, size_t size, int w, int sends, int recvs, int first_t
     int k = 0;
     for (int j = 0; recvs && j < w; j++) {
         unsigned char *b = check_msg(size, j, 1);
-        memset(b, 0, size);
+        memset(host, 0, size);
+        bench_upload(b, host, size);
         MPI_Irecv(b, (int)size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &reqs[k++]);
     }
     for (int j = 0; sends && j < w; j++) {
         unsigned char *b = check_msg(size, j, 0);
-        bench_fill(b, size, first_tag_msg + j);
+        bench_fill(host, size, first_tag_msg + j);
+        bench_upload(b, host, size);
         MPI_Isend(b, (int)size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &reqs[k++]);
     }
     MPI_Waitall(k, reqs, MPI_STATUSES_IGNORE);
@@ -90,8 +94,10 @@ static void post(int peer, size_t size, int w, int sends, int recvs, int first_t
 static long count(size_t size, int w, int first_msg)
 {
     long wrong = 0;
-    for (int j = 0; j < w; j++)
-        wrong += bench_count_wrong(check_msg(size, j, 1), size, first_msg + j);
+    for (int j = 0; j < w; j++) {
+        bench_download(host, check_msg(size, j, 1), size);
+        wrong += bench_count_wrong(host, size, first_msg + j);
+    }
     return wrong;
 }
 

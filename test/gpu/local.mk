@@ -38,3 +38,78 @@ EXTRA_test_gpu_fake_cuda_selftest_DEPENDENCIES = test/gpu/fake_cuda/libcuda.so.1
 TESTS += test/gpu/fake_cuda/selftest
 endif
 # ---- end of fake CUDA driver ------------------------------------------------
+
+# ---- GPU tests on device buffers (test/gpu/README.md) ----------------------
+# Programs test/gpu/gpu_NAME, run by gpu_NAME.sh through mpirun on 2 to 4
+# ranks under the harness's timeout; each exits 77 (skipped) where no GPU is
+# usable. Device memory through test/bench/devmem.c (the CUDA driver opened
+# with dlopen): they build without CUDA. gpu_NAME.fake.sh runs the same
+# script against the fake driver of test/gpu/fake_cuda (only where configure
+# found CUDA and so builds the fake), where they must not skip.
+test_gpu_scripts = \
+	test/gpu/gpu_query.sh \
+	test/gpu/gpu_p2p.sh \
+	test/gpu/gpu_p2p_semantics.sh \
+	test/gpu/gpu_coll.sh \
+	test/gpu/gpu_reduce.sh \
+	test/gpu/gpu_allreduce_algos.sh \
+	test/gpu/gpu_bad_input.sh \
+	test/gpu/gpu_bench.sh
+test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
+test_gpu_programs = \
+	test/gpu/gpu_query \
+	test/gpu/gpu_p2p \
+	test/gpu/gpu_p2p_semantics \
+	test/gpu/gpu_coll \
+	test/gpu/gpu_reduce \
+	test/gpu/gpu_bad_input
+
+check_PROGRAMS += $(test_gpu_programs)
+TESTS += $(test_gpu_scripts)
+if OL_HAVE_CUDA
+TESTS += $(test_gpu_fake_scripts)
+endif
+AM_TESTS_ENVIRONMENT += \
+	OL_FAKE_CUDA_DIR='$(abs_builddir)/test/gpu/fake_cuda'; export OL_FAKE_CUDA_DIR;
+EXTRA_DIST += $(test_gpu_scripts) $(test_gpu_fake_scripts) test/gpu/common.sh \
+	test/gpu/README.md test/gpu/run-gpu-suite.sh
+
+GPU_TEST_UTIL = test/gpu/gpu_test.c test/gpu/gpu_test.h test/bench/devmem.c test/bench/devmem.h
+GPU_TEST_CPPFLAGS = $(MPI_TEST_INCLUDES) -I$(top_srcdir)/test/bench
+GPU_TEST_LIBS = $(MPI_TEST_LIBS) -ldl
+
+test_gpu_gpu_query_SOURCES = test/gpu/gpu_query.c $(GPU_TEST_UTIL)
+test_gpu_gpu_query_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_query_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_query_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_p2p_SOURCES = test/gpu/gpu_p2p.c $(GPU_TEST_UTIL)
+test_gpu_gpu_p2p_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_p2p_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_p2p_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_p2p_semantics_SOURCES = test/gpu/gpu_p2p_semantics.c $(GPU_TEST_UTIL)
+test_gpu_gpu_p2p_semantics_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_p2p_semantics_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_p2p_semantics_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_coll_SOURCES = test/gpu/gpu_coll.c $(GPU_TEST_UTIL)
+test_gpu_gpu_coll_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_coll_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_coll_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_reduce_SOURCES = test/gpu/gpu_reduce.c $(GPU_TEST_UTIL)
+test_gpu_gpu_reduce_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_reduce_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_reduce_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_bad_input_SOURCES = test/gpu/gpu_bad_input.c $(GPU_TEST_UTIL)
+test_gpu_gpu_bad_input_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_bad_input_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_bad_input_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+# The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
+# directory carried there; contrib/gpu-carry.sh builds them with this target.
+gpu-test-programs: $(test_gpu_programs)
+.PHONY: gpu-test-programs
+# ---- end of the GPU tests ----------------------------------------------------

@@ -1,0 +1,91 @@
+# Sourced by every test/gpu/*.sh test; not a test itself.
+#
+# Each test script runs the program of the same name ($prog) through $MPIRUN
+# on 2 to 4 ranks. A program that finds no usable GPU exits 77: the script
+# then exits 77 too (skipped). The output of every run goes to the test's log.
+# Exit 1: a failed check; 99: a broken set-up.
+#
+# NAME.fake.sh runs NAME.sh against the fake driver (test/gpu/fake_cuda,
+# built where configure found CUDA): the library and the program load
+# $OL_FAKE_CUDA_DIR/libcuda.so.1, and a program that finds no GPU fails
+# instead of skipping (OL_GPU_TEST_REQUIRE_GPU=1).
+#
+# Where the programs are: $GPU_TEST_BINDIR (default $top_builddir/test/gpu);
+# the benchmarks: $BENCH_BINDIR (default $top_builddir/test/bench).
+set -u
+
+fail() {
+    printf 'FAIL: %s\n' "$*" >&2
+    exit 1
+}
+
+hard_error() {
+    printf 'ERROR: %s\n' "$*" >&2
+    exit 99
+}
+
+# skip REASON: exit 77, or fail where a GPU is required (the fake runs).
+skip() {
+    [ "${OL_GPU_TEST_REQUIRE_GPU:-0}" != 1 ] || fail "skipped where a GPU is required: $*"
+    printf 'SKIP: %s\n' "$*"
+    exit 77
+}
+
+[ -n "${top_builddir:-}" ] || hard_error "top_builddir is not set: run me with make check"
+[ -n "${MPIRUN:-}" ] || hard_error "MPIRUN is not set: run me with make check"
+
+test_name=$(basename "$0" .sh)
+case $test_name in
+*.fake)
+    test_name=${test_name%.fake}
+    fake_dir=${OL_FAKE_CUDA_DIR:-$top_builddir/test/gpu/fake_cuda}
+    [ -f "$fake_dir/libcuda.so.1" ] || skip "the fake driver $fake_dir/libcuda.so.1 was not built"
+    LD_LIBRARY_PATH=$fake_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    OMPI_LITE_CUDA_LIBRARY=$fake_dir/libcuda.so.1
+    OL_GPU_TEST_REQUIRE_GPU=1
+    export LD_LIBRARY_PATH OMPI_LITE_CUDA_LIBRARY OL_GPU_TEST_REQUIRE_GPU
+    echo "against the fake driver $OMPI_LITE_CUDA_LIBRARY (a skip is a failure here)"
+    ;;
+esac
+bindir=${GPU_TEST_BINDIR:-$top_builddir/test/gpu}
+# shellcheck disable=SC2034 # used by gpu_bench.sh
+bench_bindir=${BENCH_BINDIR:-$top_builddir/test/bench}
+prog=$bindir/$test_name
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ol-test-gpu.XXXXXX") || hard_error "mktemp failed"
+trap 'rm -rf "$work"' EXIT
+# The harness's timeout sends TERM: exit, so that the EXIT trap cleans up.
+trap 'exit 1' HUP INT TERM
+
+# capture CMD...: runs CMD, leaving its exit status in $rc and its stdout and
+# stderr in $work/out and $work/err, and shows all three in the log.
+capture() {
+    echo "+ $*"
+    "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+    sed 's/^/  out: /' "$work/out"
+    sed 's/^/  err: /' "$work/err"
+    echo "  exit status $rc"
+}
+
+# run_gpu NP ARGS...: runs $prog ARGS on NP ranks; exits 77 when the program
+# skipped (no GPU), fails unless it exited 0 and printed "NAME: OK".
+# $MPIRUN is left unquoted on purpose: it may carry options.
+run_gpu() {
+    np=$1
+    shift
+    [ -x "$prog" ] || hard_error "$prog was not built"
+    # shellcheck disable=SC2086
+    capture $MPIRUN -np "$np" "$prog" "$@"
+    # The "skipped" line too: mpirun has been seen to lose a rank's exit
+    # status given after MPI_Finalize (exit 0 where every rank exited 77).
+    if [ "$rc" -eq 77 ] || grep -q "^$test_name: skipped" "$work/out"; then
+        skip "$test_name: no usable GPU (see the reason above)"
+    fi
+    [ "$rc" -eq 0 ] || fail "$test_name $* on $np ranks: the job exited with status $rc, expected 0"
+    grep -Eq "^$test_name: OK" "$work/out" || fail "$test_name $* on $np ranks: no \"$test_name: OK\" line"
+}
+
+expect_err() {
+    grep -Eq -- "$1" "$work/err" || fail "no line of stderr matches /$1/"
+}
