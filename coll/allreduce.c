@@ -58,6 +58,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 static const char *forced;
 int ol_coll_reproducible;
 int ol_coll_allreduce_segment_bytes;
+int ol_coll_allreduce_device_ipc_bytes;
 static int short_bytes, ring_bytes, hierarchical_bytes;
 static const ol_param_t params[] = {
     {"ALLREDUCE_ALGORITHM", OL_PARAM_STRING, "",
@@ -78,6 +79,11 @@ static const ol_param_t params[] = {
     {"ALLREDUCE_SEGMENT_BYTES", OL_PARAM_INT, "1048576",
      "allreduce tree and hierarchical: pipeline segment size in bytes",
      &ol_coll_allreduce_segment_bytes},
+    {"ALLREDUCE_DEVICE_IPC_BYTES", OL_PARAM_INT, "1048576",
+     "blocking allreduce on device memory, all ranks on one host: from this many bytes on, "
+     "every rank reduces its slice straight out of the others' buffers through CUDA IPC "
+     "(-1: never)",
+     &ol_coll_allreduce_device_ipc_bytes},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

@@ -13,6 +13,7 @@
  * arena, for the next one: a repeated small blocking collective then calls
  * no malloc at all. */
 #include "coll_sched.h"
+#include "ol_accel.h"
 #include "coll_util.h"
 #include "ol_log.h"
 
@@ -61,6 +62,8 @@ struct ol_sched {
     ol_status_t error;
     scratch_t *scratch;
     arena_t *arena;
+    bool device;               /* typed scratch on the device (ol_sched_use_device) */
+    struct device_block *device_scratch;
     ol_sched_t *next_active;
 };
 
@@ -76,6 +79,12 @@ static ol_sched_t *spare;
 
 static void release_objects(const step_t *st);
 
+/* Typed scratch of a schedule on device buffers. */
+typedef struct device_block {
+    struct device_block *next;
+    void *ptr;
+} device_block_t;
+
 static void free_scratch(ol_sched_t *s)
 {
     for (scratch_t *m = s->scratch, *next; m; m = next) {
@@ -83,6 +92,33 @@ static void free_scratch(ol_sched_t *s)
         free(m);
     }
     s->scratch = NULL;
+    for (device_block_t *b = s->device_scratch, *next; b; b = next) {
+        next = b->next;
+        ol_accel_device_free(b->ptr);
+        free(b);
+    }
+    s->device_scratch = NULL;
+    s->device = false;
+}
+
+void ol_sched_use_device(ol_sched_t *s)
+{
+    s->device = true;
+}
+
+static void *device_scratch(ol_sched_t *s, size_t bytes)
+{
+    device_block_t *b = malloc(sizeof(*b));
+    if (!b)
+        return NULL;
+    b->ptr = ol_accel_device_alloc(bytes ? bytes : 1);
+    if (!b->ptr) {
+        free(b);
+        return NULL;
+    }
+    b->next = s->device_scratch;
+    s->device_scratch = b;
+    return b->ptr;
 }
 
 /* Empties a schedule for reuse; it keeps its arrays and its arena. */
@@ -176,7 +212,7 @@ void *ol_sched_scratch(ol_sched_t *s, size_t bytes)
 void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count)
 {
     size_t bytes = count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
-    char *base = ol_sched_scratch(s, bytes);
+    char *base = s->device && bytes > 0 ? device_scratch(s, bytes) : ol_sched_scratch(s, bytes);
     return base ? base - dt->true_lb : NULL;
 }
 
@@ -276,10 +312,11 @@ static ol_status_t copy_typed(const step_t *st)
     void *packed = malloc(bytes ? bytes : 1);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    ol_dt_pack_all(st->dt, st->src, st->count, packed);
-    ol_dt_unpack_all(st->dst_dt, st->dst, st->dst_count, packed);
+    ol_status_t rc = ol_pt2pt_pack(st->src, st->count, st->dt, packed);
+    if (rc == OL_OK)
+        rc = ol_pt2pt_unpack(packed, st->dst, st->dst_count, st->dst_dt);
     free(packed);
-    return OL_OK;
+    return rc;
 }
 
 static ol_status_t post_message(ol_sched_t *s, const step_t *st)

@@ -25,7 +25,11 @@ void ol_sched_free(ol_sched_t *s);
 
 /* Scratch memory that lives as long as the schedule (zeroed). */
 void *ol_sched_scratch(ol_sched_t *s, size_t bytes);
-/* Scratch for count elements of dt, laid out like a user buffer. */
+/* Typed scratch of this schedule goes to device memory: the call's buffers
+ * are there, so its messages and reductions stay on the device. */
+void ol_sched_use_device(ol_sched_t *s);
+/* Scratch for count elements of dt, laid out like a user buffer (device
+ * memory after ol_sched_use_device). */
 void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count);
 
 /* Steps of the current round. Ranks are ranks of the schedule's

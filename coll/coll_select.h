@@ -56,4 +56,12 @@ MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
 bool ol_coll_pair_applies(const ol_coll_args_t *a);
 ol_status_t ol_coll_pair_run(const ol_coll_args_t *a);
 
+/* Blocking allreduce on device memory across the ranks of one host through
+ * CUDA IPC (allreduce_device_ipc.c): whether this call takes it (decided
+ * alike on every rank: it may run a small agreement), and running it. */
+extern int ol_coll_allreduce_device_ipc_bytes;
+ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min_bytes,
+                                          bool *applies);
+ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a);
+
 #endif

@@ -1,25 +1,45 @@
 /* Helpers of coll/: typed copies, send-receive. */
 #include "coll_util.h"
+#include "ol_accel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Either buffer may be device memory: contiguous data is then one device
+ * copy, other data goes through pt2pt's device-aware packing. */
 ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_datatype_t *dt)
 {
     if (dst == src || count == 0)
         return OL_OK;
+    char *to = (char *)dst + dt->true_lb;
+    const char *from = (const char *)src + dt->true_lb;
+    size_t bytes = (size_t)count * dt->size;
+    bool device = ol_accel_is_device(to) || ol_accel_is_device(from);
     if (dt->contiguous) {
-        memcpy((char *)dst + dt->true_lb, (const char *)src + dt->true_lb,
-               (size_t)count * dt->size);
+        if (OL_UNLIKELY(device))
+            return ol_accel_copy(to, from, bytes);
+        memcpy(to, from, bytes);
         return OL_OK;
     }
-    void *packed = malloc((size_t)count * dt->size);
+    void *packed = malloc(bytes);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    ol_dt_pack_all(dt, src, count, packed);
-    ol_dt_unpack_all(dt, dst, count, packed);
+    ol_datatype_t *type = (ol_datatype_t *)dt; /* packing reads it only */
+    ol_status_t rc = ol_pt2pt_pack(src, count, type, packed);
+    if (rc == OL_OK)
+        rc = ol_pt2pt_unpack(packed, dst, count, type);
     free(packed);
-    return OL_OK;
+    return rc;
+}
+
+static bool on_device(const void *buf)
+{
+    return buf != NULL && buf != MPI_IN_PLACE && ol_accel_is_device(buf);
+}
+
+bool ol_coll_on_device(const ol_coll_args_t *a)
+{
+    return on_device(a->sendbuf) || on_device(a->recvbuf);
 }
 
 ol_status_t ol_coll_sendrecv(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,

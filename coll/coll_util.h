@@ -5,8 +5,12 @@
 #include "coll.h"
 #include "pt2pt.h"
 
-/* Copies count typed elements (both buffers of the same type). */
+/* Copies count typed elements (both buffers of the same type), in host or
+ * device memory. */
 ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_datatype_t *dt);
+
+/* A user buffer of the call is in device memory. */
+bool ol_coll_on_device(const ol_coll_args_t *a);
 
 /* Address of element i of a typed buffer. */
 static inline void *ol_coll_at(const void *buf, MPI_Count i, const ol_datatype_t *dt)

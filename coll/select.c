@@ -1,5 +1,6 @@
 /* Selection and the ways to run a collective (see coll.h, coll_select.h). */
 #include "coll_select.h"
+#include "ol_accel.h"
 #include "coll_util.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
@@ -184,6 +185,8 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
     ol_sched_t *s = ol_sched_create(a->comm);
     if (!s)
         return MPI_ERR_NO_MEM;
+    if (OL_UNLIKELY(ol_coll_on_device(a)))
+        ol_sched_use_device(s);
     ol_status_t rc = t->algorithms[index].build(s, a);
     if (rc != OL_OK) {
         ol_sched_free(s);
@@ -195,6 +198,19 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
 
 ol_status_t ol_coll_run(const ol_coll_args_t *a)
 {
+    if (a->kind == OL_COLL_ALLREDUCE && ol_accel_built()) {
+        bool ipc;
+        ol_status_t rc = ol_coll_allreduce_ipc_applies(a, ol_coll_allreduce_device_ipc_bytes, &ipc);
+        if (rc != OL_OK)
+            return rc;
+        if (ipc) {
+            log_choice(ol_coll_tables[a->kind], a, "device_ipc",
+                       ol_coll_why("device memory, one host, >= ALLREDUCE_DEVICE_IPC_BYTES=%d",
+                                   ol_coll_allreduce_device_ipc_bytes),
+                       false);
+            return ol_coll_allreduce_ipc(a);
+        }
+    }
     if (ol_coll_pair_applies(a)) {
         log_choice(ol_coll_tables[a->kind], a, "pair",
                    "blocking, 2 processes, small contiguous messages", false);

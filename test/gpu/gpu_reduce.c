@@ -10,7 +10,7 @@
  * compares bytes.
  *   gpu_reduce            everything
  *   gpu_reduce allreduce  MPI_Allreduce only, the largest count 65537
- *                         (run under each OMPI_LITE_ALLREDUCE_DEVICE_ALGORITHM) */
+ *                         (run under each setting of gpu_allreduce_algos.sh) */
 #include <complex.h>
 #include <stdbool.h>
 #include <stdint.h>
