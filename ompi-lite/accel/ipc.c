@@ -8,10 +8,11 @@
  * reallocated range never gets the old handle.
  *
  * Import: one mapping per (peer, buffer id), opened once and kept, because
- * cuIpcOpenMemHandle costs far more than a message. When a peer's
- * allocation behind a handle we hold changes (same handle, new id: the peer
- * freed it and allocated again), the old mapping is closed first; it would
- * otherwise keep the freed memory alive in the peer's GPU. */
+ * cuIpcOpenMemHandle costs far more than a message. When a peer shows a new
+ * allocation that overlaps the addresses (in the peer) of one we hold, or
+ * the same handle with a new id, the peer freed the old one: its mapping is
+ * closed first, since it would otherwise keep the freed memory alive in the
+ * peer's GPU. */
 #include "accel_internal.h"
 
 #include <pthread.h>
@@ -100,6 +101,7 @@ ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc)
     memcpy(ipc->handle, &e.handle, sizeof(ipc->handle));
     ipc->buffer_id = e.buffer_id;
     ipc->offset = (uint64_t)((uintptr_t)buf - e.base);
+    ipc->alloc_base = (uint64_t)e.base;
     ipc->alloc_size = e.size;
     return OL_OK;
 }
@@ -111,6 +113,7 @@ typedef struct mapping {
     int peer;
     uint64_t buffer_id;
     uint8_t handle[OL_CU_IPC_HANDLE_SIZE];
+    uint64_t peer_base, peer_size; /* the allocation in the peer's address space */
     ol_cu_deviceptr_t base; /* where the allocation is mapped here */
     struct mapping *next;
 } mapping_t;
@@ -132,13 +135,21 @@ static mapping_t *find_mapping(int peer, uint64_t buffer_id)
     return NULL;
 }
 
-/* Closes the peer's mappings of this handle made for another buffer id. */
-static void close_stale(int peer, const uint8_t *handle)
+static bool superseded(const mapping_t *m, const ol_accel_ipc_t *ipc)
+{
+    bool overlaps = m->peer_base < ipc->alloc_base + ipc->alloc_size &&
+                    ipc->alloc_base < m->peer_base + m->peer_size;
+    return overlaps || memcmp(m->handle, ipc->handle, sizeof(m->handle)) == 0;
+}
+
+/* Closes the peer's mappings that ipc's allocation supersedes (called when
+ * ipc's buffer id is new to us). */
+static void close_stale(int peer, const ol_accel_ipc_t *ipc)
 {
     for (int i = 0; i < BUCKETS; i++) {
         for (mapping_t **link = &buckets[i]; *link;) {
             mapping_t *m = *link;
-            if (m->peer == peer && memcmp(m->handle, handle, sizeof(m->handle)) == 0) {
+            if (m->peer == peer && superseded(m, ipc)) {
                 ol_cu.cuIpcCloseMemHandle(m->base);
                 *link = m->next;
                 free(m);
@@ -164,6 +175,8 @@ static ol_status_t open_mapping(int peer, const ol_accel_ipc_t *ipc, mapping_t *
     }
     m->peer = peer;
     m->buffer_id = ipc->buffer_id;
+    m->peer_base = ipc->alloc_base;
+    m->peer_size = ipc->alloc_size;
     memcpy(m->handle, ipc->handle, sizeof(m->handle));
     mapping_t **bucket = bucket_of(peer, ipc->buffer_id);
     m->next = *bucket;
@@ -180,7 +193,7 @@ ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, 
     pthread_mutex_lock(&import_lock);
     mapping_t *m = find_mapping(peer_world_rank, ipc->buffer_id);
     if (!m) {
-        close_stale(peer_world_rank, ipc->handle);
+        close_stale(peer_world_rank, ipc);
         rc = open_mapping(peer_world_rank, ipc, &m);
     }
     if (rc == OL_OK)

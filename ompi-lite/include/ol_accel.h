@@ -95,6 +95,7 @@ typedef struct {
     uint8_t handle[64];    /* CUipcMemHandle of the allocation holding the buffer */
     uint64_t buffer_id;    /* CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation */
     uint64_t offset;       /* of the buffer from the allocation's start */
+    uint64_t alloc_base;   /* the allocation's address in the exporting process */
     uint64_t alloc_size;   /* the allocation's size */
 } ol_accel_ipc_t;
 
@@ -102,8 +103,9 @@ typedef struct {
  * when it cannot be shared (not cudaMalloc memory, e.g. managed or VMM). */
 ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc);
 /* The peer's buffer mapped into this process: *ptr = mapped base + offset.
- * Mappings are cached per (peer, buffer_id) and stay open until the peer's
- * allocation id changes or finalize. */
+ * Mappings are cached per (peer, buffer_id); one is closed when the peer
+ * shows a new allocation over its addresses (the old one was freed: the
+ * mapping would keep its memory alive), the rest at finalize. */
 ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, void **ptr);
 
 /* ---- reductions on device memory --------------------------------------- */
