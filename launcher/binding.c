@@ -7,7 +7,10 @@
  * pe cores inside object i % nobjs. More ranks than cores wrap around (the
  * host is oversubscribed; the ranks share cores). Then bind-to core keeps
  * exactly those cores, socket/numa widen to the package/NUMA node holding
- * the first of them, none binds nothing.
+ * the first of them, none binds nothing. Without --bind-to (default) a
+ * host's ranks are bound to cores when they fit on its cores (n * pe <=
+ * cores), and not at all when they do not: ranks sharing a core because
+ * they are bound to it would be worse off than ranks the kernel moves.
  * Example: 2 packages x 4 cores, 4 ranks, --map-by socket --bind-to core:
  * ranks 0,1,2,3 on cores 0,4,1,5. */
 #define _GNU_SOURCE
@@ -62,13 +65,29 @@ static char *core_list(hwloc_topology_t t, hwloc_const_cpuset_t set)
     return s;
 }
 
+/* What the default binding is on this host for n local ranks; *desc says
+ * why when it is none. */
+static enum ol_bind_to default_binding(hwloc_topology_t topo, const ol_msg_launch_t *job, uint32_t n,
+                                       char **desc)
+{
+    unsigned cores = (unsigned)hwloc_get_nbobjs_by_type(topo, unit_type(topo));
+    unsigned wanted = n * job->pe;
+    if (wanted <= cores)
+        return OL_BIND_CORE;
+    *desc = ol_xasprintf("is not bound (the host is oversubscribed: %u ranks on %u cores)", n, cores);
+    return OL_BIND_NONE;
+}
+
 bool ol_binding_compute(hwloc_topology_t topo, const ol_msg_launch_t *job, uint32_t i, uint32_t n,
                         cpu_set_t *cpus, char **desc)
 {
-    (void)n;
     *desc = NULL;
-    if (job->bind_to == OL_BIND_NONE) {
-        *desc = ol_xstrdup("is not bound (--bind-to none)");
+    enum ol_bind_to bind = job->bind_to;
+    if (bind == OL_BIND_DEFAULT)
+        bind = default_binding(topo, job, n, desc);
+    if (bind == OL_BIND_NONE) {
+        if (*desc == NULL)
+            *desc = ol_xstrdup("is not bound (--bind-to none)");
         return false;
     }
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -97,9 +116,9 @@ bool ol_binding_compute(hwloc_topology_t topo, const ol_msg_launch_t *job, uint3
         return false;
     }
     hwloc_obj_t wide = NULL;
-    if (job->bind_to == OL_BIND_SOCKET)
+    if (bind == OL_BIND_SOCKET)
         wide = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, first);
-    else if (job->bind_to == OL_BIND_NUMA)
+    else if (bind == OL_BIND_NUMA)
         wide = numa_of(topo, first->cpuset);
     if (wide != NULL && wide->cpuset != NULL)
         hwloc_bitmap_copy(set, wide->cpuset);

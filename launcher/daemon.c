@@ -535,9 +535,10 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct ol_daemon *d = arg;
     int sig;
-    while ((sig = ol_signalfd_read(fd)) > 0) {
+    pid_t pid;
+    while ((sig = ol_signalfd_read_pid(fd, &pid)) > 0) {
         if (sig == SIGCHLD)
-            ol_ranks_reap(d);
+            ol_ranks_reap(d, pid);
         else /* SIGTERM/SIGINT/SIGHUP, or mpirun died (PDEATHSIG) */
             lost_parent(d);
     }
@@ -714,17 +715,30 @@ static void send_hello(struct ol_daemon *d)
     ol_strv_free(addrs);
 }
 
-/* Makes sure the last frames (JOB_DONE, RANK_EXIT) reach the parent. */
+/* Makes sure the last frames reach the parent: those queued in the loop's
+ * last round (the STATE answering a STATE_REQ that came just before
+ * SHUTDOWN, an ERROR before exiting) were never written by libevent. A
+ * socket bufferevent keeps the start of its output buffer frozen while it
+ * owns the writing, and evbuffer_write() on a frozen buffer writes nothing;
+ * the loop is over, so we take the writing over: unfreeze, write blocking. */
 static void flush_upstream(struct ol_daemon *d)
 {
     if (d->up == NULL)
         return;
     int fd = bufferevent_getfd(d->up);
     struct evbuffer *out = bufferevent_get_output(d->up);
+    if (fd < 0 || evbuffer_get_length(out) == 0)
+        return;
+    bufferevent_disable(d->up, EV_WRITE);
+    evbuffer_unfreeze(out, 1);
     ol_set_nonblock(fd, false);
-    evbuffer_write(out, fd);
-    while (evbuffer_get_length(out) > 0 && evbuffer_write(out, fd) > 0)
-        ;
+    while (evbuffer_get_length(out) > 0) {
+        if (evbuffer_write(out, fd) <= 0) {
+            ol_info("could not send the last %zu bytes to the parent: %s", evbuffer_get_length(out),
+                    strerror(errno));
+            break;
+        }
+    }
 }
 
 static void teardown(struct ol_daemon *d)

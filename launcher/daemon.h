@@ -99,6 +99,10 @@ struct ol_daemon {
     struct ol_rank *ranks;
     uint32_t nranks;              /* ranks on this host */
     uint32_t nfinished;
+    /* Local ranks in the order they were reaped; exits are reported in
+     * that order (daemon_ranks.c). */
+    uint32_t *reap_order;
+    uint32_t nreaped, nreaped_reported;
     bool job_registered;
     bool killing;
     struct event *kill_timer;
@@ -184,7 +188,8 @@ bool ol_binding_compute(hwloc_topology_t topo, const ol_msg_launch_t *job, uint3
 
 /* daemon_ranks.c */
 int ol_ranks_launch(struct ol_daemon *d, char **err);
-void ol_ranks_reap(struct ol_daemon *d);
+/* Reaps every dead child; `first` (the pid SIGCHLD named, or 0) first. */
+void ol_ranks_reap(struct ol_daemon *d, pid_t first);
 void ol_ranks_kill(struct ol_daemon *d);
 void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len);
 void ol_ranks_free(struct ol_daemon *d);

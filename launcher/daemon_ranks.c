@@ -9,6 +9,10 @@
  * - a rank is "finished" when it is reaped and both its pipes reached EOF
  *   (or a short drain bound passed): only then is its exit reported, so its
  *   last lines always arrive before mpirun hears it ended;
+ * - exits are reported in the order the ranks were reaped, which follows
+ *   the order they died (see ol_ranks_reap): when one rank crashes and
+ *   another fails because of it, mpirun names the first (its first failure
+ *   wins), not whichever pipe happened to close first;
  * - IO frames carry whole lines only (up to IO_MAX_PENDING without a
  *   newline, and the tail at EOF). */
 #define _GNU_SOURCE
@@ -73,10 +77,19 @@ static void on_output(struct bufferevent *bev, void *arg)
     forward_lines(r, bev, bev == r->out ? OL_STREAM_STDOUT : OL_STREAM_STDERR, false);
 }
 
-static void rank_check_finished(struct ol_rank *r)
+/* Reports reaped ranks whose output has ended, in reaping order: a rank
+ * still draining its pipes holds back those reaped after it (for at most
+ * DRAIN_BOUND_MS). */
+static void report_reaped(struct ol_daemon *d)
 {
-    if (r->reaped && r->out == NULL && r->err == NULL && !r->reported)
-        ol_daemon_rank_finished(r->d, r);
+    while (d->nreaped_reported < d->nreaped) {
+        struct ol_rank *r = &d->ranks[d->reap_order[d->nreaped_reported]];
+        if (r->out != NULL || r->err != NULL)
+            return;
+        d->nreaped_reported++;
+        if (!r->reported)
+            ol_daemon_rank_finished(d, r);
+    }
 }
 
 static void close_output(struct ol_rank *r, struct bufferevent **slot)
@@ -93,7 +106,7 @@ static void on_output_event(struct bufferevent *bev, short what, void *arg)
     if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
         return;
     close_output(r, bev == r->out ? &r->out : &r->err);
-    rank_check_finished(r);
+    report_reaped(r->d);
 }
 
 static struct bufferevent *watch_output(struct ol_daemon *d, struct ol_rank *r, int fd)
@@ -348,6 +361,7 @@ static void compute_bindings(struct ol_daemon *d)
 
 int ol_ranks_launch(struct ol_daemon *d, char **err)
 {
+    d->reap_order = ol_xcalloc(d->nranks, sizeof *d->reap_order);
     compute_bindings(d);
     for (uint32_t i = 0; i < d->nranks; i++) {
         if (spawn_rank(d, &d->ranks[i], err) != 0) {
@@ -380,30 +394,41 @@ static void on_drain_bound(evutil_socket_t fd, short what, void *arg)
         close_output(r, &r->out);
     if (r->err != NULL)
         close_output(r, &r->err);
-    rank_check_finished(r);
+    report_reaped(r->d);
 }
 
 static void rank_reaped(struct ol_daemon *d, struct ol_rank *r, int wstatus)
 {
     r->reaped = true;
     r->wstatus = wstatus;
+    d->reap_order[d->nreaped++] = (uint32_t)(r - d->ranks);
     if (r->out != NULL || r->err != NULL) {
         struct timeval tv = { 0, DRAIN_BOUND_MS * 1000 };
         r->drain_timer = evtimer_new(d->base, on_drain_bound, r);
         evtimer_add(r->drain_timer, &tv);
     }
-    rank_check_finished(r);
+    report_reaped(d);
 }
 
-void ol_ranks_reap(struct ol_daemon *d)
+static void reap_pid(struct ol_daemon *d, pid_t pid, int wstatus)
+{
+    struct ol_rank *r = rank_by_pid(d, pid);
+    if (r != NULL && !r->reaped)
+        rank_reaped(d, r, wstatus);
+}
+
+/* SIGCHLD is not queued: while one is pending, later ones are merged into
+ * it and its siginfo names the child that died first. waitpid(-1) returns
+ * dead children in fork order, not death order, so that child is reaped
+ * first. */
+void ol_ranks_reap(struct ol_daemon *d, pid_t first)
 {
     int wstatus;
     pid_t pid;
-    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
-        struct ol_rank *r = rank_by_pid(d, pid);
-        if (r != NULL && !r->reaped)
-            rank_reaped(d, r, wstatus);
-    }
+    if (first > 0 && waitpid(first, &wstatus, WNOHANG) == first)
+        reap_pid(d, first, wstatus);
+    while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0)
+        reap_pid(d, pid, wstatus);
 }
 
 static void signal_live_ranks(struct ol_daemon *d, int sig)
@@ -457,5 +482,7 @@ void ol_ranks_free(struct ol_daemon *d)
     d->kill_timer = NULL;
     free(d->ranks);
     d->ranks = NULL;
+    free(d->reap_order);
+    d->reap_order = NULL;
     d->nranks = 0;
 }

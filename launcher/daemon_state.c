@@ -279,8 +279,11 @@ static void describe_rank(struct ol_rank *r, uint64_t now, ol_rank_state_t *s)
 
 static void send_states(struct ol_daemon *d, uint32_t req_id)
 {
-    uint64_t now = now_ns();
     sample_all(d);
+    /* Read after sampling: a call that sampling saw first (stamped with its
+     * own clock reading) must not start after `now`, or its duration
+     * wraps around (a rank "in MPI_Finalize for 4154504.7 s"). */
+    uint64_t now = now_ns();
     ol_msg_state_t m = { .req_id = req_id, .node_id = d->node_id, .n = d->nranks };
     m.ranks = ol_xcalloc(d->nranks + 1, sizeof *m.ranks);
     for (uint32_t i = 0; i < d->nranks; i++)

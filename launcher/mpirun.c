@@ -108,10 +108,14 @@ struct mpirun {
     uint32_t nhello;
     bool launched, shutdown_sent, force_exit;
     uint8_t *rank_running;
-    /* The first failure wins; later ones are consequences of the kill. */
+    /* The first failure wins; later ones are consequences of the kill.
+     * It is recorded when it happens, before any state report, so that
+     * nothing after it (the daemons finishing while the report is being
+     * gathered) can make the job end with status 0. */
     bool failed;
     char *fail_line;
     int exit_code;
+    bool killing;               /* KILL went down: the job is being ended */
     struct event *watchdog, *timeout_ev, *ping_ev;
     int sigfd;
     struct event *sig_ev;
@@ -119,12 +123,11 @@ struct mpirun {
     struct ol_output *out;
     struct fence *fences;
     /* The state report being gathered (one at a time), and what follows
-     * it: the job goes on (fail_line NULL) or ends with fail_line. */
+     * it: the job goes on, or it ends (the failure is already recorded). */
     struct ol_report *report;
     uint32_t report_id, report_waiting;
     struct event *report_timer;
-    char *report_fail_line;
-    int report_fail_code;
+    bool report_ends_job;
     struct timespec started;
     /* stdin forwarding */
     struct event *stdin_ev;
@@ -194,17 +197,28 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
     event_base_once(m->base, -1, EV_TIMEOUT, on_force_exit, m, &tv);
 }
 
-/* Records the first failure (taking ownership of line) and ends the job. */
-static void job_failed(struct mpirun *m, char *line, int exit_code)
+/* Records the first failure (taking ownership of line): its line and exit
+ * status are final from here on. False when an earlier failure won. */
+static bool record_failure(struct mpirun *m, char *line, int exit_code)
 {
-    if (m->failed || m->report_fail_line != NULL) {
+    if (m->failed) {
         free(line);
-        return;
+        return false;
     }
     ol_trace("job failed: %s", line);
     m->failed = true;
     m->fail_line = line;
     m->exit_code = exit_code ? exit_code : 1;
+    return true;
+}
+
+/* Ends the job after a recorded failure: KILL down the tree, and a
+ * watchdog in case the daemons do not finish. */
+static void end_job(struct mpirun *m)
+{
+    if (m->killing)
+        return;
+    m->killing = true;
     send_down_all(m, OL_MSG_KILL, NULL);
     /* Daemons not yet up are not started or are stopped now. */
     for (uint32_t i = 0; i < m->nnodes; i++) {
@@ -219,6 +233,13 @@ static void job_failed(struct mpirun *m, char *line, int exit_code)
     m->watchdog = evtimer_new(m->base, on_watchdog, m);
     evtimer_add(m->watchdog, &tv);
     check_finished(m);
+}
+
+/* The first failure ends the job at once (later ones are ignored). */
+static void job_failed(struct mpirun *m, char *line, int exit_code)
+{
+    if (record_failure(m, line, exit_code))
+        end_job(m);
 }
 
 static const char *host_of_rank(struct mpirun *m, uint32_t rank)
@@ -244,24 +265,25 @@ static void report_finish(struct mpirun *m)
     for (uint32_t r = 0; r < m->job.job_size; r++)
         hosts[r] = host_of_rank(m, r);
     struct ol_report *rep = m->report;
-    char *line = m->report_fail_line;
+    bool ends = m->report_ends_job;
     m->report = NULL;
-    m->report_fail_line = NULL;
+    m->report_ends_job = false;
     if (m->report_timer)
         event_del(m->report_timer);
     ol_report_set_hosts(rep, hosts);
     /* After a rank's death, a job that never entered MPI has nothing to say. */
-    if (line == NULL || m->report_fail_code == TIMEOUT_EXIT_CODE || ol_report_has_mpi(rep)) {
+    if (!ends || m->exit_code == TIMEOUT_EXIT_CODE || ol_report_has_mpi(rep)) {
         char *text = ol_report_format(rep, seconds_since(&m->started),
-                                      line ? "the job is ended, as the next line says" : "the job goes on");
+                                      ends ? "the job is ended, as the next line says" : "the job goes on");
         fputs(text, stderr);
         fflush(stderr);
         free(text);
     }
     ol_report_free(rep);
     free(hosts);
-    if (line != NULL)
-        job_failed(m, line, m->report_fail_code);
+    if (ends)
+        end_job(m);
+    check_finished(m); /* the daemons may have finished meanwhile */
 }
 
 static void on_report_timeout(evutil_socket_t fd, short what, void *arg)
@@ -273,20 +295,22 @@ static void on_report_timeout(evutil_socket_t fd, short what, void *arg)
         report_finish(m); /* ranks whose daemon did not answer show as such */
 }
 
-/* Asks every daemon for its ranks' states. fail_line (owned) and code: the
- * job ends after the report; NULL: it goes on. False (fail_line untouched)
- * when no report can be made now: no job yet, or one is being gathered. */
-static bool report_start(struct mpirun *m, char *fail_line, int code)
+/* Asks every daemon for its ranks' states; ends_job: the job ends after
+ * the report (its failure is recorded), else it goes on. False when no
+ * report can be made now: no job yet, one is being gathered, or the job is
+ * already being killed or shut down. */
+static bool report_start(struct mpirun *m, bool ends_job)
 {
-    if (!m->launched || m->report != NULL || m->failed)
+    if (!m->launched || m->report != NULL || m->killing || m->shutdown_sent)
         return false;
     m->report = ol_report_new(m->job.job_size);
     m->report_id++;
     m->report_waiting = 0;
+    /* A daemon that is done still answers: it waits for SHUTDOWN, which
+     * check_finished holds back while a report is being gathered. */
     for (uint32_t i = 0; i < m->nnodes; i++)
-        m->report_waiting += m->nodes[i].state == NODE_UP;
-    m->report_fail_line = fail_line;
-    m->report_fail_code = code;
+        m->report_waiting += m->nodes[i].state == NODE_UP || m->nodes[i].state == NODE_DONE;
+    m->report_ends_job = ends_job;
     ol_msg_state_req_t q = { .req_id = m->report_id, .stacks = m->opts.get_stack_traces };
     ol_wbuf_t w = { 0 };
     ol_msg_state_req_encode(&q, &w);
@@ -315,11 +339,12 @@ static void handle_state(struct mpirun *m, ol_rbuf_t *rb)
     ol_msg_state_free(&st);
 }
 
-/* A failure that the ranks' states explain: report first, then end. */
+/* A failure that the ranks' states explain: recorded now, reported, and
+ * then the job is ended. */
 static void job_failed_reported(struct mpirun *m, char *line, int code)
 {
-    if (!report_start(m, line, code))
-        job_failed(m, line, code);
+    if (record_failure(m, line, code) && !report_start(m, true))
+        end_job(m);
 }
 
 static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
@@ -426,8 +451,19 @@ static void node_lost(struct mpirun *m, struct node *n, const char *why)
     check_finished(m);
 }
 
-/* SHUTDOWN once every daemon is done (or gone); leave the loop once every
- * direct link is closed and no daemon is still being started. */
+static bool links_open(const struct mpirun *m)
+{
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        const struct node *n = &m->nodes[m->child_first + i];
+        if (n->bev != NULL && !n->link_closed)
+            return true;
+    }
+    return false;
+}
+
+/* SHUTDOWN once every daemon is done (or gone) and no state report is
+ * being gathered (the daemons must stay to answer it); leave the loop once
+ * every direct link is closed and no daemon is still being started. */
 static void check_finished(struct mpirun *m)
 {
     bool all_done = true;
@@ -436,18 +472,20 @@ static void check_finished(struct mpirun *m)
         if (s != NODE_DONE && s != NODE_DEAD)
             all_done = false;
     }
-    if (all_done && !m->shutdown_sent) {
+    if (!all_done)
+        return;
+    if (m->report != NULL) {
+        /* No answer can come any more: print what we have (that ends here). */
+        if (!links_open(m))
+            report_finish(m);
+        return;
+    }
+    if (!m->shutdown_sent) {
         m->shutdown_sent = true;
         send_down_all(m, OL_MSG_SHUTDOWN, NULL);
     }
-    if (!all_done)
-        return;
-    for (uint32_t i = 0; i < m->nchildren; i++) {
-        struct node *n = &m->nodes[m->child_first + i];
-        if (n->bev != NULL && !n->link_closed)
-            return;
-    }
-    event_base_loopexit(m->base, NULL);
+    if (!links_open(m))
+        event_base_loopexit(m->base, NULL);
 }
 
 /* ---- stdin ---- */
@@ -1023,7 +1061,7 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
             continue;
         }
         if (sig == SIGUSR1) {
-            if (!report_start(m, NULL, 0))
+            if (!report_start(m, false))
                 fprintf(stderr, "mpirun: no state report now (%s)\n",
                         m->report ? "one is being gathered" : "the job is not running");
             continue;
@@ -1251,7 +1289,6 @@ static void cleanup(struct mpirun *m)
     if (m->report_timer)
         event_free(m->report_timer);
     ol_report_free(m->report);
-    free(m->report_fail_line);
     if (m->ping_ev)
         event_free(m->ping_ev);
     if (m->listen_ev) {

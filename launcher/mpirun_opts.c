@@ -265,7 +265,7 @@ static const struct opt_spec options[] = {
     { { "host", "H" }, "H[:N],...", 1, apply_host, "hosts and slots (default 1) on the command line" },
     { { "npernode", "N", "ppn", "pernode-n" }, "N", 1, apply_npernode, "N processes on every host" },
     { { "map-by" }, "KIND[:PE=n]", 1, apply_map_by, "slot (default), node, core, socket, numa; PE=n cores per process" },
-    { { "bind-to" }, "KIND", 1, apply_bind_to, "core, socket, numa or none (default none; core with PE=n)" },
+    { { "bind-to" }, "KIND", 1, apply_bind_to, "core, socket, numa or none (default core, none where a host has more ranks than cores)" },
     { { "report-bindings" }, NULL, 0, apply_report_bindings, "print the cores each process is bound to" },
     { { "oversubscribe" }, NULL, 0, apply_oversubscribe, "allow more processes than slots" },
     { { "x" }, "NAME[=VALUE]", 1, apply_export, "set NAME for the processes (mpirun's value if none given)" },
@@ -421,8 +421,10 @@ int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err)
             return -1;
         }
     }
-    if (o->pe > 1 && !o->bind_given)
-        o->bind_to = OL_BIND_CORE; /* PE=n means n cores per process, as in Open MPI */
+    /* As Open MPI: PE=n means n cores per process; otherwise each daemon
+     * binds to cores unless its host is oversubscribed. */
+    if (!o->bind_given)
+        o->bind_to = o->pe > 1 ? OL_BIND_CORE : OL_BIND_DEFAULT;
     if (read_params(o, err) != 0)
         return -1;
     for (size_t a = 0; a < o->napps; a++) {

@@ -23,7 +23,7 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 2u
+#define OL_PROTO_VERSION 3u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
@@ -65,7 +65,10 @@ enum ol_stream { OL_STREAM_STDOUT = 1, OL_STREAM_STDERR = 2 };
 
 /* --map-by and --bind-to, as carried in LAUNCH. */
 enum ol_map_by { OL_MAP_SLOT = 0, OL_MAP_NODE, OL_MAP_CORE, OL_MAP_SOCKET, OL_MAP_NUMA };
-enum ol_bind_to { OL_BIND_NONE = 0, OL_BIND_CORE, OL_BIND_SOCKET, OL_BIND_NUMA };
+/* OL_BIND_DEFAULT (no --bind-to): core where a host's ranks fit on its
+ * cores, none where they do not. Each daemon decides for its host, since
+ * only it knows the host's cores. */
+enum ol_bind_to { OL_BIND_NONE = 0, OL_BIND_CORE, OL_BIND_SOCKET, OL_BIND_NUMA, OL_BIND_DEFAULT };
 
 typedef struct {
     uint32_t version;

@@ -164,14 +164,23 @@ int ol_signalfd_open(const int *sigs, size_t nsigs)
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-int ol_signalfd_read(int fd)
+int ol_signalfd_read_pid(int fd, pid_t *pid)
 {
     struct signalfd_siginfo si;
     ssize_t n;
     do {
         n = read(fd, &si, sizeof si);
     } while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof si ? (int)si.ssi_signo : 0;
+    if (n != (ssize_t)sizeof si)
+        return 0;
+    *pid = (pid_t)si.ssi_pid;
+    return (int)si.ssi_signo;
+}
+
+int ol_signalfd_read(int fd)
+{
+    pid_t pid;
+    return ol_signalfd_read_pid(fd, &pid);
 }
 
 void ol_child_reset_signals(void)

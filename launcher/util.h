@@ -39,6 +39,9 @@ int ol_write_all(int fd, const void *buf, size_t len);
 int ol_signalfd_open(const int *sigs, size_t nsigs);
 /* Reads one pending signal number from a signalfd; 0 when none is left. */
 int ol_signalfd_read(int fd);
+/* The same, and *pid: the process that sent it (for SIGCHLD, the child
+ * whose change raised it). */
+int ol_signalfd_read_pid(int fd, pid_t *pid);
 /* For a child between fork and exec: unblock everything and restore default
  * dispositions (async-signal-safe). */
 void ol_child_reset_signals(void);

@@ -3,7 +3,7 @@
 # and ring (contrib/examples/ring.c) are plain MPI programs for the
 # multi-host, Slurm and Open MPI launcher tests.
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
-	test/launcher/ring test/launcher/hang test/launcher/split_host
+	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -27,6 +27,8 @@ test_launcher_scripts = \
 	test/launcher/options.sh \
 	test/launcher/pmix_job.sh \
 	test/launcher/failures.sh \
+	test/launcher/exit_status.sh \
+	test/launcher/default_binding.sh \
 	test/launcher/signals.sh \
 	test/launcher/stdin.sh \
 	test/launcher/netns.sh \
@@ -43,3 +45,8 @@ test_launcher_split_host_SOURCES = test/launcher/split_host.c
 test_launcher_split_host_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_split_host_LDADD = $(MPI_TEST_LIBS)
 test_launcher_split_host_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_launcher_exit_after_SOURCES = test/launcher/exit_after.c
+test_launcher_exit_after_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_exit_after_LDADD = $(MPI_TEST_LIBS)
+test_launcher_exit_after_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
