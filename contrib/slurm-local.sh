@@ -26,9 +26,11 @@ install_packages() {
 }
 
 start() {
-    mkdir -p "$dir/state" "$dir/spool"
+    mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
     install_packages
-    if ! pgrep -x munged >/dev/null; then
+    # Ask munge itself: a process named munged may be a zombie that nobody
+    # reaped (a container whose PID 1 does not), which pgrep still lists.
+    if ! munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
         mkdir -p /run/munge
         chown munge:munge /run/munge 2>/dev/null || true
         if id munge >/dev/null 2>&1; then
@@ -62,6 +64,10 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# Slurm's PMIx plugin makes a directory per job step here: a fixed /tmp
+# would keep those of steps killed by earlier runs, and a new step of the
+# same number could not start.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
