@@ -19,9 +19,19 @@
  *     8     4 MiB     37774         10819        18915    33547
  *     8    16 MiB    151087         80733        74147   131741
  *
- * Hence: recursive doubling below ALLREDUCE_SHORT_BYTES (16 KiB), and on 2
- * ranks (where it is one exchange) below ALLREDUCE_RING_BYTES; Rabenseifner
- * up to ALLREDUCE_RING_BYTES (4 MiB), the ring from there on. Non-commutative
+ * Re-measured on 2 ranks with the machine quieter (load 2, ranks bound to
+ * cores, 3 alternating runs, median us):
+ *
+ *   bytes    rec.doubling  rabenseifner   ring
+ *   64 KiB       19.9          21.3        20.7
+ *   256 KiB      69.7          68.7        66.8
+ *   1 MiB       205.2         172.0       169.1
+ *   4 MiB      1027.3         811.5       744.1
+ *
+ * The single exchange of recursive doubling reduces the whole vector on
+ * both ranks; halving it first wins from about 128 KiB. Hence: recursive
+ * doubling below ALLREDUCE_SHORT_BYTES (16 KiB); Rabenseifner up to
+ * ALLREDUCE_RING_BYTES (4 MiB), the ring from there on. Non-commutative
  * ops take recursive doubling when short, else the in-order tree.
  * Hierarchical is chosen on jobs that span hosts, for vectors below
  * ALLREDUCE_HIERARCHICAL_BYTES (not measured: the development machine is
@@ -93,10 +103,9 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return INTERCOMM;
     }
-    if (bytes < short_bytes || a->recvcount < a->comm->size ||
-        (a->comm->size == 2 && bytes < ring_bytes)) {
-        *why = ol_coll_why("%lld bytes < ALLREDUCE_SHORT_BYTES=%d, or 2 ranks", (long long)bytes,
-                           short_bytes);
+    if (bytes < short_bytes || a->recvcount < a->comm->size) {
+        *why = ol_coll_why("%lld bytes < ALLREDUCE_SHORT_BYTES=%d, or fewer elements than ranks",
+                           (long long)bytes, short_bytes);
         return RD;
     }
     if (!a->op->commutative) {
