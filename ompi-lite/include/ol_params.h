@@ -21,6 +21,7 @@ extern struct ol_param_values {
     const char *debug;          /* DEBUG */
     const char *debug_subsys;   /* DEBUG_SUBSYS */
     int spin_us;                /* SPIN_US */
+    int yield_us;               /* YIELD_US */
     int wait_poll_ms;           /* WAIT_POLL_MS */
     /* UCX settings applied unless the user set the UCX variable (empty:
      * UCX's own default); see init.c. */

@@ -26,9 +26,10 @@ static int host_cores(void)
 }
 
 /* Busy polling before yielding (see progress.c) pays only when every local
- * rank has a core, and then only briefly: ranks are not bound, so two of
- * them can share a core for a while (other jobs on the other), and a rank
- * that spins keeps its peer off that core for the whole spin. Measured
+ * rank has a core, and then only briefly: ranks of other launchers, or
+ * started with --bind-to none, may share a core for a while (other jobs on
+ * the other), and a rank that spins keeps its peer off that core for the
+ * whole spin. Measured
  * with osu_allreduce, 2 ranks, 1-8 KiB: 53-58 us per call in such runs
  * with 50 us spins, 7.6 at worst with 5 us; 0.7-8 us either way otherwise. */
 static int choose_spin_us(void)

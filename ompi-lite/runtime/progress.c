@@ -1,6 +1,7 @@
 /* The progress engine's waiting loop, in three phases: poll UCX for spin_us
  * (0 when the host has fewer cores than local ranks); then keep polling but
- * give the core away between polls (sched_yield) for YIELD_US; then sleep
+ * give the core away between polls (sched_yield) for yield_us (parameter
+ * YIELD_US); then sleep
  * on the worker's event fd until UCX signals an event.
  *
  * Why the yielding phase: a rank that sleeps at once costs its peer a
@@ -33,9 +34,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <time.h>
-
-/* How long a waiting rank yields between polls before it sleeps. */
-#define YIELD_US 200
 
 static int sleepers;
 
@@ -96,7 +94,7 @@ static bool poll_again(wait_phase_t *w)
     double now = ol_rt_wtime();
     if (w->spin_until == 0) {
         w->spin_until = now + 1e-6 * ol_rt.spin_us;
-        w->yield_until = w->spin_until + 1e-6 * YIELD_US;
+        w->yield_until = w->spin_until + 1e-6 * ol_param.yield_us;
     }
     if (now < w->spin_until)
         return true;
