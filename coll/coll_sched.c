@@ -211,7 +211,7 @@ void *ol_sched_scratch(ol_sched_t *s, size_t bytes)
 
 void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count)
 {
-    size_t bytes = count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
+    size_t bytes = ol_dt_span(dt, count);
     char *base = s->device && bytes > 0 ? device_scratch(s, bytes) : ol_sched_scratch(s, bytes);
     return base ? base - dt->true_lb : NULL;
 }

@@ -107,26 +107,6 @@ static uint32_t next_cookie(void)
 
 /* ---- moving a user buffer to and from packed host memory ------------------ */
 
-static size_t span_of(const ol_datatype_t *dt, MPI_Count count)
-{
-    return (size_t)((count - 1) * dt->extent + dt->true_extent);
-}
-
-/* A host copy of the bytes a non-contiguous device buffer spans, so the
- * host datatype engine can pack from it or unpack into it. */
-static ol_status_t shadow_in(const void *buf, MPI_Count count, const ol_datatype_t *dt,
-                             char **shadow)
-{
-    size_t span = span_of(dt, count);
-    *shadow = malloc(span ? span : 1);
-    if (!*shadow)
-        return MPI_ERR_NO_MEM;
-    ol_status_t rc = ol_accel_copy(*shadow, (const char *)buf + dt->true_lb, span);
-    if (rc != OL_OK)
-        free(*shadow);
-    return rc;
-}
-
 /* Packs the first `bytes` of (buf, count, dt), device memory, into dst. */
 static ol_status_t pack_device(const void *buf, MPI_Count count, ol_datatype_t *dt, void *dst,
                                size_t bytes)
@@ -134,7 +114,7 @@ static ol_status_t pack_device(const void *buf, MPI_Count count, ol_datatype_t *
     if (dt->contiguous)
         return ol_accel_copy(dst, (const char *)buf + dt->true_lb, bytes);
     char *shadow;
-    ol_status_t rc = shadow_in(buf, count, dt, &shadow);
+    ol_status_t rc = ol_accel_copy_span_to_host(buf, count, dt, &shadow);
     if (rc != OL_OK)
         return rc;
     ol_dt_cursor_t *c = ol_dt_cursor_create(dt, shadow - dt->true_lb, count);
@@ -168,7 +148,7 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
     char *shadow = NULL;
     char *base = buf;
     if (device) {
-        ol_status_t rc = shadow_in(buf, count, dt, &shadow);
+        ol_status_t rc = ol_accel_copy_span_to_host(buf, count, dt, &shadow);
         if (rc != OL_OK)
             return rc;
         base = shadow - dt->true_lb;
@@ -180,7 +160,7 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
     }
     ol_status_t rc = c ? OL_OK : MPI_ERR_NO_MEM;
     if (device && rc == OL_OK)
-        rc = ol_accel_copy((char *)buf + dt->true_lb, shadow, span_of(dt, count));
+        rc = ol_accel_copy((char *)buf + dt->true_lb, shadow, ol_dt_span(dt, count));
     free(shadow);
     return rc;
 }
@@ -545,7 +525,7 @@ ol_status_t ol_dev_send_start(ol_request_t *req, ucp_ep_h ep, ucp_tag_t tag)
     }
     size_t bytes = (size_t)a->count * a->dt->size;
     ol_status_t rc = ol_accel_check_device((const char *)a->buf + a->dt->true_lb,
-                                           a->dt->contiguous ? bytes : span_of(a->dt, a->count));
+                                           a->dt->contiguous ? bytes : ol_dt_span(a->dt, a->count));
     if (rc != OL_OK)
         return rc;
     dev_send_t *s = calloc(1, sizeof(*s));

@@ -366,6 +366,21 @@ ol_status_t ol_accel_copy_async(void *dst, const void *src, size_t bytes,
     return rc == OL_OK ? ol_accel_record_event(done) : rc;
 }
 
+ol_status_t ol_accel_copy_span_to_host(const void *buf, MPI_Count count, const ol_datatype_t *dt,
+                                       char **copy)
+{
+    size_t span = ol_dt_span(dt, count);
+    *copy = malloc(span ? span : 1);
+    if (!*copy)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = ol_accel_copy(*copy, (const char *)buf + dt->true_lb, span);
+    if (rc != OL_OK) {
+        free(*copy);
+        *copy = NULL;
+    }
+    return rc;
+}
+
 ol_status_t ol_accel_synchronize(void)
 {
     if (!__atomic_load_n(&library_context, __ATOMIC_ACQUIRE))

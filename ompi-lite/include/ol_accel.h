@@ -76,6 +76,12 @@ ol_status_t ol_accel_copy_async(void *dst, const void *src, size_t bytes,
  * A device error is reported once through *error (MPI_ERR_OTHER + detail). */
 bool ol_accel_event_done(ol_accel_event_t *event, ol_status_t *error);
 void ol_accel_event_free(ol_accel_event_t *event);
+/* A host copy (malloc, the caller frees it) of the bytes that count
+ * elements of dt in device memory span (ol_dt_span), so that the host
+ * datatype engine can work on it: element data of buf lies at the same
+ * offsets from *copy - dt->true_lb. */
+ol_status_t ol_accel_copy_span_to_host(const void *buf, MPI_Count count, const ol_datatype_t *dt,
+                                       char **copy);
 /* Waits for everything the library queued on its stream. */
 ol_status_t ol_accel_synchronize(void);
 

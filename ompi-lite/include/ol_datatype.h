@@ -32,6 +32,13 @@ typedef struct ol_datatype {
     struct ol_attr_list *attrs; /* attributes (api/attr.c); NULL: none */
 } ol_datatype_t;
 
+/* Bytes that count elements of dt span from their true lower bound on:
+ * what a copy of the whole buffer (gaps included) must hold. */
+static inline size_t ol_dt_span(const ol_datatype_t *dt, MPI_Count count)
+{
+    return count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
+}
+
 /* NULL for MPI_DATATYPE_NULL and anything that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
 MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt);

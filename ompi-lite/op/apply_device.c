@@ -8,29 +8,15 @@
 
 #include <stdlib.h>
 
-/* The bytes count elements of dt span, from true_lb on. */
-static size_t span_of(const ol_datatype_t *dt, MPI_Count count)
-{
-    return (size_t)((count - 1) * dt->extent + dt->true_extent);
-}
-
-/* A host copy of a device operand, laid out as the original: the returned
- * base plays the role of the user's pointer. */
+/* A host copy of a device operand, laid out as the original: *base plays
+ * the role of the user's pointer. */
 static ol_status_t host_copy(const void *dev, MPI_Count count, const ol_datatype_t *dt,
                              char **copy, char **base)
 {
-    size_t span = span_of(dt, count);
-    *copy = malloc(span ? span : 1);
-    if (!*copy)
-        return MPI_ERR_NO_MEM;
-    ol_status_t rc = ol_accel_copy(*copy, (const char *)dev + dt->true_lb, span);
-    if (rc != OL_OK) {
-        free(*copy);
-        *copy = NULL;
-        return rc;
-    }
-    *base = *copy - dt->true_lb;
-    return OL_OK;
+    ol_status_t rc = ol_accel_copy_span_to_host(dev, count, dt, copy);
+    if (rc == OL_OK)
+        *base = *copy - dt->true_lb;
+    return rc;
 }
 
 static ol_status_t apply_staged(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
@@ -45,7 +31,7 @@ static ol_status_t apply_staged(const ol_op_t *op, const void *in, void *inout, 
     if (rc == OL_OK)
         rc = ol_op_apply(op, in_host, inout_host, count, dt);
     if (rc == OL_OK && inout_dev)
-        rc = ol_accel_copy((char *)inout + dt->true_lb, inout_copy, span_of(dt, count));
+        rc = ol_accel_copy((char *)inout + dt->true_lb, inout_copy, ol_dt_span(dt, count));
     free(in_copy);
     free(inout_copy);
     return rc;
