@@ -25,6 +25,8 @@ void ol_sched_free(ol_sched_t *s);
 
 /* Scratch memory that lives as long as the schedule (zeroed). */
 void *ol_sched_scratch(ol_sched_t *s, size_t bytes);
+/* The same, not zeroed: for data the schedule writes before it reads. */
+void *ol_sched_buffer(ol_sched_t *s, size_t bytes);
 /* Typed scratch of this schedule goes to device memory: the call's buffers
  * are there, so its messages and reductions stay on the device. */
 void ol_sched_use_device(ol_sched_t *s);
