@@ -121,12 +121,11 @@ ol_status_t ol_coll_allreduce_hierarchical(ol_sched_t *s, const ol_coll_args_t *
         }
     }
     MPI_Count seg = ol_coll_segment_count(ol_coll_allreduce_segment_bytes, dt);
-    if (!ol_coll_in_place(a))
-        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
+    const void *mine = ol_coll_in_place(a) ? NULL : a->sendbuf;
     if (rc == OL_OK)
-        rc = ol_coll_tree_reduce(s, a->recvbuf, n, dt, a->op, local, nlocal, me_local, seg);
+        rc = ol_coll_tree_reduce(s, a->recvbuf, mine, n, dt, a->op, local, nlocal, me_local, seg);
     if (rc == OL_OK && me_leader >= 0)
-        rc = ol_coll_tree_reduce(s, a->recvbuf, n, dt, a->op, leaders, nleaders, me_leader,
+        rc = ol_coll_tree_reduce(s, a->recvbuf, NULL, n, dt, a->op, leaders, nleaders, me_leader,
                                  seg);
     if (rc == OL_OK && me_leader >= 0)
         rc = ol_coll_tree_bcast(s, a->recvbuf, n, dt, leaders, nleaders, me_leader, seg);

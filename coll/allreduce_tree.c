@@ -27,11 +27,9 @@ ol_status_t ol_coll_allreduce_tree(ol_sched_t *s, const ol_coll_args_t *a)
     int *ranks = ol_coll_rotated_ranks(s, p, 0);
     if (!ranks)
         return MPI_ERR_NO_MEM;
-    ol_status_t rc = OL_OK;
-    if (!ol_coll_in_place(a))
-        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
-    if (rc == OL_OK)
-        rc = ol_coll_tree_reduce(s, a->recvbuf, n, dt, a->op, ranks, p, a->comm->rank, seg);
+    const void *mine = ol_coll_in_place(a) ? NULL : a->sendbuf;
+    ol_status_t rc = ol_coll_tree_reduce(s, a->recvbuf, mine, n, dt, a->op, ranks, p,
+                                         a->comm->rank, seg);
     if (rc == OL_OK)
         rc = ol_coll_tree_bcast(s, a->recvbuf, n, dt, ranks, p, a->comm->rank, seg);
     return rc;

@@ -22,9 +22,10 @@ ol_status_t ol_coll_reduce_binomial(ol_sched_t *s, const ol_coll_args_t *a)
     if (!ranks)
         return MPI_ERR_NO_MEM;
     ol_status_t rc;
-    void *acc = ol_coll_reduce_accumulator(s, a, me == 0, &rc);
+    void *acc = ol_coll_reduce_accumulator(s, a, me == 0, ol_coll_tree_leaf(me, p), &rc);
     if (rc == OL_OK)
-        rc = ol_coll_tree_reduce(s, acc, a->recvcount, a->recvtype, a->op, ranks, p, me,
+        rc = ol_coll_tree_reduce(s, acc, ol_coll_reduce_own_vector(a, acc), a->recvcount,
+                                 a->recvtype, a->op, ranks, p, me,
                                  ol_coll_segment_count(ol_coll_reduce_segment_bytes,
                                                        a->recvtype));
     return rc;

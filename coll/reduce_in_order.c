@@ -17,9 +17,11 @@ ol_status_t ol_coll_reduce_in_order(ol_sched_t *s, const ol_coll_args_t *a)
     if (!ranks)
         return MPI_ERR_NO_MEM;
     ol_status_t rc;
-    void *acc = ol_coll_reduce_accumulator(s, a, rank == 0 && a->root == 0, &rc);
+    void *acc = ol_coll_reduce_accumulator(s, a, rank == 0 && a->root == 0,
+                                           ol_coll_tree_leaf(rank, p), &rc);
     if (rc == OL_OK)
-        rc = ol_coll_tree_reduce(s, acc, a->recvcount, a->recvtype, a->op, ranks, p, rank,
+        rc = ol_coll_tree_reduce(s, acc, ol_coll_reduce_own_vector(a, acc), a->recvcount,
+                                 a->recvtype, a->op, ranks, p, rank,
                                  ol_coll_segment_count(ol_coll_reduce_segment_bytes,
                                                        a->recvtype));
     if (rc == OL_OK && a->root != 0 && (rank == 0 || rank == a->root)) {

@@ -23,14 +23,13 @@ ol_status_t ol_coll_reduce_scatter_in_order(ol_sched_t *s, const ol_coll_args_t 
     if (!starts || !ranks)
         return MPI_ERR_NO_MEM;
     MPI_Count n = starts[p];
-    void *acc = ol_sched_scratch_typed(s, dt, n);
-    if (!acc)
+    /* a leaf of the tree sends its own vector and needs no accumulator */
+    void *acc = ol_coll_tree_leaf(rank, p) ? NULL : ol_sched_scratch_typed(s, dt, n);
+    if (!acc && !ol_coll_tree_leaf(rank, p))
         return MPI_ERR_NO_MEM;
-    ol_status_t rc = ol_sched_copy(s, ol_coll_in_place(a) ? a->recvbuf : a->sendbuf, n, dt,
-                                   acc, n, dt);
-    if (rc == OL_OK)
-        rc = ol_coll_tree_reduce(s, acc, n, dt, a->op, ranks, p, rank,
-                                 ol_coll_segment_count(ol_coll_reduce_segment_bytes, dt));
+    ol_status_t rc = ol_coll_tree_reduce(s, acc, ol_coll_in_place(a) ? a->recvbuf : a->sendbuf,
+                                         n, dt, a->op, ranks, p, rank,
+                                         ol_coll_segment_count(ol_coll_reduce_segment_bytes, dt));
     if (rc == OL_OK)
         rc = ol_sched_round(s);
     for (int i = 1; rc == OL_OK && rank == 0 && i < p; i++)

@@ -55,24 +55,54 @@ static int reduce_role(int me, int m, int j)
     return me + mask < m ? -1 : 0;
 }
 
-ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, MPI_Count n, ol_datatype_t *dt,
-                                ol_op_t *op, const int *ranks, int m, int me, MPI_Count seg)
+bool ol_coll_tree_leaf(int me, int m)
+{
+    return me > 0 && ((me & 1) || me + 1 >= m);
+}
+
+/* The level of me's first child (the lowest at which it receives). */
+static int first_child_level(int me, int m, int depth)
+{
+    for (int j = 0; j < depth; j++)
+        if (reduce_role(me, m, j) < 0)
+            return j;
+    return -1;
+}
+
+ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, const void *mine, MPI_Count n,
+                                ol_datatype_t *dt, ol_op_t *op, const int *ranks, int m, int me,
+                                MPI_Count seg)
 {
     int depth = tree_depth(m);
+    int first = first_child_level(me, m, depth);
     MPI_Count nseg = n ? (n + seg - 1) / seg : 0;
     void *tmp[32] = {0}; /* one segment per child */
     MPI_Count tmp_count = n < seg ? n : seg; /* a short vector is one short segment */
-    ol_status_t rc = ol_sched_round(s);
+    ol_status_t rc = OL_OK;
+    if (mine && buf && me == 0 && first < 0) /* the root of a tree of one */
+        rc = ol_sched_copy(s, mine, n, dt, buf, n, dt);
+    /* A leaf sends its own vector; a partial result is sent from buf. */
+    const void *out = first < 0 && mine ? mine : buf;
+    /* With mine apart, the first child's segments land in buf itself and
+     * mine is combined into them: no copy of mine into buf first. */
+    int direct = mine && first >= 0 ? first : -1;
+    if (rc == OL_OK)
+        rc = ol_sched_round(s);
     for (int j = 0; rc == OL_OK && j < depth; j++)
-        if (reduce_role(me, m, j) < 0 && !(tmp[j] = ol_sched_scratch_typed(s, dt, tmp_count)))
+        if (reduce_role(me, m, j) < 0 && j != direct &&
+            !(tmp[j] = ol_sched_scratch_typed(s, dt, tmp_count)))
             rc = MPI_ERR_NO_MEM;
     for (MPI_Count t = 0; rc == OL_OK && nseg && t <= nseg + depth - 1; t++) {
         /* first the segments that arrived last round, then this round's messages */
         for (int j = 0; rc == OL_OK && j < depth; j++) {
             MPI_Count k = t - 1 - j;
-            if (k >= 0 && k < nseg && reduce_role(me, m, j) < 0)
-                rc = ol_coll_combine(s, ol_coll_at(buf, k * seg, dt), tmp[j], false,
-                                     segment_length(n, seg, k), dt, op);
+            if (k < 0 || k >= nseg || reduce_role(me, m, j) >= 0)
+                continue;
+            MPI_Count len = segment_length(n, seg, k);
+            void *acc = ol_coll_at(buf, k * seg, dt);
+            rc = j == direct ? ol_sched_reduce(s, ol_coll_at(mine, k * seg, dt), acc, len,
+                                               dt, op)
+                             : ol_coll_combine(s, acc, tmp[j], false, len, dt, op);
         }
         for (int j = 0; rc == OL_OK && j < depth; j++) {
             MPI_Count k = t - j;
@@ -80,9 +110,10 @@ ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, MPI_Count n, ol_dataty
             if (k < 0 || k >= nseg || role == 0)
                 continue;
             MPI_Count len = segment_length(n, seg, k);
-            rc = role > 0 ? ol_sched_send(s, ol_coll_at(buf, k * seg, dt), len, dt,
+            void *in = j == direct ? ol_coll_at(buf, k * seg, dt) : tmp[j];
+            rc = role > 0 ? ol_sched_send(s, ol_coll_at(out, k * seg, dt), len, dt,
                                           ranks[me - (1 << j)])
-                          : ol_sched_recv(s, tmp[j], len, dt, ranks[me + (1 << j)]);
+                          : ol_sched_recv(s, in, len, dt, ranks[me + (1 << j)]);
         }
         if (rc == OL_OK)
             rc = ol_sched_round(s);
@@ -124,16 +155,21 @@ MPI_Count *ol_coll_reduce_scatter_starts(ol_sched_t *s, const ol_coll_args_t *a)
 }
 
 void *ol_coll_reduce_accumulator(ol_sched_t *s, const ol_coll_args_t *a, bool at_root,
-                                 ol_status_t *rc)
+                                 bool leaf, ol_status_t *rc)
 {
-    MPI_Count n = a->recvcount;
-    ol_datatype_t *dt = a->recvtype;
-    void *acc = at_root ? a->recvbuf : ol_sched_scratch_typed(s, dt, n);
-    if (!acc) {
-        *rc = MPI_ERR_NO_MEM;
+    *rc = OL_OK;
+    if (at_root)
+        return a->recvbuf;
+    if (leaf)
         return NULL;
-    }
-    const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
-    *rc = ol_sched_copy(s, mine, n, dt, acc, n, dt);
+    void *acc = ol_sched_scratch_typed(s, a->recvtype, a->recvcount);
+    if (!acc)
+        *rc = MPI_ERR_NO_MEM;
     return acc;
+}
+
+const void *ol_coll_reduce_own_vector(const ol_coll_args_t *a, const void *acc)
+{
+    const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
+    return mine == acc ? NULL : mine;
 }

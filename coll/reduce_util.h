@@ -33,10 +33,14 @@ static inline MPI_Count ol_coll_block_start(MPI_Count n, int p, int i)
  * the whole vector. */
 MPI_Count *ol_coll_reduce_scatter_starts(ol_sched_t *s, const ol_coll_args_t *a);
 
-/* A rooted reduction's accumulator: recvbuf at_root, else scratch; a copy
- * of this rank's vector (sendbuf, or recvbuf in place) goes in first. */
+/* A rooted reduction's accumulator for ol_coll_tree_reduce: recvbuf
+ * at_root, none (NULL) at a leaf of the tree, which sends its own vector,
+ * else scratch. */
 void *ol_coll_reduce_accumulator(ol_sched_t *s, const ol_coll_args_t *a, bool at_root,
-                                 ol_status_t *rc);
+                                 bool leaf, ol_status_t *rc);
+/* This rank's vector (sendbuf, or recvbuf in place), or NULL when it is acc
+ * already. */
+const void *ol_coll_reduce_own_vector(const ol_coll_args_t *a, const void *acc);
 
 /* acc = other op acc (other_is_lower) or acc op other. The second form on a
  * non-commutative op goes through other, which it overwrites. */
@@ -55,9 +59,14 @@ int *ol_coll_rotated_ranks(ol_sched_t *s, int p, int first);
  * so right for non-commutative ops. Pipelined: segments of seg elements
  * move through the tree one round behind each other. buf is the
  * accumulator: it ends holding the result at ranks[0], partial sums
- * elsewhere. Starts a new round and leaves the last reductions in one. */
-ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, MPI_Count n, ol_datatype_t *dt,
-                                ol_op_t *op, const int *ranks, int m, int me, MPI_Count seg);
+ * elsewhere. mine is this rank's vector when buf does not hold it yet
+ * (NULL when it does); then buf may be NULL at a leaf, which only sends.
+ * Starts a new round and leaves the last reductions in one. */
+ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, const void *mine, MPI_Count n,
+                                ol_datatype_t *dt, ol_op_t *op, const int *ranks, int m, int me,
+                                MPI_Count seg);
+/* True when position me of a tree of m receives nothing in it. */
+bool ol_coll_tree_leaf(int me, int m);
 /* Binomial broadcast of buf from ranks[0] over ranks[0..m-1], pipelined in
  * segments of seg elements. */
 ol_status_t ol_coll_tree_bcast(ol_sched_t *s, void *buf, MPI_Count n, ol_datatype_t *dt,
