@@ -13,7 +13,11 @@
  * keeps elements 0-3, 2 keeps 4-7 (1 and 3 likewise); step 2: 0 and 1 swap
  * quarters: 0 keeps 0-1 (the sum of all four), 1 keeps 2-3. Doubling runs
  * the same pairs backwards: 0 and 1 swap their quarters, then 0 and 2 their
- * halves. */
+ * halves.
+ *
+ * Not in place, the vector is not copied into recvbuf first: the first
+ * step that reduces sends from sendbuf and receives straight into recvbuf,
+ * where sendbuf's half is combined into what arrived. */
 #include "reduce_util.h"
 #include "coll_util.h"
 
@@ -22,9 +26,11 @@ static int old_rank_of(int newrank, int rem)
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
 
-/* The halving steps: at the end newrank holds block newrank of pof2. */
-static ol_status_t halving(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, int newrank,
-                           int pof2, int rem)
+/* The halving steps: at the end newrank holds block newrank of pof2.
+ * *mine: this rank's vector while recvbuf does not hold it yet (NULL once
+ * it does). */
+static ol_status_t halving(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, const void **mine,
+                           int newrank, int pof2, int rem)
 {
     ol_datatype_t *dt = a->recvtype;
     MPI_Count n = a->recvcount;
@@ -38,15 +44,20 @@ static ol_status_t halving(ol_sched_t *s, const ol_coll_args_t *a, void *tmp, in
         MPI_Count keep_n = ol_coll_block_start(n, pof2, keep + mask) - keep_at;
         MPI_Count give_at = ol_coll_block_start(n, pof2, give);
         MPI_Count give_n = ol_coll_block_start(n, pof2, give + mask) - give_at;
+        const void *from = *mine ? *mine : a->recvbuf;
+        void *kept = ol_coll_at(a->recvbuf, keep_at, dt);
+        void *in = *mine ? kept : tmp;
         rc = ol_sched_round(s);
         if (rc == OL_OK)
-            rc = ol_sched_send(s, ol_coll_at(a->recvbuf, give_at, dt), give_n, dt, peer);
+            rc = ol_sched_send(s, ol_coll_at(from, give_at, dt), give_n, dt, peer);
         if (rc == OL_OK)
-            rc = ol_sched_recv(s, tmp, keep_n, dt, peer);
+            rc = ol_sched_recv(s, in, keep_n, dt, peer);
         if (rc == OL_OK)
             rc = ol_sched_round(s);
         if (rc == OL_OK)
-            rc = ol_sched_reduce(s, tmp, ol_coll_at(a->recvbuf, keep_at, dt), keep_n, dt, a->op);
+            rc = ol_sched_reduce(s, *mine ? ol_coll_at(*mine, keep_at, dt) : tmp, kept, keep_n,
+                                 dt, a->op);
+        *mine = NULL;
         lo = keep;
     }
     return rc;
@@ -85,27 +96,30 @@ ol_status_t ol_coll_allreduce_rabenseifner(ol_sched_t *s, const ol_coll_args_t *
     if (!tmp)
         return MPI_ERR_NO_MEM;
     ol_status_t rc = OL_OK;
-    if (!ol_coll_in_place(a))
-        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
+    const void *mine = ol_coll_in_place(a) ? NULL : a->sendbuf;
     int pof2 = 1;
     while (pof2 * 2 <= p)
         pof2 *= 2;
     int rem = p - pof2, newrank = rank - rem;
+    if (p == 1 && mine)
+        rc = ol_sched_copy(s, mine, n, dt, a->recvbuf, n, dt);
     if (rc == OL_OK && rank < 2 * rem) { /* fold */
         if (rank % 2 == 0) {
-            rc = ol_sched_send(s, a->recvbuf, n, dt, rank + 1);
+            rc = ol_sched_send(s, mine ? mine : a->recvbuf, n, dt, rank + 1);
             newrank = -1;
         } else {
-            rc = ol_sched_recv(s, tmp, n, dt, rank - 1);
+            void *in = mine ? a->recvbuf : tmp;
+            rc = ol_sched_recv(s, in, n, dt, rank - 1);
             if (rc == OL_OK)
                 rc = ol_sched_round(s);
             if (rc == OL_OK)
-                rc = ol_sched_reduce(s, tmp, a->recvbuf, n, dt, a->op);
+                rc = ol_sched_reduce(s, mine ? mine : tmp, a->recvbuf, n, dt, a->op);
+            mine = NULL;
             newrank = rank / 2;
         }
     }
     if (rc == OL_OK && newrank >= 0)
-        rc = halving(s, a, tmp, newrank, pof2, rem);
+        rc = halving(s, a, tmp, &mine, newrank, pof2, rem);
     if (rc == OL_OK && newrank >= 0)
         rc = doubling(s, a, newrank, pof2, rem);
     if (rc == OL_OK && rank < 2 * rem) { /* unfold */

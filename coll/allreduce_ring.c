@@ -21,16 +21,19 @@ ol_status_t ol_coll_allreduce_ring(ol_sched_t *s, const ol_coll_args_t *a)
     MPI_Count n = a->recvcount;
     ol_datatype_t *dt = a->recvtype;
     MPI_Count *starts = ol_sched_scratch(s, sizeof(MPI_Count) * (size_t)(p + 1));
-    void *tmp = ol_sched_scratch_typed(s, dt, n / p + 1);
-    if (!starts || !tmp)
+    /* in place, the partials come in beside the vector; else straight into
+     * recvbuf (ring_reduce_scatter) */
+    const void *mine = ol_coll_in_place(a) ? NULL : a->sendbuf;
+    void *tmp = mine ? NULL : ol_sched_scratch_typed(s, dt, n / p + 1);
+    if (!starts || (!mine && !tmp))
         return MPI_ERR_NO_MEM;
     for (int i = 0; i <= p; i++)
         starts[i] = ol_coll_block_start(n, p, i);
     ol_status_t rc = OL_OK;
-    if (!ol_coll_in_place(a))
-        rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
+    if (p == 1 && mine)
+        rc = ol_sched_copy(s, mine, n, dt, a->recvbuf, n, dt);
     if (rc == OL_OK)
-        rc = ol_coll_ring_reduce_scatter(s, a->recvbuf, tmp, starts, dt, a->op, rank, p);
+        rc = ol_coll_ring_reduce_scatter(s, a->recvbuf, mine, tmp, starts, dt, a->op, rank, p);
     int right = (rank + 1) % p, left = (rank - 1 + p) % p;
     for (int k = 0; rc == OL_OK && k < p - 1; k++) {
         int out = (rank - k + p) % p, in = (rank - k - 1 + p) % p;

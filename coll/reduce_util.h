@@ -74,9 +74,10 @@ ol_status_t ol_coll_tree_bcast(ol_sched_t *s, void *buf, MPI_Count n, ol_datatyp
 
 /* The ring reduce-scatter on acc (p blocks, block i at starts[i] ..
  * starts[i + 1] elements of dt): after p - 1 rounds block `rank` of acc holds
- * the full reduction. tmp holds the largest block. Commutative ops only.
- * (reduce_scatter_ring.c) */
-ol_status_t ol_coll_ring_reduce_scatter(ol_sched_t *s, void *acc, void *tmp,
+ * the full reduction. mine is this rank's vector when acc does not hold it
+ * (NULL when it does: then tmp holds the largest block; else tmp is unused).
+ * Commutative ops only. (reduce_scatter_ring.c) */
+ol_status_t ol_coll_ring_reduce_scatter(ol_sched_t *s, void *acc, const void *mine, void *tmp,
                                         const MPI_Count *starts, ol_datatype_t *dt,
                                         ol_op_t *op, int rank, int p);
 
