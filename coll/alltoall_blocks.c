@@ -104,7 +104,7 @@ ol_status_t ol_coll_alltoall_snapshot(ol_sched_t *s, const ol_coll_args_t *a, ol
         offset[i] = total;
         total += bytes[i];
     }
-    char *packed = ol_sched_scratch(s, (size_t)total);
+    char *packed = ol_sched_buffer(s, (size_t)total);
     if (!packed)
         return MPI_ERR_NO_MEM;
     ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);

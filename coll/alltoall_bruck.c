@@ -75,9 +75,9 @@ ol_status_t ol_coll_alltoall_bruck(ol_sched_t *s, const ol_coll_args_t *a)
     bruck_t b = {.block = (size_t)a->recvcount * a->recvtype->size,
                  .byte = ol_dt_from_handle(MPI_BYTE)};
     size_t most = (size_t)(p / 2 + 1) * b.block;
-    b.blocks = ol_sched_scratch(s, (size_t)p * b.block);
-    b.out = ol_sched_scratch(s, most);
-    b.in = ol_sched_scratch(s, most);
+    b.blocks = ol_sched_buffer(s, (size_t)p * b.block);
+    b.out = ol_sched_buffer(s, most);
+    b.in = ol_sched_buffer(s, most);
     if (!b.blocks || !b.out || !b.in)
         return MPI_ERR_NO_MEM;
     ol_status_t rc = rotate(s, a, &b, true);

@@ -73,7 +73,7 @@ ol_status_t ol_coll_bcast_bytes(ol_sched_t *s, const ol_coll_args_t *a, ol_coll_
         bytes->recvbuf = (char *)a->recvbuf + dt->true_lb;
         return OL_OK;
     }
-    bytes->recvbuf = ol_sched_scratch(s, (size_t)bytes->recvcount);
+    bytes->recvbuf = ol_sched_buffer(s, (size_t)bytes->recvcount);
     if (!bytes->recvbuf)
         return MPI_ERR_NO_MEM;
     if (a->comm->rank != a->root)

@@ -68,7 +68,7 @@ static ol_status_t root(ol_sched_t *s, const tree_t *t)
                                a->recvtype, start);
             continue;
         }
-        aside = ol_sched_scratch(s, (size_t)(n * t->block));
+        aside = ol_sched_buffer(s, (size_t)(n * t->block));
         if (!aside)
             return MPI_ERR_NO_MEM;
         wrap_start = start, wrap_n = n;
@@ -88,7 +88,7 @@ static ol_status_t inner(ol_sched_t *s, const tree_t *t)
     int parent = actual(t, t->me - t->mask), n = subtree_end(t, t->me, t->mask) - t->me;
     if (n == 1)
         return ol_sched_send(s, a->sendbuf, a->sendcount, a->sendtype, parent);
-    char *gathered = ol_sched_scratch(s, (size_t)(n * t->block));
+    char *gathered = ol_sched_buffer(s, (size_t)(n * t->block));
     if (!gathered)
         return MPI_ERR_NO_MEM;
     ol_status_t rc =

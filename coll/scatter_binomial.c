@@ -62,7 +62,7 @@ static ol_status_t root(ol_sched_t *s, const tree_t *t)
                                a->sendtype, start);
             continue;
         }
-        char *aside = ol_sched_scratch(s, (size_t)(n * t->block));
+        char *aside = ol_sched_buffer(s, (size_t)(n * t->block));
         if (!aside)
             return MPI_ERR_NO_MEM;
         rc = wrap(s, t, aside, start, n);
@@ -83,7 +83,7 @@ static ol_status_t inner(ol_sched_t *s, const tree_t *t)
     int parent = actual(t, t->me - t->mask), n = subtree_end(t, t->me, t->mask) - t->me;
     if (n == 1)
         return ol_sched_recv(s, a->recvbuf, a->recvcount, a->recvtype, parent);
-    char *held = ol_sched_scratch(s, (size_t)(n * t->block));
+    char *held = ol_sched_buffer(s, (size_t)(n * t->block));
     if (!held)
         return MPI_ERR_NO_MEM;
     ol_status_t rc = ol_sched_recv(s, held, n * t->block, t->byte, parent);
