@@ -2,26 +2,25 @@
  * cannot (the arrays of the v and w forms, MPI_IN_PLACE where the standard
  * does not allow it, the topology of neighbourhood collectives), widen the
  * int arrays of the non-_c forms, and hand one ol_coll_args_t to coll/.
- * Every collective is issued one of three ways: blocking, nonblocking
- * (MPI_I...) or persistent (..._init); all three build the same schedule.
- * The arguments only matter while the schedule is built, so widened arrays
- * are freed as soon as the call has been issued. */
+ * Each implementation serves the blocking, nonblocking (MPI_I...) and
+ * persistent (..._init) forms of its collective (gen_bindings.py passes
+ * how); all three build the same schedule. The arguments only matter while
+ * the schedule is built, so widened arrays are freed as soon as the call
+ * has been issued. */
+#include "coll_internal.h"
 #include "gen_impl.h"
-#include "coll.h"
 #include "ol_api_checks.h"
 #include "ol_topo.h"
 
 #include <stdlib.h>
 
-typedef enum { BLOCKING, NONBLOCKING, PERSISTENT } how_t;
-
-static int issue(const ol_coll_args_t *a, how_t how, MPI_Request *request)
+int ol_api_coll_issue(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *request)
 {
     ol_request_t *req;
     int rc;
-    if (how == BLOCKING)
+    if (how == OL_API_BLOCKING)
         return ol_coll_run(a);
-    rc = how == NONBLOCKING ? ol_coll_start(a, &req) : ol_coll_prepare(a, &req);
+    rc = how == OL_API_NONBLOCKING ? ol_coll_start(a, &req) : ol_coll_prepare(a, &req);
     if (rc == MPI_SUCCESS)
         *request = ol_request_to_handle(req);
     return rc;
@@ -148,33 +147,16 @@ static int translate_types(const MPI_Datatype *handles, int n, const char *arg,
     return MPI_SUCCESS;
 }
 
-/* ---- barrier ------------------------------------------------------------ */
+/* ---- barrier and bcast ---------------------------------------------------- */
 
-static int barrier(ol_comm_t *comm, how_t how, MPI_Request *request)
+int ol_api_barrier(ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    return issue(&(ol_coll_args_t){.kind = OL_COLL_BARRIER, .comm = comm}, how, request);
+    return ol_api_coll_issue(&(ol_coll_args_t){.kind = OL_COLL_BARRIER, .comm = comm}, how,
+                             request);
 }
 
-int ol_api_barrier(ol_comm_t *comm)
-{
-    return barrier(comm, BLOCKING, NULL);
-}
-
-int ol_api_ibarrier(ol_comm_t *comm, MPI_Request *request)
-{
-    return barrier(comm, NONBLOCKING, request);
-}
-
-int ol_api_barrier_init(ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return barrier(comm, PERSISTENT, request);
-}
-
-/* ---- bcast -------------------------------------------------------------- */
-
-static int bcast(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root, ol_comm_t *comm,
-                 how_t how, MPI_Request *request)
+int ol_api_bcast_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
+                   ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     int rc = not_in_place(buffer, "buffer");
     if (rc != MPI_SUCCESS)
@@ -185,29 +167,10 @@ static int bcast(void *buffer, MPI_Count count, ol_datatype_t *datatype, int roo
                         .recvtype = datatype,
                         .root = root,
                         .comm = comm};
-    return issue(&a, how, request);
+    return ol_api_coll_issue(&a, how, request);
 }
 
-int ol_api_bcast_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
-                   ol_comm_t *comm)
-{
-    return bcast(buffer, count, datatype, root, comm, BLOCKING, NULL);
-}
-
-int ol_api_ibcast_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
-                    ol_comm_t *comm, MPI_Request *request)
-{
-    return bcast(buffer, count, datatype, root, comm, NONBLOCKING, request);
-}
-
-int ol_api_bcast_init_c(void *buffer, MPI_Count count, ol_datatype_t *datatype, int root,
-                        ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return bcast(buffer, count, datatype, root, comm, PERSISTENT, request);
-}
-
-/* ---- gather, gatherv, scatter, scatterv ----------------------------------- */
+/* ---- gather, gatherv, scatter, scatterv ------------------------------------ */
 
 /* Rooted collectives: the root (MPI_ROOT on an intercommunicator) and the
  * processes that send to it or receive from it (every process of an
@@ -223,29 +186,32 @@ static bool at_leaf(const ol_coll_args_t *a)
     return ol_comm_is_inter(a->comm) ? a->root >= 0 : a->comm->rank != a->root;
 }
 
-/* Only an intracommunicator's root gathers in place. */
-static int gather_checks(const ol_coll_args_t *a)
+/* Gather and scatter, v forms too: MPI_IN_PLACE only as the buffer the
+ * root of an intracommunicator keeps its own block in (sendbuf of gather,
+ * recvbuf of scatter). */
+static int rooted(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *request)
 {
-    int rc = at_root(a) ? not_in_place(a->recvbuf, "recvbuf") : MPI_SUCCESS;
+    bool gathers = a->kind == OL_COLL_GATHER || a->kind == OL_COLL_GATHERV;
+    int rc = MPI_SUCCESS;
+    if (at_root(a))
+        rc = gathers ? not_in_place(a->recvbuf, "recvbuf") : not_in_place(a->sendbuf, "sendbuf");
     if (rc == MPI_SUCCESS && at_leaf(a))
-        rc = not_in_place(a->sendbuf, "sendbuf");
+        rc = gathers ? not_in_place(a->sendbuf, "sendbuf") : not_in_place(a->recvbuf, "recvbuf");
     if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_GATHERV)
         rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, NULL,
                         a->comm->peer_size, "recv");
-    return rc;
+    if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_SCATTERV)
+        rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, NULL,
+                        a->comm->peer_size, "send");
+    return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
 }
 
-static int gather(const ol_coll_args_t *a, how_t how, MPI_Request *request)
+/* Gather and scatter: one block each way per process. */
+static ol_coll_args_t rooted_args(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
+                                  ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                                  ol_datatype_t *recvtype, int root, ol_comm_t *comm)
 {
-    int rc = gather_checks(a);
-    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
-}
-
-static ol_coll_args_t gather_args(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                                  void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                                  int root, ol_comm_t *comm)
-{
-    return (ol_coll_args_t){.kind = OL_COLL_GATHER,
+    return (ol_coll_args_t){.kind = kind,
                             .sendbuf = sendbuf,
                             .recvbuf = recvbuf,
                             .sendcount = sendcount,
@@ -258,47 +224,20 @@ static ol_coll_args_t gather_args(const void *sendbuf, MPI_Count sendcount, ol_d
 
 int ol_api_gather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                     void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                    ol_comm_t *comm)
+                    ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    ol_coll_args_t a =
-        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return gather(&a, BLOCKING, NULL);
+    ol_coll_args_t a = rooted_args(OL_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                   recvtype, root, comm);
+    return rooted(&a, how, request);
 }
 
-int ol_api_igather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+int ol_api_scatter_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                     ol_comm_t *comm, MPI_Request *request)
+                     ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    ol_coll_args_t a =
-        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return gather(&a, NONBLOCKING, request);
-}
-
-int ol_api_gather_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                         void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                         ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    ol_coll_args_t a =
-        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return gather(&a, PERSISTENT, request);
-}
-
-static ol_coll_args_t gatherv_args(const void *sendbuf, MPI_Count sendcount,
-                                   ol_datatype_t *sendtype, void *recvbuf,
-                                   const MPI_Count *recvcounts, const MPI_Aint *displs,
-                                   ol_datatype_t *recvtype, int root, ol_comm_t *comm)
-{
-    return (ol_coll_args_t){.kind = OL_COLL_GATHERV,
-                            .sendbuf = sendbuf,
-                            .recvbuf = recvbuf,
-                            .sendcount = sendcount,
-                            .sendtype = sendtype,
-                            .recvcounts = recvcounts,
-                            .rdispls = displs,
-                            .recvtype = recvtype,
-                            .root = root,
-                            .comm = comm};
+    ol_coll_args_t a = rooted_args(OL_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, root, comm);
+    return rooted(&a, how, request);
 }
 
 /* The receive arrays of gatherv (send arrays of scatterv) are the root's. */
@@ -307,222 +246,73 @@ static int root_blocks(const ol_comm_t *comm, int root)
     return ol_api_is_root(comm, root) ? comm->peer_size : 0;
 }
 
-static int gatherv_int(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
-                       int root, ol_comm_t *comm, how_t how, MPI_Request *request)
+int ol_api_gatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                     ol_datatype_t *recvtype, int root, ol_comm_t *comm, ol_api_how_t how,
+                     MPI_Request *request)
+{
+    ol_coll_args_t a = {.kind = OL_COLL_GATHERV,
+                        .sendbuf = sendbuf,
+                        .recvbuf = recvbuf,
+                        .sendcount = sendcount,
+                        .sendtype = sendtype,
+                        .recvcounts = recvcounts,
+                        .rdispls = displs,
+                        .recvtype = recvtype,
+                        .root = root,
+                        .comm = comm};
+    return rooted(&a, how, request);
+}
+
+int ol_api_gatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], ol_datatype_t *recvtype, int root,
+                   ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     wide_t w;
     int n = root_blocks(comm, root);
     int rc = widen(&w, 0, NULL, NULL, n, n ? recvcounts : NULL, n ? displs : NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, w.recvcounts, w.rdispls,
-                                    recvtype, root, comm);
-    rc = gather(&a, how, request);
+    rc = ol_api_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, w.recvcounts, w.rdispls, recvtype,
+                          root, comm, how, request);
     free_wide(&w);
     return rc;
 }
 
-int ol_api_gatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], ol_datatype_t *recvtype, int root,
-                   ol_comm_t *comm)
+int ol_api_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                      ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
+                      ol_datatype_t *recvtype, int root, ol_comm_t *comm, ol_api_how_t how,
+                      MPI_Request *request)
 {
-    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, BLOCKING, NULL);
+    ol_coll_args_t a = {.kind = OL_COLL_SCATTERV,
+                        .sendbuf = sendbuf,
+                        .sendcounts = sendcounts,
+                        .sdispls = displs,
+                        .sendtype = sendtype,
+                        .recvbuf = recvbuf,
+                        .recvcount = recvcount,
+                        .recvtype = recvtype,
+                        .root = root,
+                        .comm = comm};
+    return rooted(&a, how, request);
 }
 
-int ol_api_igatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], ol_datatype_t *recvtype, int root,
-                    ol_comm_t *comm, MPI_Request *request)
-{
-    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, NONBLOCKING, request);
-}
-
-int ol_api_gatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
-                        const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
-                        int root, ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return gatherv_int(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, PERSISTENT, request);
-}
-
-int ol_api_gatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                     ol_datatype_t *recvtype, int root, ol_comm_t *comm)
-{
-    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm);
-    return gather(&a, BLOCKING, NULL);
-}
-
-int ol_api_igatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Request *request)
-{
-    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm);
-    return gather(&a, NONBLOCKING, request);
-}
-
-int ol_api_gatherv_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                          ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Info info,
-                          MPI_Request *request)
-{
-    (void)info;
-    ol_coll_args_t a = gatherv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm);
-    return gather(&a, PERSISTENT, request);
-}
-
-/* Only an intracommunicator's root scatters in place. */
-static int scatter_checks(const ol_coll_args_t *a)
-{
-    int rc = at_root(a) ? not_in_place(a->sendbuf, "sendbuf") : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && at_leaf(a))
-        rc = not_in_place(a->recvbuf, "recvbuf");
-    if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_SCATTERV)
-        rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, NULL,
-                        a->comm->peer_size, "send");
-    return rc;
-}
-
-static int scatter(const ol_coll_args_t *a, how_t how, MPI_Request *request)
-{
-    int rc = scatter_checks(a);
-    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
-}
-
-static ol_coll_args_t scatter_args(const void *sendbuf, MPI_Count sendcount,
-                                   ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                   ol_datatype_t *recvtype, int root, ol_comm_t *comm)
-{
-    ol_coll_args_t a =
-        gather_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    a.kind = OL_COLL_SCATTER;
-    return a;
-}
-
-int ol_api_scatter_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                     void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                     ol_comm_t *comm)
-{
-    ol_coll_args_t a =
-        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return scatter(&a, BLOCKING, NULL);
-}
-
-int ol_api_iscatter_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                      ol_comm_t *comm, MPI_Request *request)
-{
-    ol_coll_args_t a =
-        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return scatter(&a, NONBLOCKING, request);
-}
-
-int ol_api_scatter_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                          void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                          ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    ol_coll_args_t a =
-        scatter_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return scatter(&a, PERSISTENT, request);
-}
-
-static ol_coll_args_t scatterv_args(const void *sendbuf, const MPI_Count *sendcounts,
-                                    const MPI_Aint *displs, ol_datatype_t *sendtype, void *recvbuf,
-                                    MPI_Count recvcount, ol_datatype_t *recvtype, int root,
-                                    ol_comm_t *comm)
-{
-    return (ol_coll_args_t){.kind = OL_COLL_SCATTERV,
-                            .sendbuf = sendbuf,
-                            .sendcounts = sendcounts,
-                            .sdispls = displs,
-                            .sendtype = sendtype,
-                            .recvbuf = recvbuf,
-                            .recvcount = recvcount,
-                            .recvtype = recvtype,
-                            .root = root,
-                            .comm = comm};
-}
-
-static int scatterv_int(const void *sendbuf, const int sendcounts[], const int displs[],
-                        ol_datatype_t *sendtype, void *recvbuf, int recvcount,
-                        ol_datatype_t *recvtype, int root, ol_comm_t *comm, how_t how,
-                        MPI_Request *request)
+int ol_api_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                    ol_datatype_t *sendtype, void *recvbuf, int recvcount, ol_datatype_t *recvtype,
+                    int root, ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     wide_t w;
     int n = root_blocks(comm, root);
     int rc = widen(&w, n, n ? sendcounts : NULL, n ? displs : NULL, 0, NULL, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    ol_coll_args_t a = scatterv_args(sendbuf, w.sendcounts, w.sdispls, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
-    rc = scatter(&a, how, request);
+    rc = ol_api_scatterv_c(sendbuf, w.sendcounts, w.sdispls, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, how, request);
     free_wide(&w);
     return rc;
 }
 
-int ol_api_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                    ol_datatype_t *sendtype, void *recvbuf, int recvcount, ol_datatype_t *recvtype,
-                    int root, ol_comm_t *comm)
-{
-    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, BLOCKING, NULL);
-}
-
-int ol_api_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                     ol_datatype_t *sendtype, void *recvbuf, int recvcount, ol_datatype_t *recvtype,
-                     int root, ol_comm_t *comm, MPI_Request *request)
-{
-    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, NONBLOCKING, request);
-}
-
-int ol_api_scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
-                         ol_datatype_t *sendtype, void *recvbuf, int recvcount,
-                         ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    (void)info;
-    return scatterv_int(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, PERSISTENT, request);
-}
-
-int ol_api_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                      ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                      ol_datatype_t *recvtype, int root, ol_comm_t *comm)
-{
-    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
-    return scatter(&a, BLOCKING, NULL);
-}
-
-int ol_api_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                       ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                       ol_datatype_t *recvtype, int root, ol_comm_t *comm, MPI_Request *request)
-{
-    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
-    return scatter(&a, NONBLOCKING, request);
-}
-
-int ol_api_scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                           const MPI_Aint displs[], ol_datatype_t *sendtype, void *recvbuf,
-                           MPI_Count recvcount, ol_datatype_t *recvtype, int root, ol_comm_t *comm,
-                           MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    ol_coll_args_t a = scatterv_args(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
-    return scatter(&a, PERSISTENT, request);
-}
-
-/* ---- allgather(v), alltoall(v, w) and the neighbourhood forms --------------- */
+/* ---- allgather(v), alltoall(v, w) and the neighbourhood forms ------------ */
 
 static bool has_send_arrays(ol_coll_kind_t kind)
 {
@@ -544,7 +334,8 @@ static bool is_neighbor(ol_coll_kind_t kind)
 /* Every process sends and receives: MPI_IN_PLACE only as the send buffer
  * of an intracommunicator's allgather(v) or alltoall(v, w). nsend and
  * nrecv: the number of blocks of the send and receive arrays. */
-static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, how_t how, MPI_Request *request)
+static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, ol_api_how_t how,
+                    MPI_Request *request)
 {
     int rc = not_in_place(a->recvbuf, "recvbuf");
     if (rc == MPI_SUCCESS && (is_neighbor(a->kind) || ol_comm_is_inter(a->comm)))
@@ -555,7 +346,7 @@ static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, how_t how, MP
     if (rc == MPI_SUCCESS && has_recv_arrays(a->kind))
         rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, a->recvtypes, nrecv,
                         "recv");
-    return rc == MPI_SUCCESS ? issue(a, how, request) : rc;
+    return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
 }
 
 /* The blocks of the arrays: for the neighbourhood forms the process's
@@ -573,7 +364,8 @@ static int block_counts(const ol_comm_t *comm, ol_coll_kind_t kind, int *nsend, 
  * alltoall. */
 static int exchange_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
                       ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                      ol_datatype_t *recvtype, ol_comm_t *comm, how_t how, MPI_Request *request)
+                      ol_datatype_t *recvtype, ol_comm_t *comm, ol_api_how_t how,
+                      MPI_Request *request)
 {
     int nsend, nrecv;
     int rc = block_counts(comm, kind, &nsend, &nrecv);
@@ -593,8 +385,8 @@ static int exchange_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendco
 /* Allgatherv and neighbour allgatherv. */
 static int allgatherv_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count sendcount,
                         ol_datatype_t *sendtype, void *recvbuf, const MPI_Count *recvcounts,
-                        const MPI_Aint *displs, ol_datatype_t *recvtype, ol_comm_t *comm, how_t how,
-                        MPI_Request *request)
+                        const MPI_Aint *displs, ol_datatype_t *recvtype, ol_comm_t *comm,
+                        ol_api_how_t how, MPI_Request *request)
 {
     int nsend, nrecv;
     int rc = block_counts(comm, kind, &nsend, &nrecv);
@@ -614,8 +406,8 @@ static int allgatherv_c(ol_coll_kind_t kind, const void *sendbuf, MPI_Count send
 
 static int allgatherv_int(ol_coll_kind_t kind, const void *sendbuf, int sendcount,
                           ol_datatype_t *sendtype, void *recvbuf, const int *recvcounts,
-                          const int *displs, ol_datatype_t *recvtype, ol_comm_t *comm, how_t how,
-                          MPI_Request *request)
+                          const int *displs, ol_datatype_t *recvtype, ol_comm_t *comm,
+                          ol_api_how_t how, MPI_Request *request)
 {
     int nsend, nrecv;
     wide_t w;
@@ -634,7 +426,8 @@ static int allgatherv_int(ol_coll_kind_t kind, const void *sendbuf, int sendcoun
 static int alltoallv_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count *sendcounts,
                        const MPI_Aint *sdispls, ol_datatype_t *sendtype, void *recvbuf,
                        const MPI_Count *recvcounts, const MPI_Aint *rdispls,
-                       ol_datatype_t *recvtype, ol_comm_t *comm, how_t how, MPI_Request *request)
+                       ol_datatype_t *recvtype, ol_comm_t *comm, ol_api_how_t how,
+                       MPI_Request *request)
 {
     int nsend, nrecv;
     int rc = block_counts(comm, kind, &nsend, &nrecv);
@@ -656,7 +449,7 @@ static int alltoallv_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count
 static int alltoallv_int(ol_coll_kind_t kind, const void *sendbuf, const int *sendcounts,
                          const int *sdispls, ol_datatype_t *sendtype, void *recvbuf,
                          const int *recvcounts, const int *rdispls, ol_datatype_t *recvtype,
-                         ol_comm_t *comm, how_t how, MPI_Request *request)
+                         ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     int nsend, nrecv;
     wide_t w;
@@ -678,7 +471,7 @@ static int alltoallv_int(ol_coll_kind_t kind, const void *sendbuf, const int *se
 static int alltoallw_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count *sendcounts,
                        const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
                        const MPI_Count *recvcounts, const MPI_Aint *rdispls,
-                       const MPI_Datatype *recvtypes, ol_comm_t *comm, how_t how,
+                       const MPI_Datatype *recvtypes, ol_comm_t *comm, ol_api_how_t how,
                        MPI_Request *request)
 {
     int nsend, nrecv;
@@ -710,7 +503,7 @@ static int alltoallw_c(ol_coll_kind_t kind, const void *sendbuf, const MPI_Count
 static int alltoallw_int(const void *sendbuf, const int *sendcounts, const int *sdispls,
                          const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
                          const int *rdispls, const MPI_Datatype *recvtypes, ol_comm_t *comm,
-                         how_t how, MPI_Request *request)
+                         ol_api_how_t how, MPI_Request *request)
 {
     wide_t w;
     int n = comm->peer_size;
@@ -729,7 +522,7 @@ static int alltoallw_int(const void *sendbuf, const int *sendcounts, const int *
 static int neighbor_alltoallw_int(const void *sendbuf, const int *sendcounts,
                                   const MPI_Aint *sdispls, const MPI_Datatype *sendtypes,
                                   void *recvbuf, const int *recvcounts, const MPI_Aint *rdispls,
-                                  const MPI_Datatype *recvtypes, ol_comm_t *comm, how_t how,
+                                  const MPI_Datatype *recvtypes, ol_comm_t *comm, ol_api_how_t how,
                                   MPI_Request *request)
 {
     int nsend, nrecv;
@@ -744,455 +537,144 @@ static int neighbor_alltoallw_int(const void *sendbuf, const int *sendcounts,
     free_wide(&w);
     return rc;
 }
-/* MPI_Allgather */
 
 int ol_api_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                       void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm)
+                       void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm,
+                       ol_api_how_t how, MPI_Request *request)
 {
     return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, BLOCKING, NULL);
+                      comm, how, request);
 }
-
-int ol_api_iallgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                        void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                        ol_comm_t *comm, MPI_Request *request)
-{
-    return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, NONBLOCKING, request);
-}
-
-int ol_api_allgather_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                            void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                            ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return exchange_c(OL_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, PERSISTENT, request);
-}
-
-/* MPI_Alltoall */
 
 int ol_api_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm)
+                      void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm,
+                      ol_api_how_t how, MPI_Request *request)
 {
     return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, BLOCKING, NULL);
+                      comm, how, request);
 }
-
-int ol_api_ialltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                       void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype, ol_comm_t *comm,
-                       MPI_Request *request)
-{
-    return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, NONBLOCKING, request);
-}
-
-int ol_api_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                           void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                           ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return exchange_c(OL_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                      comm, PERSISTENT, request);
-}
-
-/* MPI_Neighbor_allgather */
 
 int ol_api_neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                                 void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                                ol_comm_t *comm)
+                                ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, BLOCKING, NULL);
+                      recvtype, comm, how, request);
 }
-
-int ol_api_ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                                 void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                                 ol_comm_t *comm, MPI_Request *request)
-{
-    return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount,
-                                     ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                     ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                                     MPI_Request *request)
-{
-    (void)info;
-    return exchange_c(OL_COLL_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Neighbor_alltoall */
 
 int ol_api_neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                                void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                               ol_comm_t *comm)
+                               ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, BLOCKING, NULL);
+                      recvtype, comm, how, request);
 }
-
-int ol_api_ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                                void *recvbuf, MPI_Count recvcount, ol_datatype_t *recvtype,
-                                ol_comm_t *comm, MPI_Request *request)
-{
-    return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
-                                    ol_datatype_t *sendtype, void *recvbuf, MPI_Count recvcount,
-                                    ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                                    MPI_Request *request)
-{
-    (void)info;
-    return exchange_c(OL_COLL_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                      recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Allgatherv */
 
 int ol_api_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
-                      ol_comm_t *comm)
+                      ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, BLOCKING, NULL);
-}
-
-int ol_api_iallgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], ol_datatype_t *recvtype,
-                       ol_comm_t *comm, MPI_Request *request)
-{
-    return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_allgatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
-                           void *recvbuf, const int recvcounts[], const int displs[],
-                           ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                           MPI_Request *request)
-{
-    (void)info;
-    return allgatherv_int(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, PERSISTENT, request);
+                          displs, recvtype, comm, how, request);
 }
 
 int ol_api_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                        ol_datatype_t *recvtype, ol_comm_t *comm)
+                        ol_datatype_t *recvtype, ol_comm_t *comm, ol_api_how_t how,
+                        MPI_Request *request)
 {
     return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, comm, BLOCKING, NULL);
+                        displs, recvtype, comm, how, request);
 }
-
-int ol_api_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                         ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
-{
-    return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                             ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                             MPI_Request *request)
-{
-    (void)info;
-    return allgatherv_c(OL_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Neighbor_allgatherv */
 
 int ol_api_neighbor_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
                                void *recvbuf, const int recvcounts[], const int displs[],
-                               ol_datatype_t *recvtype, ol_comm_t *comm)
+                               ol_datatype_t *recvtype, ol_comm_t *comm, ol_api_how_t how,
+                               MPI_Request *request)
 {
     return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                          recvcounts, displs, recvtype, comm, BLOCKING, NULL);
-}
-
-int ol_api_ineighbor_allgatherv(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
-                                void *recvbuf, const int recvcounts[], const int displs[],
-                                ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
-{
-    return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                          recvcounts, displs, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_allgatherv_init(const void *sendbuf, int sendcount, ol_datatype_t *sendtype,
-                                    void *recvbuf, const int recvcounts[], const int displs[],
-                                    ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                                    MPI_Request *request)
-{
-    (void)info;
-    return allgatherv_int(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                          recvcounts, displs, recvtype, comm, PERSISTENT, request);
+                          recvcounts, displs, recvtype, comm, how, request);
 }
 
 int ol_api_neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                                  void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint displs[], ol_datatype_t *recvtype, ol_comm_t *comm)
+                                 const MPI_Aint displs[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                                 ol_api_how_t how, MPI_Request *request)
 {
     return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcounts, displs, recvtype, comm, BLOCKING, NULL);
+                        recvcounts, displs, recvtype, comm, how, request);
 }
-
-int ol_api_ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
-                                  void *recvbuf, const MPI_Count recvcounts[],
-                                  const MPI_Aint displs[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                                  MPI_Request *request)
-{
-    return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcounts, displs, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
-                                      ol_datatype_t *sendtype, void *recvbuf,
-                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                      ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                                      MPI_Request *request)
-{
-    (void)info;
-    return allgatherv_c(OL_COLL_NEIGHBOR_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcounts, displs, recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Alltoallv */
 
 int ol_api_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                      ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                     const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+                     const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                     ol_api_how_t how, MPI_Request *request)
 {
     return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                         recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
-}
-
-int ol_api_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                      ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                      const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                      MPI_Request *request)
-{
-    return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                         recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                          const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                          MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return alltoallv_int(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                         recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+                         recvcounts, rdispls, recvtype, comm, how, request);
 }
 
 int ol_api_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                        ol_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+                       const MPI_Aint rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                       ol_api_how_t how, MPI_Request *request)
 {
     return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+                       recvcounts, rdispls, recvtype, comm, how, request);
 }
-
-int ol_api_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                        ol_datatype_t *sendtype, void *recvbuf, const MPI_Count recvcounts[],
-                        const MPI_Aint rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                        MPI_Request *request)
-{
-    return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Info info,
-                            MPI_Request *request)
-{
-    (void)info;
-    return alltoallv_c(OL_COLL_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Neighbor_alltoallv */
 
 int ol_api_neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                               ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                              const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm)
+                              const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
+                              ol_api_how_t how, MPI_Request *request)
 {
     return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
-                         recvbuf, recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
-}
-
-int ol_api_ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                               ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                               const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                               MPI_Request *request)
-{
-    return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
-                         recvbuf, recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                   ol_datatype_t *sendtype, void *recvbuf, const int recvcounts[],
-                                   const int rdispls[], ol_datatype_t *recvtype, ol_comm_t *comm,
-                                   MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return alltoallv_int(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype,
-                         recvbuf, recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
+                         recvbuf, recvcounts, rdispls, recvtype, comm, how, request);
 }
 
 int ol_api_neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                                 const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                                ol_datatype_t *recvtype, ol_comm_t *comm)
+                                ol_datatype_t *recvtype, ol_comm_t *comm, ol_api_how_t how,
+                                MPI_Request *request)
 {
     return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, BLOCKING, NULL);
+                       recvcounts, rdispls, recvtype, comm, how, request);
 }
-
-int ol_api_ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], ol_datatype_t *sendtype, void *recvbuf,
-                                 const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                                 ol_datatype_t *recvtype, ol_comm_t *comm, MPI_Request *request)
-{
-    return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                     const MPI_Aint sdispls[], ol_datatype_t *sendtype,
-                                     void *recvbuf, const MPI_Count recvcounts[],
-                                     const MPI_Aint rdispls[], ol_datatype_t *recvtype,
-                                     ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return alltoallv_c(OL_COLL_NEIGHBOR_ALLTOALLV, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                       recvcounts, rdispls, recvtype, comm, PERSISTENT, request);
-}
-
-/* MPI_Alltoallw */
 
 int ol_api_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                     const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm)
+                     const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                     ol_api_how_t how, MPI_Request *request)
 {
     return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, BLOCKING, NULL);
-}
-
-int ol_api_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                      const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
-                      MPI_Request *request)
-{
-    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, NONBLOCKING, request);
-}
-
-int ol_api_alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                          const int rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
-                          MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, PERSISTENT, request);
+                         recvtypes, comm, how, request);
 }
 
 int ol_api_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm)
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
+                       ol_api_how_t how, MPI_Request *request)
 {
     return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, BLOCKING, NULL);
+                       recvcounts, rdispls, recvtypes, comm, how, request);
 }
-
-int ol_api_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], ol_comm_t *comm,
-                        MPI_Request *request)
-{
-    return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, NONBLOCKING, request);
-}
-
-int ol_api_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype recvtypes[], ol_comm_t *comm, MPI_Info info,
-                            MPI_Request *request)
-{
-    (void)info;
-    return alltoallw_c(OL_COLL_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, PERSISTENT, request);
-}
-
-/* MPI_Neighbor_alltoallw */
 
 int ol_api_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                              ol_comm_t *comm)
+                              ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, BLOCKING, NULL);
-}
-
-int ol_api_ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                               void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                               const MPI_Datatype recvtypes[], ol_comm_t *comm,
-                               MPI_Request *request)
-{
-    return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                   const MPI_Datatype recvtypes[], ol_comm_t *comm, MPI_Info info,
-                                   MPI_Request *request)
-{
-    (void)info;
-    return neighbor_alltoallw_int(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, PERSISTENT, request);
+                                  rdispls, recvtypes, comm, how, request);
 }
 
 int ol_api_neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                 void *recvbuf, const MPI_Count recvcounts[],
                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                ol_comm_t *comm)
+                                ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, BLOCKING, NULL);
-}
-
-int ol_api_ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                 ol_comm_t *comm, MPI_Request *request)
-{
-    return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, NONBLOCKING, request);
-}
-
-int ol_api_neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                     void *recvbuf, const MPI_Count recvcounts[],
-                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                     ol_comm_t *comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return alltoallw_c(OL_COLL_NEIGHBOR_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                       recvcounts, rdispls, recvtypes, comm, PERSISTENT, request);
+                       recvcounts, rdispls, recvtypes, comm, how, request);
 }

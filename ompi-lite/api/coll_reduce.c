@@ -5,23 +5,10 @@
  * cannot (the op on the datatype, MPI_IN_PLACE where the standard forbids
  * it, the v form's count array) and hands over to coll/, which builds one
  * schedule and runs it (blocking), starts it (I...) or keeps it (_init). */
+#include "coll_internal.h"
 #include "gen_impl.h"
-#include "coll.h"
 
 #include <stdlib.h>
-
-typedef enum { BLOCKING, NONBLOCKING, PERSISTENT } how_t;
-
-static int run(const ol_coll_args_t *a, how_t how, MPI_Request *request)
-{
-    if (how == BLOCKING)
-        return ol_coll_run(a);
-    ol_request_t *req;
-    int rc = how == NONBLOCKING ? ol_coll_start(a, &req) : ol_coll_prepare(a, &req);
-    if (rc == MPI_SUCCESS)
-        *request = ol_request_to_handle(req);
-    return rc;
-}
 
 static int in_place_error(const char *what)
 {
@@ -47,55 +34,40 @@ static int check_common(const ol_coll_args_t *a, MPI_Count count, bool recv_sign
     return MPI_SUCCESS;
 }
 
-static ol_coll_args_t args(ol_coll_kind_t kind, const void *sendbuf, void *recvbuf,
-                           MPI_Count count, ol_datatype_t *dt, ol_op_t *op, ol_comm_t *comm)
+static ol_coll_args_t args(ol_coll_kind_t kind, const void *sendbuf, void *recvbuf, MPI_Count count,
+                           ol_datatype_t *dt, ol_op_t *op, ol_comm_t *comm)
 {
-    return (ol_coll_args_t){.kind = kind, .sendbuf = sendbuf, .recvbuf = recvbuf,
-                            .sendcount = count, .recvcount = count, .sendtype = dt,
-                            .recvtype = dt, .op = op, .comm = comm};
+    return (ol_coll_args_t){.kind = kind,
+                            .sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .sendcount = count,
+                            .recvcount = count,
+                            .sendtype = dt,
+                            .recvtype = dt,
+                            .op = op,
+                            .comm = comm};
 }
 
 /* ---- Reduce -------------------------------------------------------------- */
 
-static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *dt,
-                  ol_op_t *op, int root, ol_comm_t *comm, how_t how, MPI_Request *request)
+int ol_api_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
+                    ol_op_t *op, int root, ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    ol_coll_args_t a = args(OL_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, comm);
+    ol_coll_args_t a = args(OL_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, comm);
     a.root = root;
     bool inter = ol_comm_is_inter(comm);
     bool at_root = inter ? root == MPI_ROOT : comm->rank == root;
     int rc = inter && root == MPI_PROC_NULL ? MPI_SUCCESS : check_common(&a, count, at_root);
     if (rc == MPI_SUCCESS && !inter && !at_root && sendbuf == MPI_IN_PLACE)
         rc = in_place_error("sendbuf is MPI_IN_PLACE at a process that is not the root");
-    return rc == MPI_SUCCESS ? run(&a, how, request) : rc;
+    return rc == MPI_SUCCESS ? ol_api_coll_issue(&a, how, request) : rc;
 }
 
-int ol_api_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
-                    ol_op_t *op, int root, ol_comm_t *comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, BLOCKING, NULL);
-}
-
-int ol_api_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     ol_datatype_t *datatype, ol_op_t *op, int root, ol_comm_t *comm,
-                     MPI_Request *request)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NONBLOCKING, request);
-}
-
-int ol_api_reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                         ol_datatype_t *datatype, ol_op_t *op, int root, ol_comm_t *comm,
-                         MPI_Info info, MPI_Request *request)
-{
-    (void)info; /* no hints are understood */
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, PERSISTENT, request);
-}
-
-/* ---- Allreduce, Reduce_scatter_block, Scan, Exscan -------------------------- */
+/* ---- Allreduce, Reduce_scatter_block, Scan, Exscan ---------------------- */
 
 /* The collectives whose every process sends and receives one vector. */
 static int everyone(ol_coll_kind_t kind, const void *sendbuf, void *recvbuf, MPI_Count count,
-                    ol_datatype_t *dt, ol_op_t *op, ol_comm_t *comm, how_t how,
+                    ol_datatype_t *dt, ol_op_t *op, ol_comm_t *comm, ol_api_how_t how,
                     MPI_Request *request)
 {
     ol_coll_args_t a = args(kind, sendbuf, recvbuf, count, dt, op, comm);
@@ -107,109 +79,43 @@ static int everyone(ol_coll_kind_t kind, const void *sendbuf, void *recvbuf, MPI
     if (kind == OL_COLL_REDUCE_SCATTER_BLOCK)
         a.sendcount = count * comm->size;
     int rc = check_common(&a, count, true);
-    return rc == MPI_SUCCESS ? run(&a, how, request) : rc;
+    return rc == MPI_SUCCESS ? ol_api_coll_issue(&a, how, request) : rc;
 }
 
-int ol_api_allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm)
+int ol_api_allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
+                       ol_op_t *op, ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    return everyone(OL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, BLOCKING,
-                    NULL);
-}
-
-int ol_api_iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                        ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                        MPI_Request *request)
-{
-    return everyone(OL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, NONBLOCKING,
-                    request);
-}
-
-int ol_api_allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                            ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, MPI_Info info,
-                            MPI_Request *request)
-{
-    (void)info;
-    return everyone(OL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, PERSISTENT,
-                    request);
+    return everyone(OL_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm, how, request);
 }
 
 int ol_api_reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                  ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm)
+                                  ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
+                                  ol_api_how_t how, MPI_Request *request)
 {
-    return everyone(OL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
-                    comm, BLOCKING, NULL);
-}
-
-int ol_api_ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                   ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                                   MPI_Request *request)
-{
-    return everyone(OL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
-                    comm, NONBLOCKING, request);
-}
-
-int ol_api_reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                       ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                                       MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return everyone(OL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op,
-                    comm, PERSISTENT, request);
+    return everyone(OL_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                    how, request);
 }
 
 int ol_api_scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
-                  ol_op_t *op, ol_comm_t *comm)
+                  ol_op_t *op, ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    return everyone(OL_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, BLOCKING, NULL);
+    return everyone(OL_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, how, request);
 }
 
-int ol_api_iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
-                   ol_op_t *op, ol_comm_t *comm, MPI_Request *request)
+int ol_api_exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, ol_datatype_t *datatype,
+                    ol_op_t *op, ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
-    return everyone(OL_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, NONBLOCKING,
-                    request);
+    return everyone(OL_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, how, request);
 }
 
-int ol_api_scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                       ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, MPI_Info info,
-                       MPI_Request *request)
-{
-    (void)info;
-    return everyone(OL_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, PERSISTENT,
-                    request);
-}
-
-int ol_api_exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                    ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm)
-{
-    return everyone(OL_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, BLOCKING, NULL);
-}
-
-int ol_api_iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                     ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, MPI_Request *request)
-{
-    return everyone(OL_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NONBLOCKING,
-                    request);
-}
-
-int ol_api_exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                         ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, MPI_Info info,
-                         MPI_Request *request)
-{
-    (void)info;
-    return everyone(OL_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, PERSISTENT,
-                    request);
-}
-
-/* ---- Reduce_scatter (the v form) ------------------------------------------- */
+/* ---- Reduce_scatter (the v form) --------------------------------------- */
 
 /* The binding checks no buffer of the v form (its counts are an array):
  * the counts, the datatype and the buffers are checked here. The schedule
  * is built at once, so the widened counts need not outlive the call. */
 static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts_int,
                           const MPI_Count *counts_c, ol_datatype_t *dt, ol_op_t *op,
-                          ol_comm_t *comm, how_t how, MPI_Request *request)
+                          ol_comm_t *comm, ol_api_how_t how, MPI_Request *request)
 {
     if (!counts_int && !counts_c) {
         ol_api_set_detail("recvcounts is NULL");
@@ -239,63 +145,29 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts_
     if (rc == MPI_SUCCESS)
         rc = check_common(&a, total, true);
     bool in_place = sendbuf == MPI_IN_PLACE;
-    if (rc == MPI_SUCCESS && dt->size && ((!in_place && !sendbuf && total) ||
-                                          (!recvbuf && (in_place ? total : counts[comm->rank])))) {
+    if (rc == MPI_SUCCESS && dt->size &&
+        ((!in_place && !sendbuf && total) ||
+         (!recvbuf && (in_place ? total : counts[comm->rank])))) {
         ol_api_set_detail("%s is NULL with elements to %s", recvbuf ? "sendbuf" : "recvbuf",
                           recvbuf ? "send" : "receive");
         rc = MPI_ERR_BUFFER;
     }
     if (rc == MPI_SUCCESS)
-        rc = run(&a, how, request);
+        rc = ol_api_coll_issue(&a, how, request);
     free(counts);
     return rc;
 }
 
 int ol_api_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                          ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm)
+                          ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, ol_api_how_t how,
+                          MPI_Request *request)
 {
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, BLOCKING,
-                          NULL);
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, how, request);
 }
 
 int ol_api_reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                            ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm)
+                            ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm, ol_api_how_t how,
+                            MPI_Request *request)
 {
-    return reduce_scatter(sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, BLOCKING,
-                          NULL);
-}
-
-int ol_api_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                           ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                           MPI_Request *request)
-{
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, NONBLOCKING,
-                          request);
-}
-
-int ol_api_ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                             ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                             MPI_Request *request)
-{
-    return reduce_scatter(sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, NONBLOCKING,
-                          request);
-}
-
-int ol_api_reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                               ol_datatype_t *datatype, ol_op_t *op, ol_comm_t *comm,
-                               MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, PERSISTENT,
-                          request);
-}
-
-int ol_api_reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
-                                 const MPI_Count recvcounts[], ol_datatype_t *datatype,
-                                 ol_op_t *op, ol_comm_t *comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    (void)info;
-    return reduce_scatter(sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, PERSISTENT,
-                          request);
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, how, request);
 }

@@ -76,9 +76,39 @@ def widens_to(small, large):
 # Function name -> the implementation it calls, chosen in main().
 IMPLEMENTATION = {}
 
+# A collective's nonblocking and persistent forms (MPI_I<X>, MPI_<X>_init)
+# share the implementation of its blocking form, which takes two more
+# parameters saying how to issue the call: function name -> (how, the
+# request argument). The blocking form passes no request; the persistent
+# form's info is not passed (no info key changes a collective).
+ISSUE = {}
+ISSUE_PARAMS = "ol_api_how_t how, MPI_Request *request"
+
 
 def impl_name(fn):
     return IMPLEMENTATION[fn.name]
+
+
+def blocking_form(fn, by_name):
+    """MPI_Igather_c and MPI_Gather_init_c -> (MPI_Gather_c, how), when the
+    form has the blocking form's parameters plus [info] and a request."""
+    name, large = fn.name, fn.name.endswith("_c")
+    stem = name[:-2] if large else name
+    suffix = "_c" if large else ""
+    if stem.endswith("_init"):
+        twin, how, extra = stem[:-len("_init")] + suffix, "OL_API_PERSISTENT", ("INFO", "OUT")
+    elif stem.startswith("MPI_I"):
+        twin, how, extra = "MPI_" + stem[len("MPI_I"):].capitalize() + suffix, "OL_API_NONBLOCKING", ("OUT",)
+    else:
+        return None
+    blocking = by_name.get(twin)
+    if not blocking or not is_collective(blocking):
+        return None
+    n = len(blocking.params)
+    if [(p.name, p.decl) for p in fn.params[:n]] != [(p.name, p.decl) for p in blocking.params] or \
+            tuple(p.kind for p in fn.params[n:]) != extra:
+        return None
+    return blocking, how
 
 
 def implemented_names(sources):
@@ -99,6 +129,8 @@ def impl_param(p):
 
 def impl_prototype(fn):
     params = ", ".join(impl_param(p) for p in fn.params) or "void"
+    if fn.name in ISSUE:
+        params += ", " + ISSUE_PARAMS
     return "%s %s(%s)" % (fn.ret, impl_name(fn), params)
 
 
@@ -317,7 +349,14 @@ def state_names(chosen):
 
 
 def call_args(fn):
-    return ", ".join(p.name + "_obj" if p.kind in TRANSLATED else p.name for p in fn.params)
+    params = fn.params
+    if fn.name in ISSUE:
+        how, request = ISSUE[fn.name]
+        params = params[:len(params) - (2 if how == "OL_API_PERSISTENT" else 1 if request else 0)]
+    args = [p.name + "_obj" if p.kind in TRANSLATED else p.name for p in params]
+    if fn.name in ISSUE:
+        args += [ISSUE[fn.name][0], ISSUE[fn.name][1] or "NULL"]
+    return ", ".join(args)
 
 
 def int_binding(fn):
@@ -328,6 +367,8 @@ def int_binding(fn):
         if p.kind in TRANSLATED:
             lines.append("    %s%s_obj = NULL;" % (TRANSLATED[p.kind][0], p.name))
     lines.append("    int err;")
+    if ISSUE.get(fn.name, ("",))[0] == "OL_API_PERSISTENT":
+        lines.append("    (void)%s; /* not passed on: see ISSUE */" % first_of(fn, "INFO").name)
     statements = [] if fn.name in CALLABLE_ANYTIME else [(None, "ol_check_running()")]
     statements += checks(fn)
     for cond, s in statements:
@@ -379,7 +420,15 @@ def main(argv):
             IMPLEMENTATION[fn.name] = own_impl_name(fn)
         elif large and own_impl_name(large) in present and widens_to(fn, large):
             IMPLEMENTATION[fn.name] = own_impl_name(large)
-        else:
+    for fn in functions:  # the forms of collectives, once the blocking ones are known
+        form = blocking_form(fn, by_name)
+        if form and form[0].name in IMPLEMENTATION:
+            IMPLEMENTATION[fn.name] = IMPLEMENTATION[form[0].name]
+            ISSUE[fn.name] = (form[1], "request")
+        elif fn.name in IMPLEMENTATION and is_collective(fn) and first_of(fn, "COMM"):
+            ISSUE[fn.name] = ("OL_API_BLOCKING", None)
+    for fn in functions:
+        if fn.name not in IMPLEMENTATION:
             continue
         if not fn.varargs:
             STATE_INDEX[fn.name] = len(chosen)

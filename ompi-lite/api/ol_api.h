@@ -20,6 +20,11 @@ void ol_api_set_error_comm(ol_comm_t *comm);
  * handler of MPI_COMM_SELF). Returns err when the handler returns. */
 int ol_api_raise(const char *function, ol_comm_t *comm, int err);
 
+/* How a collective is issued: the blocking, nonblocking (MPI_I...) and
+ * persistent (..._init) forms of a collective share one implementation,
+ * which takes this and the request of the last two (gen_bindings.py). */
+typedef enum { OL_API_BLOCKING, OL_API_NONBLOCKING, OL_API_PERSISTENT } ol_api_how_t;
+
 /* The library's name and version, as MPI_Get_library_version says it. */
 const char *ol_api_library_version(void);
 
