@@ -9,8 +9,8 @@
  *
  *   header      one line: the count of ranks asleep on a futex
  *   control[p]  one line per rank: its arrival and "slice reduced" words
- *   slot[p][2]  per rank two data slots of slot_bytes, used by call parity
- *   result[2]   two shared slots: the reduced vector of sliced reductions
+ *   slot[p][D]  per rank OL_SHM_DEPTH data slots of slot_bytes, one per call in turn
+ *   result[D]   shared slots, one per call in turn: the vector of sliced reductions
  *
  * Every word grows by one per call on the path (the call's sequence number
  * s, the same on every rank), so no flag is ever reset. */
@@ -26,6 +26,10 @@ typedef struct {
     _Atomic uint32_t arrived; /* s: this rank is in call s, its data of call s is in its slot */
     _Atomic uint32_t reduced; /* s: its slice of the result of call s is in the result slot */
 } ol_shm_control_t;
+
+/* Slots per rank: call s uses slot s % OL_SHM_DEPTH, so that a root may
+ * run OL_SHM_DEPTH - 1 calls ahead of the slowest rank (shm_segment.c). */
+enum { OL_SHM_DEPTH = 4 };
 
 typedef struct ol_coll_shm ol_coll_shm_t;
 

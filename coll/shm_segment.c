@@ -48,7 +48,7 @@ const ol_param_t ol_coll_shm_params[] = {
     {"COLL_SHM_MAX_BYTES", OL_PARAM_INT, "65536",
      "shared-memory collectives: the most bytes one rank puts into the segment in one call "
      "(its block, or all its blocks for scatter and alltoall, its vector for reductions); "
-     "the segment of p ranks holds 2 (p + 1) slots of this size",
+     "the segment of p ranks holds 4 (p + 1) slots of this size",
      &ol_coll_shm_max_bytes},
     {"COLL_SHM_MAX_PROCS", OL_PARAM_INT, "64",
      "shared-memory collectives: only on communicators of at most this many processes",
@@ -89,8 +89,8 @@ static layout_t layout_of(int procs, size_t slot_bytes)
     layout_t l;
     l.control = LINE;
     l.slots = l.control + (size_t)procs * LINE;
-    l.results = l.slots + 2 * (size_t)procs * slot_bytes;
-    l.total = l.results + 2 * slot_bytes;
+    l.results = l.slots + OL_SHM_DEPTH * (size_t)procs * slot_bytes;
+    l.total = l.results + OL_SHM_DEPTH * slot_bytes;
     return l;
 }
 
@@ -249,12 +249,12 @@ ol_shm_control_t *ol_shm_control(ol_coll_shm_t *shm, int rank)
 
 char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s)
 {
-    return shm->slots + ((size_t)rank * 2 + (s & 1)) * shm->slot_bytes;
+    return shm->slots + ((size_t)rank * OL_SHM_DEPTH + s % OL_SHM_DEPTH) * shm->slot_bytes;
 }
 
 char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s)
 {
-    return shm->results + (s & 1) * shm->slot_bytes;
+    return shm->results + s % OL_SHM_DEPTH * shm->slot_bytes;
 }
 
 /* ---- waiting ------------------------------------------------------------ */
@@ -319,17 +319,26 @@ void ol_shm_wait_all_arrived(ol_coll_shm_t *shm, uint32_t s)
     shm->all_arrived = s;
 }
 
-/* Why the two slots of a rank (and the two result slots) are enough: in
- * call s a rank writes the slots of parity s & 1, last used by call s - 2.
- * A rank that has arrived at call s - 1 has returned from call s - 2 and
- * reads nothing of it any more; so once every rank has arrived at s - 1,
- * the slots of parity s & 1 are free. Calls that wait for every arrival
- * anyway (barrier, allreduce, allgather, alltoall...) note it, so in a
- * sequence of those this costs one comparison; after a rooted call (bcast,
- * gather) it keeps the root at most one call ahead of the slowest rank. */
+/* Why OL_SHM_DEPTH slots per rank (and result slots) are enough: in call s
+ * a rank writes the slots s % DEPTH, last used by call s - DEPTH. A rank
+ * that has arrived at call s - DEPTH + 1 has returned from call s - DEPTH
+ * and reads nothing of it any more; so once every rank has arrived there,
+ * those slots are free. The lowest arrival seen is kept, so that in a
+ * sequence of calls the others' words are read once every few calls (and
+ * never after calls that wait for every arrival anyway); a root runs up to
+ * DEPTH - 1 calls ahead of the slowest rank before it waits. */
 void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s)
 {
-    if ((int32_t)(shm->all_arrived - (s - 1)) >= 0)
+    uint32_t needed = s - (OL_SHM_DEPTH - 1);
+    if ((int32_t)(shm->all_arrived - needed) >= 0)
         return;
-    ol_shm_wait_all_arrived(shm, s - 1);
+    uint32_t lowest = s;
+    for (int q = 0; q < shm->size; q++) {
+        _Atomic uint32_t *arrived = &ol_shm_control(shm, q)->arrived;
+        ol_shm_wait(shm, arrived, needed);
+        uint32_t seen = atomic_load_explicit(arrived, memory_order_acquire);
+        if ((int32_t)(seen - lowest) < 0)
+            lowest = seen;
+    }
+    shm->all_arrived = lowest;
 }
