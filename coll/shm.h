@@ -29,7 +29,7 @@ typedef struct {
 
 /* Slots per rank: call s uses slot s % OL_SHM_DEPTH, so that a root may
  * run OL_SHM_DEPTH - 1 calls ahead of the slowest rank (shm_segment.c). */
-enum { OL_SHM_DEPTH = 4 };
+enum { OL_SHM_DEPTH = 16 };
 
 typedef struct ol_coll_shm ol_coll_shm_t;
 

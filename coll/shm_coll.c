@@ -14,10 +14,33 @@
  * each rank its slice of the vector into the shared result slot, which
  * every rank (reduce: the root) then copies out.
  *
- * Measured on the 2-core development machine, osu benchmarks, median of 5
- * alternating runs, ompi-lite / Open MPI 4.1 (below 1: faster); see
- * README.md for the tables. COLL_SHM_MAX_BYTES and COLL_SHM_SLICE_BYTES
- * come from there. */
+ * Measured on the 2-core development machine (shared with other jobs, load
+ * 5-14), osu benchmarks, medians of 5 alternating runs (contrib/compare.sh),
+ * us per call, ompi-lite with this path (4 slots per rank, 64 KiB slots)
+ * against Open MPI 4.1:
+ *
+ *   2 ranks     allreduce        bcast          reduce
+ *   bytes      ol     ompi     ol    ompi     ol    ompi
+ *      8      0.21    0.18    0.13   0.08    0.16   0.11
+ *    512      0.32    0.41    0.14   0.31    0.21   0.30
+ *   4096      1.03    1.16    0.37   7.13    0.88  29.80
+ *  16384      3.49    7.56    1.98   2.98    3.07   3.35
+ *  32768      6.83   10.80    3.88   4.09    6.12   4.72
+ *  65536     12.83   97.84    7.84   6.22   55.23   7.44
+ *
+ * Past 32 KiB the rooted collectives lose to messages (a root's one copy
+ * in then serves one reader at a time), hence COLL_SHM_MAX_BYTES = 32 KiB.
+ * On 4 ranks (2 cores, oversubscribed) allreduce and barrier run at
+ * 0.3-0.6 of Open MPI's times; back-to-back bcast and reduce, where Open
+ * MPI's root runs far ahead, took 2.2-2.9 us at 8 B against its 0.4-0.5
+ * with 4 slots per rank, 0.7-1.0 with 16 (8: 1.3-1.6), hence
+ * OL_SHM_DEPTH = 16. Allreduce on 4 ranks, sliced or not (us, 3 runs):
+ *
+ *   bytes       1 KiB   4 KiB   8 KiB   16 KiB   32 KiB
+ *   whole        19.4    25.8    37.1     72.2    125.4
+ *   sliced       23.0    35.6    39.3     52.6     66.9
+ *
+ * hence COLL_SHM_SLICE_BYTES = 16 KiB. */
 #include "shm.h"
 #include "coll_select.h"
 #include "coll_util.h"

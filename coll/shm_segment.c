@@ -45,15 +45,16 @@ const ol_param_t ol_coll_shm_params[] = {
      "shared-memory segment of the communicator when small (COLL_SHM_MAX_BYTES); 0: always "
      "through pt2pt messages",
      &ol_coll_shm_enabled},
-    {"COLL_SHM_MAX_BYTES", OL_PARAM_INT, "65536",
+    {"COLL_SHM_MAX_BYTES", OL_PARAM_INT, "32768",
      "shared-memory collectives: the most bytes one rank puts into the segment in one call "
      "(its block, or all its blocks for scatter and alltoall, its vector for reductions); "
-     "the segment of p ranks holds 4 (p + 1) slots of this size",
+     "the segment of p ranks holds 16 (p + 1) slots of this size",
      &ol_coll_shm_max_bytes},
-    {"COLL_SHM_MAX_PROCS", OL_PARAM_INT, "64",
-     "shared-memory collectives: only on communicators of at most this many processes",
+    {"COLL_SHM_MAX_PROCS", OL_PARAM_INT, "16",
+     "shared-memory collectives: only on communicators of at most this many processes (every "
+     "rank reads every other's line, and the segment grows with p; measured up to 8)",
      &max_procs},
-    {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "4096",
+    {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "16384",
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
      &ol_coll_shm_slice_bytes},
