@@ -72,6 +72,16 @@ ol_status_t ol_coll_start(const ol_coll_args_t *args, ol_request_t **request);
 ol_status_t ol_coll_prepare(const ol_coll_args_t *args, ol_request_t **request);
 ol_status_t ol_coll_restart(ol_request_t *request);
 
+/* Releases what the collectives keep per communicator (the shared-memory
+ * segment of shm_segment.c): when it is freed, and for the predefined ones
+ * at MPI_Finalize. */
+void ol_coll_comm_release(ol_comm_t *comm);
+/* Marks a transient copy of a communicator (the communicator layer's views
+ * of a subgroup or of an intercommunicator's local group, on the stack and
+ * never freed): the collectives keep no state for it and share none with
+ * the original, so its calls go the pt2pt way. */
+void ol_coll_comm_view(ol_comm_t *view);
+
 /* Loads the collectives' parameters (algorithms, thresholds); prints them. */
 void ol_coll_params_load(void);
 void ol_coll_params_print(FILE *out);

@@ -2,6 +2,7 @@
 # file per collective (its table) and per algorithm.
 libol_core_la_SOURCES += coll/coll.h coll/coll_select.h coll/coll_util.h coll/coll_util.c \
 	coll/coll_sched.h coll/coll_sched.c coll/select.c coll/pair.c \
+	coll/shm.h coll/shm_segment.c coll/shm_coll.c \
 	coll/barrier.c coll/barrier_dissemination.c \
 	coll/bcast.c coll/bcast_binomial.c \
 	coll/allreduce.c coll/allreduce_recursive_doubling.c \

@@ -2,6 +2,7 @@
 #include "coll_select.h"
 #include "ol_accel.h"
 #include "coll_util.h"
+#include "shm.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
 
@@ -211,13 +212,25 @@ ol_status_t ol_coll_run(const ol_coll_args_t *a)
             return ol_coll_allreduce_ipc(a);
         }
     }
+    bool shm;
+    ol_status_t rc = ol_coll_shm_applies(a, &shm);
+    if (rc != OL_OK)
+        return rc;
+    if (shm) {
+        log_choice(ol_coll_tables[a->kind], a, "shm",
+                   ol_coll_why("blocking, all %d processes on this host, at most "
+                               "COLL_SHM_MAX_BYTES=%d per process",
+                               a->comm->size, ol_coll_shm_max_bytes),
+                   false);
+        return ol_coll_shm_run(a);
+    }
     if (ol_coll_pair_applies(a)) {
         log_choice(ol_coll_tables[a->kind], a, "pair",
                    "blocking, 2 processes, small contiguous messages", false);
         return ol_coll_pair_run(a);
     }
     ol_sched_t *s;
-    ol_status_t rc = ol_coll_schedule(a, &s);
+    rc = ol_coll_schedule(a, &s);
     return rc == OL_OK ? ol_sched_run(s) : rc;
 }
 
@@ -244,12 +257,14 @@ void ol_coll_params_load(void)
 {
     for (int k = 0; k < OL_COLL_KINDS; k++)
         ol_param_table_load(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams);
+    ol_param_table_load(ol_coll_shm_params, (size_t)ol_coll_shm_nparams);
 }
 
 void ol_coll_params_print(FILE *out)
 {
     for (int k = 0; k < OL_COLL_KINDS; k++)
         ol_param_table_print(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams, out);
+    ol_param_table_print(ol_coll_shm_params, (size_t)ol_coll_shm_nparams, out);
 }
 
 /* ---- shortcuts -------------------------------------------------------------- */

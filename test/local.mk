@@ -28,5 +28,6 @@ include test/mpi/comm_extras.mk
 include test/mpi/topo.mk
 include test/mpi/coll_move.mk
 include test/mpi/coll_reduce.mk
+include test/mpi/coll_shm.mk
 include test/bench/local.mk
 include test/gpu/local.mk

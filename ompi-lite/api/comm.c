@@ -50,6 +50,7 @@ static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *r
 
 static void comm_destroy(ol_comm_t *c)
 {
+    ol_coll_comm_release(c);
     ol_errhandler_release(c->errhandler);
     if (c->topo)
         ol_topo_free(c->topo);
@@ -87,6 +88,8 @@ ol_status_t ol_comm_init_predefined(void)
 
 void ol_comm_finalize_predefined(void)
 {
+    ol_coll_comm_release(&ol_comm_world);
+    ol_coll_comm_release(&ol_comm_self);
     ol_group_release(ol_comm_world.group);
     ol_group_release(ol_comm_self.group);
 }
@@ -130,6 +133,7 @@ static ol_status_t and_intra(uint64_t *words, int n, void *comm)
 static void local_view(const ol_comm_t *inter, ol_comm_t *view)
 {
     *view = *inter;
+    ol_coll_comm_view(view);
     view->remote_group = NULL;
     view->peer_size = inter->size;
     view->world_ranks = inter->group->world_ranks;
@@ -714,6 +718,7 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
         return MPI_ERR_GROUP;
     }
     ol_comm_t view = *comm;
+    ol_coll_comm_view(&view);
     view.group = group;
     view.rank = group->rank;
     view.size = view.peer_size = group->size;

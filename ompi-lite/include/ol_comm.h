@@ -15,6 +15,7 @@ struct ol_bsend_buffer;
 struct ol_topo;
 struct ol_attr_list;
 struct ol_info;
+struct ol_coll_shm;
 
 typedef struct ol_comm {
     uint32_t magic;
@@ -32,6 +33,7 @@ typedef struct ol_comm {
     unsigned coll_sequence;  /* collective calls so far: names their traffic */
     uint64_t coll_logged[32]; /* per collective, size classes whose choice was logged */
     int8_t device_ipc_ready;  /* all members on one host with CUDA: 0 not yet agreed, 1, -1 */
+    struct ol_coll_shm *coll_shm; /* the collectives' shared-memory segment; NULL: not tried */
     MPI_Errhandler errhandler;
     struct ol_bsend_buffer *bsend_buffer; /* MPI_Comm_attach_buffer; NULL: none */
     struct ol_topo *topo;                 /* Cartesian/graph topology; NULL: none */

@@ -87,6 +87,24 @@ static inline int ol_progress(void)
  * sleeps on the worker's event fd so that oversubscribed ranks yield. */
 void ol_progress_wait(bool (*done)(void *arg), void *arg);
 
+/* The phases of ol_progress_wait, for loops that wait for something UCX
+ * does not signal (the collectives' shared memory) and sleep their own
+ * way. Where one wait is: spinning until spin_until, then yielding until
+ * yield_until (both set at the first look at the clock). */
+typedef struct {
+    bool spinning;
+    unsigned polls;
+    double spin_until, yield_until;
+} ol_wait_phase_t;
+
+ol_wait_phase_t ol_wait_start(void);
+/* After an idle poll: true to poll again (at once while spinning, after
+ * giving the core away while yielding), false to sleep. */
+bool ol_wait_poll_again(ol_wait_phase_t *w);
+/* ol_progress, and a wakeup for threads of this rank asleep on the worker
+ * when it made progress they may be waiting for. */
+int ol_progress_and_wake(void);
+
 double ol_rt_wtime(void);
 
 /* True when world_rank runs on this host (PMIx's local peers). */

@@ -59,7 +59,7 @@ static void sleep_on_worker(bool (*done)(void *arg), void *arg)
     __atomic_sub_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
-static int progress_and_wake(void)
+int ol_progress_and_wake(void)
 {
     int events = ol_progress();
     if (events && __atomic_load_n(&sleepers, __ATOMIC_SEQ_CST) > 0)
@@ -72,22 +72,12 @@ static int progress_and_wake(void)
  * would slow the loop that notices an arriving message. */
 #define SPIN_POLLS_PER_CLOCK 32
 
-/* Where one wait is: spinning until spin_until, then yielding until
- * yield_until (both set at the first look at the clock). */
-typedef struct {
-    bool spinning;
-    unsigned polls;
-    double spin_until, yield_until;
-} wait_phase_t;
-
-static wait_phase_t wait_start(void)
+ol_wait_phase_t ol_wait_start(void)
 {
-    return (wait_phase_t){.spinning = ol_rt.spin_us > 0};
+    return (ol_wait_phase_t){.spinning = ol_rt.spin_us > 0};
 }
 
-/* After an idle poll: true to poll again (at once while spinning, after
- * giving the core away while yielding), false to sleep. */
-static bool poll_again(wait_phase_t *w)
+bool ol_wait_poll_again(ol_wait_phase_t *w)
 {
     if (w->spinning && ++w->polls % SPIN_POLLS_PER_CLOCK != 0)
         return true;
@@ -108,11 +98,11 @@ static bool poll_again(wait_phase_t *w)
 
 void ol_progress_wait(bool (*done)(void *arg), void *arg)
 {
-    wait_phase_t phase = wait_start();
+    ol_wait_phase_t phase = ol_wait_start();
     while (!done(arg)) {
-        if (progress_and_wake() || poll_again(&phase))
+        if (ol_progress_and_wake() || ol_wait_poll_again(&phase))
             continue;
         sleep_on_worker(done, arg);
-        phase = wait_start();
+        phase = ol_wait_start();
     }
 }

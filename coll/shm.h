@@ -1,0 +1,74 @@
+/* The shared-memory path of blocking collectives on communicators whose
+ * members all run on this host (private to coll/).
+ *
+ * shm_segment.c owns the per-communicator segment (creation, the one-time
+ * agreement, release), its layout and the waiting; shm_coll.c runs the
+ * collectives on it. See README.md, "The shared-memory path".
+ *
+ * Layout of a segment of p ranks, each part aligned to 64 bytes:
+ *
+ *   header      one line: the count of ranks asleep on a futex
+ *   control[p]  one line per rank: its arrival and "slice reduced" words
+ *   slot[p][D]  per rank OL_SHM_DEPTH data slots of slot_bytes, one per call in turn
+ *   result[D]   shared slots, one per call in turn: the vector of sliced reductions
+ *
+ * Every word grows by one per call on the path (the call's sequence number
+ * s, the same on every rank), so no flag is ever reset. */
+#ifndef OL_COLL_SHM_H
+#define OL_COLL_SHM_H
+
+#include "coll.h"
+#include "ol_params.h"
+
+#include <stdatomic.h>
+
+typedef struct {
+    _Atomic uint32_t arrived; /* s: this rank is in call s, its data of call s is in its slot */
+    _Atomic uint32_t reduced; /* s: its slice of the result of call s is in the result slot */
+} ol_shm_control_t;
+
+/* Slots per rank: call s uses slot s % OL_SHM_DEPTH, so that a root may
+ * run OL_SHM_DEPTH - 1 calls ahead of the slowest rank (shm_segment.c). */
+enum { OL_SHM_DEPTH = 16 };
+
+typedef struct ol_coll_shm ol_coll_shm_t;
+
+/* The path's parameters (shm_segment.c). */
+extern int ol_coll_shm_enabled;   /* COLL_SHM */
+extern int ol_coll_shm_max_bytes; /* COLL_SHM_MAX_BYTES: the size of a slot */
+extern int ol_coll_shm_slice_bytes; /* COLL_SHM_SLICE_BYTES: reductions sliced from here on */
+
+/* The communicator's segment, set up on first use (a collective step: all
+ * members call it on the same call); *shm is NULL when the communicator
+ * cannot have one (members on other hosts, too many, no memory for it),
+ * which every member then sees alike for the life of the communicator, or
+ * while the segment is being set up (the agreement's own collectives). */
+ol_status_t ol_shm_segment(ol_comm_t *comm, ol_coll_shm_t **shm);
+
+/* The next call's sequence number. */
+uint32_t ol_shm_next_call(ol_coll_shm_t *shm);
+ol_shm_control_t *ol_shm_control(ol_coll_shm_t *shm, int rank);
+/* Rank's data slot for call s, and the shared result slot for call s. */
+char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s);
+char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s);
+
+/* Sets *word to s (release) and wakes ranks asleep on it. */
+void ol_shm_publish(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s);
+/* Returns once *word has reached s (acquire), progressing this rank's
+ * other operations meanwhile. */
+void ol_shm_wait(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s);
+/* Returns once every rank has arrived at call s. */
+void ol_shm_wait_all_arrived(ol_coll_shm_t *shm, uint32_t s);
+/* Returns once this rank may write its slots of call s: see shm_segment.c. */
+void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s);
+
+/* Whether this call takes the path (shm_coll.c): decided alike on every
+ * member, may set up the segment; and running it. */
+ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies);
+ol_status_t ol_coll_shm_run(const ol_coll_args_t *a);
+
+/* The path's parameters, loaded and printed with the collectives' own. */
+extern const ol_param_t ol_coll_shm_params[];
+extern const int ol_coll_shm_nparams;
+
+#endif

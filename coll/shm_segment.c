@@ -1,0 +1,345 @@
+/* The shared-memory segment of a communicator whose members all run on
+ * this host: its creation and the agreement on it, its layout (shm.h), and
+ * waiting for the words in it.
+ *
+ * Creation, on the first call that takes the path: comm rank 0 creates a
+ * file in /dev/shm (named after its pid and a per-process counter, so that
+ * no two live segments share a name, whatever context ids are reused),
+ * reserves its memory (posix_fallocate: a full tmpfs fails here, cleanly,
+ * instead of with SIGBUS on a later write) and maps it; a broadcast tells
+ * the others the name (empty: no segment), they map it, and an allreduce
+ * (MIN) of "mapped it" decides for everyone: all use the segment, or all
+ * keep the pt2pt algorithms for the life of the communicator. Rank 0 then
+ * unlinks the file: every member has it mapped or has given up, and a job
+ * that crashes later leaves nothing in /dev/shm. The agreement's own
+ * collectives run on this communicator while its state is "setting up",
+ * which the path refuses, so they go the pt2pt way. */
+#include "shm.h"
+#include "ol_log.h"
+#include "ol_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { LINE = 64 };
+
+int ol_coll_shm_enabled;
+int ol_coll_shm_max_bytes;
+int ol_coll_shm_slice_bytes;
+static int max_procs;
+
+const ol_param_t ol_coll_shm_params[] = {
+    {"COLL_SHM", OL_PARAM_INT, "1",
+     "1: blocking barrier, bcast, reduce, allreduce, gather, scatter, allgather, alltoall and "
+     "reduce_scatter_block on a communicator whose members all run on this host go through a "
+     "shared-memory segment of the communicator when small (COLL_SHM_MAX_BYTES); 0: always "
+     "through pt2pt messages",
+     &ol_coll_shm_enabled},
+    {"COLL_SHM_MAX_BYTES", OL_PARAM_INT, "32768",
+     "shared-memory collectives: the most bytes one rank puts into the segment in one call "
+     "(its block, or all its blocks for scatter and alltoall, its vector for reductions); "
+     "the segment of p ranks holds 16 (p + 1) slots of this size",
+     &ol_coll_shm_max_bytes},
+    {"COLL_SHM_MAX_PROCS", OL_PARAM_INT, "16",
+     "shared-memory collectives: only on communicators of at most this many processes (every "
+     "rank reads every other's line, and the segment grows with p; measured up to 8)",
+     &max_procs},
+    {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "16384",
+     "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
+     "of the vector into a shared result, instead of every rank (the root) reducing it all",
+     &ol_coll_shm_slice_bytes},
+};
+const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
+
+typedef enum { SHM_SETTING_UP, SHM_READY, SHM_UNAVAILABLE } shm_state_t;
+
+struct ol_coll_shm {
+    shm_state_t state;
+    int size;
+    char *base; /* the mapping; NULL: none */
+    size_t bytes;
+    _Atomic uint32_t *sleepers; /* ranks asleep on a futex of this segment */
+    char *control, *slots, *results;
+    size_t slot_bytes;
+    uint32_t calls;       /* calls on the path so far: the last one's number */
+    uint32_t all_arrived; /* latest call this rank saw every rank arrive at */
+};
+
+/* Offsets of the parts of a segment (shm.h). */
+typedef struct {
+    size_t control, slots, results, total;
+} layout_t;
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+static layout_t layout_of(int procs, size_t slot_bytes)
+{
+    layout_t l;
+    l.control = LINE;
+    l.slots = l.control + (size_t)procs * LINE;
+    l.results = l.slots + OL_SHM_DEPTH * (size_t)procs * slot_bytes;
+    l.total = l.results + OL_SHM_DEPTH * slot_bytes;
+    return l;
+}
+
+static void map_parts(ol_coll_shm_t *shm, char *base, const layout_t *l)
+{
+    shm->base = base;
+    shm->bytes = l->total;
+    shm->sleepers = (_Atomic uint32_t *)base;
+    shm->control = base + l->control;
+    shm->slots = base + l->slots;
+    shm->results = base + l->results;
+}
+
+static bool map_fd(ol_coll_shm_t *shm, int fd, const layout_t *l)
+{
+    void *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        return false;
+    map_parts(shm, base, l);
+    return true;
+}
+
+/* Rank 0: a new segment, zeroed (tmpfs pages start so), its name in name;
+ * name is "" when there is none. */
+static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, size_t size)
+{
+    static _Atomic unsigned created; /* threads may create segments of different communicators */
+    snprintf(name, size, "/ompi-lite-coll-%d-%u", (int)getpid(), atomic_fetch_add(&created, 1));
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        OL_WARN("coll", "shared-memory collectives: cannot create %s: %s", name, strerror(errno));
+        name[0] = '\0';
+        return;
+    }
+    int err = posix_fallocate(fd, 0, (off_t)l->total);
+    if (err == 0 && !map_fd(shm, fd, l))
+        err = errno;
+    close(fd);
+    if (err != 0) {
+        OL_WARN("coll", "shared-memory collectives: no %zu bytes in %s: %s", l->total, name,
+                strerror(err));
+        shm_unlink(name);
+        name[0] = '\0';
+    }
+}
+
+/* The other ranks: rank 0's segment, if it has this rank's idea of the
+ * size (parameters that differ between ranks would make it differ). */
+static void open_segment(ol_coll_shm_t *shm, const layout_t *l, const char *name)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size == l->total)
+        map_fd(shm, fd, l);
+    close(fd);
+}
+
+static void unmap(ol_coll_shm_t *shm)
+{
+    if (shm->base)
+        munmap(shm->base, shm->bytes);
+    shm->base = NULL;
+}
+
+static ol_status_t agree_on_segment(ol_comm_t *comm, ol_coll_shm_t *shm)
+{
+    layout_t l = layout_of(comm->size, shm->slot_bytes);
+    char name[64] = "";
+    if (comm->rank == 0)
+        create_segment(shm, &l, name, sizeof(name));
+    ol_status_t rc = ol_coll_bcast(name, sizeof(name), ol_dt_from_handle(MPI_CHAR), 0, comm);
+    if (rc == OL_OK && comm->rank != 0 && name[0])
+        open_segment(shm, &l, name);
+    int mapped = shm->base != NULL, everyone = 0;
+    if (rc == OL_OK)
+        rc = ol_coll_allreduce(&mapped, &everyone, 1, ol_dt_from_handle(MPI_INT),
+                               ol_op_from_handle(MPI_MIN), comm);
+    if (comm->rank == 0 && name[0])
+        shm_unlink(name);
+    if (rc != OL_OK || !everyone) {
+        unmap(shm);
+        shm->state = SHM_UNAVAILABLE;
+        OL_INFO("coll", "%s: no shared-memory segment (%s)", comm->name[0] ? comm->name : "a communicator",
+                rc != OL_OK ? "the agreement failed" : "a rank could not map it");
+        return rc;
+    }
+    shm->state = SHM_READY;
+    return OL_OK;
+}
+
+static bool members_on_this_host(const ol_comm_t *comm)
+{
+    for (int r = 0; r < comm->size; r++)
+        if (!ol_rt_same_host(ol_comm_world_rank(comm, r)))
+            return false;
+    return true;
+}
+
+ol_status_t ol_shm_segment(ol_comm_t *comm, ol_coll_shm_t **out)
+{
+    ol_coll_shm_t *shm = comm->coll_shm;
+    *out = NULL;
+    if (OL_LIKELY(shm != NULL)) {
+        if (shm->state == SHM_READY)
+            *out = shm;
+        return OL_OK;
+    }
+    shm = calloc(1, sizeof(*shm));
+    if (!shm)
+        return MPI_ERR_NO_MEM;
+    comm->coll_shm = shm;
+    shm->size = comm->size;
+    shm->slot_bytes = round_up((size_t)ol_coll_shm_max_bytes, LINE);
+    /* every member sees the same answers here: no message needed */
+    if (ol_comm_is_inter(comm) || comm->size > max_procs || !members_on_this_host(comm)) {
+        shm->state = SHM_UNAVAILABLE;
+        return OL_OK;
+    }
+    shm->state = SHM_SETTING_UP;
+    ol_status_t rc = agree_on_segment(comm, shm);
+    if (shm->state == SHM_READY)
+        *out = shm;
+    return rc;
+}
+
+/* The state of every view: never a segment, never freed. */
+static ol_coll_shm_t no_segment = {.state = SHM_UNAVAILABLE};
+
+void ol_coll_comm_view(ol_comm_t *view)
+{
+    view->coll_shm = &no_segment;
+}
+
+void ol_coll_comm_release(ol_comm_t *comm)
+{
+    if (!comm->coll_shm || comm->coll_shm == &no_segment)
+        return;
+    unmap(comm->coll_shm);
+    free(comm->coll_shm);
+    comm->coll_shm = NULL;
+}
+
+/* ---- layout ------------------------------------------------------------- */
+
+uint32_t ol_shm_next_call(ol_coll_shm_t *shm)
+{
+    return ++shm->calls;
+}
+
+ol_shm_control_t *ol_shm_control(ol_coll_shm_t *shm, int rank)
+{
+    return (ol_shm_control_t *)(shm->control + (size_t)rank * LINE);
+}
+
+char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s)
+{
+    return shm->slots + ((size_t)rank * OL_SHM_DEPTH + s % OL_SHM_DEPTH) * shm->slot_bytes;
+}
+
+char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s)
+{
+    return shm->results + s % OL_SHM_DEPTH * shm->slot_bytes;
+}
+
+/* ---- waiting ------------------------------------------------------------ */
+
+/* Polls between two progress calls while spinning: an idle
+ * ucp_worker_progress costs about ten times a look at a cached word. */
+enum { POLLS_PER_PROGRESS = 16 };
+/* The longest futex sleep: a safety net, every publisher wakes sleepers. */
+enum { SLEEP_NS = 1000 * 1000 };
+
+static bool reached(_Atomic uint32_t *word, uint32_t s, memory_order order)
+{
+    return (int32_t)(atomic_load_explicit(word, order) - s) >= 0; /* wraps at 2^32 calls */
+}
+
+/* A sleeper counts itself before its last look at the word, and a
+ * publisher reads the count after its store, both sequentially consistent
+ * (the fence in ol_shm_publish): either that look sees the new value or
+ * the publisher sees the sleeper and wakes the futex. FUTEX_WAIT itself
+ * sleeps only while the word still holds the value looked at. */
+static void sleep_on(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s)
+{
+    atomic_fetch_add_explicit(shm->sleepers, 1, memory_order_seq_cst);
+    uint32_t seen = atomic_load_explicit(word, memory_order_seq_cst);
+    if ((int32_t)(seen - s) < 0) {
+        struct timespec timeout = {0, SLEEP_NS};
+        syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, NULL, 0);
+    }
+    atomic_fetch_sub_explicit(shm->sleepers, 1, memory_order_relaxed);
+}
+
+void ol_shm_publish(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s)
+{
+    atomic_store_explicit(word, s, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(shm->sleepers, memory_order_relaxed) > 0)
+        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The phases of the progress engine's wait (spin, yield, sleep), with
+ * this rank's other operations progressed now and then (MPI's progress
+ * rule: a rank blocked here may owe a peer a message). */
+void ol_shm_wait(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s)
+{
+    if (reached(word, s, memory_order_acquire))
+        return;
+    ol_wait_phase_t phase = ol_wait_start();
+    for (unsigned polls = 1; !reached(word, s, memory_order_acquire); polls++) {
+        if (polls % POLLS_PER_PROGRESS == 0 && ol_progress_and_wake())
+            continue;
+        if (ol_wait_poll_again(&phase))
+            continue;
+        sleep_on(shm, word, s);
+        phase = ol_wait_start();
+    }
+}
+
+void ol_shm_wait_all_arrived(ol_coll_shm_t *shm, uint32_t s)
+{
+    for (int q = 0; q < shm->size; q++)
+        ol_shm_wait(shm, &ol_shm_control(shm, q)->arrived, s);
+    shm->all_arrived = s;
+}
+
+/* Why OL_SHM_DEPTH slots per rank (and result slots) are enough: in call s
+ * a rank writes the slots s % DEPTH, last used by call s - DEPTH. A rank
+ * that has arrived at call s - DEPTH + 1 has returned from call s - DEPTH
+ * and reads nothing of it any more; so once every rank has arrived there,
+ * those slots are free. The lowest arrival seen is kept, so that in a
+ * sequence of calls the others' words are read once every few calls (and
+ * never after calls that wait for every arrival anyway); a root runs up to
+ * DEPTH - 1 calls ahead of the slowest rank before it waits. */
+void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s)
+{
+    uint32_t needed = s - (OL_SHM_DEPTH - 1);
+    if ((int32_t)(shm->all_arrived - needed) >= 0)
+        return;
+    uint32_t lowest = s;
+    for (int q = 0; q < shm->size; q++) {
+        _Atomic uint32_t *arrived = &ol_shm_control(shm, q)->arrived;
+        ol_shm_wait(shm, arrived, needed);
+        uint32_t seen = atomic_load_explicit(arrived, memory_order_acquire);
+        if ((int32_t)(seen - lowest) < 0)
+            lowest = seen;
+    }
+    shm->all_arrived = lowest;
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# coll_shm: the blocking collectives of the shared-memory path (see
+# coll_shm.c) on 2 to 8 ranks with the path's defaults. The info log must
+# name the path for every collective it covers, so that a path that
+# silently never runs fails here. Small limits and the path off:
+# coll_shm_limits.sh.
+# shellcheck source=test/mpi/common.sh
+. "$(dirname "$0")/common.sh"
+
+P=OMPI_LITE_
+for np in 2 3 4 5 6 7 8; do
+    capture env ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
+    expect_success
+    expect_out "^coll_shm: $np ranks OK"
+    for coll in barrier bcast reduce allreduce gather scatter allgather alltoall \
+        reduce_scatter_block; do
+        expect_err "[: ]$coll on MPI_COMM_WORLD .*: shm \("
+    done
+done

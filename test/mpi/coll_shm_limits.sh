@@ -1,0 +1,20 @@
+#!/bin/sh
+# coll_shm_limits: coll_shm.c with a small odd limit and slicing from the
+# first bytes on, so that the limit and one past it, and sliced reductions
+# of odd counts, are cheap to reach; then with the path off, where the log
+# must never name it.
+# shellcheck source=test/mpi/common.sh
+. "$(dirname "$0")/common.sh"
+
+P=OMPI_LITE_
+for np in 2 3 5 8; do
+    capture env ${P}COLL_SHM_MAX_BYTES=1000 ${P}COLL_SHM_SLICE_BYTES=8 $MPIRUN -np "$np" "$prog"
+    expect_success
+    expect_out "^coll_shm: $np ranks OK"
+done
+for np in 2 3; do
+    capture env ${P}COLL_SHM=0 ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
+    expect_success
+    expect_out "^coll_shm: $np ranks OK"
+    expect_no_output ": shm \("
+done
