@@ -37,6 +37,7 @@ int ol_coll_shm_enabled;
 int ol_coll_shm_max_bytes;
 int ol_coll_shm_slice_bytes;
 static int max_procs;
+static int memory_mib;
 
 const ol_param_t ol_coll_shm_params[] = {
     {"COLL_SHM", OL_PARAM_INT, "1",
@@ -54,6 +55,12 @@ const ol_param_t ol_coll_shm_params[] = {
      "shared-memory collectives: only on communicators of at most this many processes (every "
      "rank reads every other's line, and the segment grows with p; measured up to 8)",
      &max_procs},
+    {"COLL_SHM_MEMORY_MIB", OL_PARAM_INT, "256",
+     "shared-memory collectives: the most MiB of segments a process maps at once (a segment "
+     "is about 16 (p + 1) COLL_SHM_MAX_BYTES, 4.5 MiB for 8 ranks); communicators set up "
+     "past it keep the pt2pt algorithms, so that a program with thousands of communicators "
+     "does not fill /dev/shm",
+     &memory_mib},
     {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "16384",
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
@@ -105,6 +112,22 @@ static void map_parts(ol_coll_shm_t *shm, char *base, const layout_t *l)
     shm->results = base + l->results;
 }
 
+/* Bytes of segments this process has mapped (COLL_SHM_MEMORY_MIB). */
+static _Atomic size_t mapped_bytes;
+
+static bool within_budget(size_t bytes)
+{
+    size_t budget = (size_t)(memory_mib > 0 ? memory_mib : 0) << 20;
+    size_t after = atomic_fetch_add(&mapped_bytes, bytes) + bytes;
+    if (after <= budget)
+        return true;
+    atomic_fetch_sub(&mapped_bytes, bytes);
+    OL_INFO("coll", "shared-memory collectives: a new segment of %zu bytes would pass "
+            "COLL_SHM_MEMORY_MIB=%d", bytes, memory_mib);
+    return false;
+}
+
+/* Maps the segment; the caller has counted its bytes (within_budget). */
 static bool map_fd(ol_coll_shm_t *shm, int fd, const layout_t *l)
 {
     void *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -119,10 +142,14 @@ static bool map_fd(ol_coll_shm_t *shm, int fd, const layout_t *l)
 static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, size_t size)
 {
     static _Atomic unsigned created; /* threads may create segments of different communicators */
+    name[0] = '\0';
+    if (!within_budget(l->total))
+        return;
     snprintf(name, size, "/ompi-lite-coll-%d-%u", (int)getpid(), atomic_fetch_add(&created, 1));
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
         OL_WARN("coll", "shared-memory collectives: cannot create %s: %s", name, strerror(errno));
+        atomic_fetch_sub(&mapped_bytes, l->total);
         name[0] = '\0';
         return;
     }
@@ -133,6 +160,7 @@ static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, si
     if (err != 0) {
         OL_WARN("coll", "shared-memory collectives: no %zu bytes in %s: %s", l->total, name,
                 strerror(err));
+        atomic_fetch_sub(&mapped_bytes, l->total);
         shm_unlink(name);
         name[0] = '\0';
     }
@@ -142,19 +170,22 @@ static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, si
  * size (parameters that differ between ranks would make it differ). */
 static void open_segment(ol_coll_shm_t *shm, const layout_t *l, const char *name)
 {
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
+    if (!within_budget(l->total))
         return;
+    int fd = shm_open(name, O_RDWR, 0);
     struct stat st;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size == l->total)
-        map_fd(shm, fd, l);
-    close(fd);
+    if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size != l->total || !map_fd(shm, fd, l))
+        atomic_fetch_sub(&mapped_bytes, l->total);
+    if (fd >= 0)
+        close(fd);
 }
 
 static void unmap(ol_coll_shm_t *shm)
 {
-    if (shm->base)
+    if (shm->base) {
         munmap(shm->base, shm->bytes);
+        atomic_fetch_sub(&mapped_bytes, shm->bytes);
+    }
     shm->base = NULL;
 }
 

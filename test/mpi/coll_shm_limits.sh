@@ -1,8 +1,8 @@
 #!/bin/sh
 # coll_shm_limits: coll_shm.c with a small odd limit and slicing from the
 # first bytes on, so that the limit and one past it, and sliced reductions
-# of odd counts, are cheap to reach; then with the path off, where the log
-# must never name it.
+# of odd counts, are cheap to reach; then with the path off or without
+# memory for a segment, where the log must never name it.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
@@ -12,8 +12,11 @@ for np in 2 3 5 8; do
     expect_success
     expect_out "^coll_shm: $np ranks OK"
 done
-for np in 2 3; do
-    capture env ${P}COLL_SHM=0 ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
+# off, and no memory for segments (COLL_SHM_MEMORY_MIB): the same results
+# through messages
+for setting in COLL_SHM=0 COLL_SHM_MEMORY_MIB=0; do
+    np=3
+    capture env ${P}$setting ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"
     expect_no_output ": shm \("
