@@ -19,6 +19,11 @@
 #   -A ARGS       extra arguments for coll_perf, e.g. -A '-b 8 -e 1M -d double'
 #   -o DIR        results directory (default results/ at the top of the tree)
 #   --hostfile F  passed to each launcher as -hostfile F
+#   --netns N     run on N hosts made of network namespaces (root; see
+#                 contrib/netns-hosts.sh): ranks talk over TCP on veth links,
+#                 the launcher runs on the first host and reaches the others
+#                 through a launch agent; NP ranks fill ceil(NP/N) slots per host
+#                 (-p 4 --netns 4: one rank per host; --netns 2: two)
 #   --mpirun P    ompi-lite's mpirun (default $PREFIX/bin/mpirun, else _install/bin/mpirun)
 #   --mpicc P     ompi-lite's mpicc (default: next to --mpirun)
 #   --only L      comma list of ompi-lite,openmpi,mpich (default: all found)
@@ -41,6 +46,7 @@ args=
 coll_args=
 out=$top/results
 hostfile=
+netns=
 mpirun=
 mpicc=
 only=ompi-lite,openmpi,mpich
@@ -54,11 +60,12 @@ while [ $# -gt 0 ]; do
     -A) coll_args=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
     --hostfile|-hostfile) hostfile=$2; shift 2 ;;
+    --netns) netns=$2; shift 2 ;;
     --mpirun) mpirun=$2; shift 2 ;;
     --mpicc) mpicc=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=; shift ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -71,6 +78,11 @@ if [ -z "$mpirun" ]; then
     done
 fi
 [ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "compare.sh: cannot read $hostfile" >&2; exit 2; }
+if [ -n "$netns" ]; then
+    [ -z "$hostfile" ] || { echo "compare.sh: --netns writes its own hostfiles; leave out --hostfile" >&2; exit 2; }
+    [ "$netns" -ge 1 ] 2>/dev/null || { echo "compare.sh: --netns wants a number of hosts" >&2; exit 2; }
+    [ "$(id -u)" = 0 ] || { echo "compare.sh: --netns needs root (network namespaces)" >&2; exit 2; }
+fi
 
 # The peers and gnuplot come from Debian's packages.
 if ! command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v mpicc.mpich >/dev/null 2>&1 ||
@@ -86,34 +98,116 @@ bl_add_all "$mpirun" "$mpicc"
 
 mkdir -p "$out/raw" "$out/build"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ol-compare.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+netns_hosts=$here/netns-hosts.sh
+# Host names unique to this invocation, so that neither the test suite's
+# hosts nor another compare.sh are touched; the subnet exists only behind
+# these hosts' own bridge, so it cannot clash either.
+netns_prefix=olc$$h
+job=
+cleanup() {
+    [ -z "$job" ] || kill -TERM "$job" 2>/dev/null || true
+    [ -z "$netns" ] || "$netns_hosts" down "$netns_prefix" "$netns" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+# dash runs the EXIT trap on exit only: turn Ctrl-C and kills into one.
+trap 'exit 130' INT TERM HUP
 
-# The hostfile in each launcher's syntax: Open MPI's "host slots=N" and
-# MPICH's "host:N" (each rejects the other's); ompi-lite takes both.
-if [ -n "$hostfile" ]; then
-    sed 's/#.*//' "$hostfile" | awk 'NF {
+# normalize_hostfile FILE: FILE (either MPI's syntax) as "HOST SLOTS" lines.
+normalize_hostfile() {
+    sed 's/#.*//' "$1" | awk 'NF {
         n = split($1, hp, ":"); slots = n > 1 ? hp[2] : 1
         for (i = 2; i <= NF; i++) if ($i ~ /^slots=/) { sub(/.*=/, "", $i); slots = $i }
-        print hp[1], slots }' >"$work/hosts"
+        print hp[1], slots }'
+}
+# write_hostfiles: $work/hosts in each launcher's syntax: Open MPI's "host
+# slots=N" (ompi-lite takes it too) and MPICH's "host:N" (each peer rejects
+# the other's).
+write_hostfiles() {
     awk '{ print $1 " slots=" $2 }' "$work/hosts" >"$work/hosts.openmpi"
     awk '{ print $1 ":" $2 }' "$work/hosts" >"$work/hosts.mpich"
+}
+# netns_hostfiles NP: the namespace hosts NP ranks need, ceil(NP/N) slots
+# each, so that ranks fill the hosts in blocks (by slot, every launcher's
+# default) and a host the job does not need gets no daemon.
+netns_hostfiles() {
+    per=$((($1 + netns - 1) / netns))
+    i=0
+    while [ $((i * per)) -lt "$1" ]; do
+        echo "$netns_prefix$i $per"
+        i=$((i + 1))
+    done >"$work/hosts"
+    write_hostfiles
+}
+if [ -n "$hostfile" ]; then
+    normalize_hostfile "$hostfile" >"$work/hosts"
+    write_hostfiles
 fi
 # hostopt NAME: the launcher's hostfile option, if any.
 hostopt() {
-    [ -n "$hostfile" ] || return 0
+    [ -n "$hostfile$netns" ] || return 0
     case $1 in
-    openmpi|mpich) echo "-hostfile $work/hosts.$1" ;;
-    *) echo "-hostfile $hostfile" ;;
+    mpich) echo "-hostfile $work/hosts.mpich" ;;
+    *) echo "-hostfile $work/hosts.openmpi" ;;
     esac
 }
-case " $bl_names " in
-*" ompi-lite "*)
-    # shellcheck disable=SC2046
-    if [ -n "$hostfile" ] && ! $(bl_get run ompi-lite) $(hostopt ompi-lite) -np 1 /bin/true >"$work/probe" 2>&1; then
-        echo "compare.sh: ompi-lite's mpirun does not take -hostfile yet ($(head -n 1 "$work/probe")): running the peers only" >&2
-        bl_names=$(echo "$bl_names" | sed 's/ ompi-lite//')
-    fi ;;
-esac
+
+if [ -n "$netns" ]; then
+    "$netns_hosts" up "$netns_prefix" "$netns" 10.231.241
+    # The agent as one word: Open MPI's plm_rsh_agent and hydra's
+    # -launcher-exec take a program, and run() splits commands at spaces.
+    printf '#!/bin/sh\nexec "%s" agent "$@"\n' "$netns_hosts" >"$work/agent"
+    chmod +x "$work/agent"
+fi
+# netns_launch NAME: what runs NAME's launcher on the first namespace host
+# and lets it reach the others, as from a cluster's first node. The host
+# names do not resolve inside the namespaces (no DNS, no /etc/hosts entry),
+# so every launcher must wire its daemons by address.
+#  - Every host's daemon sees the whole machine as its own and would bind
+#    its first rank to core 0: one rank per host would put every rank on
+#    the same core. ompi-lite and Open MPI bind by default, hydra does not.
+#  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
+#    on InfiniBand devices); its daemons' OOB on eth0 too.
+#  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
+#    the agent would take for a host; -iface makes the proxies connect back
+#    to the address of eth0 instead of the host name. ch4:ucx picks TCP on
+#    eth0 itself (UCX finds lo unreachable across boot ids).
+netns_launch() {
+    case $1 in
+    ompi-lite) opts="--launch-agent $work/agent --bind-to none" ;;
+    openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none --mca pml ob1 --mca btl self,vader,tcp \
+--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
+    mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;
+    esac
+    echo "$netns_hosts run ${netns_prefix}0 $(bl_get run "$1") $opts"
+}
+# launcher NAME: NAME's launcher command, in the namespace hosts with --netns.
+launcher() {
+    if [ -n "$netns" ]; then netns_launch "$1"; else bl_get run "$1"; fi
+}
+# netns_sweep: kills what a failed run left on the namespace hosts, so that
+# it does not slow the runs after it.
+netns_sweep() {
+    [ -n "$netns" ] || return 0
+    i=0
+    while [ "$i" -lt "$netns" ]; do
+        pids=$(ip netns pids "$netns_prefix$i" 2>/dev/null || true)
+        # shellcheck disable=SC2086
+        [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+        i=$((i + 1))
+    done
+}
+# where NP: how NP ranks are placed, for titles (empty on one host).
+where() {
+    [ -n "$netns" ] || return 0
+    per=$((($1 + netns - 1) / netns))
+    echo " on $((($1 + per - 1) / per)) namespace hosts (TCP)"
+}
+# case_name BENCH NP: the name of a benchmark's files (raw runs, CSV, PNG);
+# runs across namespace hosts are named apart from runs on one host.
+case_name() {
+    echo "$1-np$2${netns:+-netns$netns}"
+}
 
 # program BENCH: the executable's name; sources BENCH: its sources;
 # bench_args BENCH: what it always gets.
@@ -165,27 +259,35 @@ done
 # run NAME BENCH NP RUN: one run into raw/; fails if the job fails.
 run() {
     exe=$out/build/$1/$(program "$2")
-    log=$out/raw/$2-np$3-$1-$4.txt
+    log=$out/raw/$(case_name "$2" "$3")-$1-$4.txt
     [ -x "$exe" ] || return 1
     # shellcheck disable=SC2046,SC2086
-    timeout "${BENCH_TIMEOUT:-900}" $(bl_get run "$1") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
-        >"$log" 2>&1 </dev/null
+    timeout "${BENCH_TIMEOUT:-900}" $(launcher "$1") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
+        >"$log" 2>&1 </dev/null &
+    # In the background, so that a signal reaches the trap at once (the
+    # shell would first wait for a foreground job, which timeout puts in a
+    # process group of its own, out of Ctrl-C's reach); cleanup ends it.
+    job=$!
+    status=0
+    wait "$job" || status=$?
+    job=
+    return "$status"
 }
 
 # table BENCH NP: the medians per size of raw/ into the CSV and the summary.
 table() {
     # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
     set -- "$1" "$2" $(metric "$1")
-    csv=$out/$1-np$2.csv
+    csv=$out/$(case_name "$1" "$2").csv
     for name in $bl_names; do
         for r in $(seq "$runs"); do
-            f=$out/raw/$1-np$2-$name-$r.txt
+            f=$out/raw/$(case_name "$1" "$2")-$name-$r.txt
             [ -f "$work/ok-$1-$2-$name-$r" ] || continue
             awk -v n="$name" -v c="$3" '!/^#/ && NF >= c { print n, $1, $c }' "$f"
         done
     done >"$work/values"
     awk -v names="$bl_names" -v better="$5" -v unit="$4" -v runs="$runs" -v csv="$csv" \
-        -v title="$1, $2 ranks" '
+        -v title="$1, $2 ranks$(where "$2")" '
     function median(s,   v, n, i, j, x) {
         n = split(s, v, " ")
         for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
@@ -221,7 +323,7 @@ table() {
 plot() {
     # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
     set -- "$1" "$2" $(metric "$1")
-    csv=$out/$1-np$2.csv
+    csv=$out/$(case_name "$1" "$2").csv
     ncol=$(head -n 1 "$csv" | awk -F, '{ print NF - 2 }')
     [ "$ncol" -gt 0 ] && [ "$(wc -l <"$csv")" -gt 1 ] || return 0
     lines=
@@ -241,7 +343,7 @@ plot() {
     case $4 in us) ylabel="latency (us)" ;; *) ylabel="bandwidth ($4)" ;; esac
     gnuplot <<EOF
 set terminal pngcairo noenhanced size 900,600 font ',11'
-set output '$out/$1-np$2.png'
+set output '$out/$(case_name "$1" "$2").png'
 set datafile separator ','
 set key autotitle columnhead top left
 set logscale x 2
@@ -249,7 +351,7 @@ set logscale y
 set format x '%.0b%B'
 set xlabel 'message size (bytes; ki = 2^10, Mi = 2^20)'
 set ylabel '$ylabel'
-set title '$1, $2 ranks: median of $runs runs ($5 is better)'
+set title '$1, $2 ranks$(where "$2"): median of $runs runs ($5 is better)'
 set grid
 plot $lines
 EOF
@@ -258,11 +360,12 @@ EOF
 # summary.txt collects the tables of every invocation, each under a header.
 {
     # shellcheck disable=SC2016 # the single quotes are text
-    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${hostfile:+ --hostfile $hostfile}"
+    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${hostfile:+ --hostfile $hostfile}${netns:+ --netns $netns}"
     cat "$out/memcpy.txt"
 } >>"$out/summary.txt"
 for b in $benches; do
     for np in $(echo "$nps" | tr , ' '); do
+        [ -z "$netns" ] || netns_hostfiles "$np"
         for r in $(seq "$runs"); do
             for name in $bl_names; do
                 [ -x "$out/build/$name/$(program "$b")" ] || continue
@@ -270,8 +373,9 @@ for b in $benches; do
                 if run "$name" "$b" "$np" "$r"; then
                     : >"$work/ok-$b-$np-$name-$r"
                 else
-                    echo "compare.sh: $name failed on $b -np $np (see $out/raw/$b-np$np-$name-$r.txt):" >&2
-                    tail -n 5 "$out/raw/$b-np$np-$name-$r.txt" | sed 's/^/  /' >&2
+                    echo "compare.sh: $name failed on $b -np $np (see $out/raw/$(case_name "$b" "$np")-$name-$r.txt):" >&2
+                    tail -n 5 "$out/raw/$(case_name "$b" "$np")-$name-$r.txt" | sed 's/^/  /' >&2
+                    netns_sweep
                 fi
             done
         done

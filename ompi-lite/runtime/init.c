@@ -6,6 +6,7 @@
 #include "ol_runtime.h"
 #include "pmix_client.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,20 +40,47 @@ static int choose_spin_us(void)
     return ol_rt.local_size > host_cores() ? 0 : 5;
 }
 
+static bool host_has_rdma_device(void)
+{
+    DIR *dir = opendir("/sys/class/infiniband");
+    if (!dir)
+        return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(dir));)
+        found = e->d_name[0] != '.';
+    closedir(dir);
+    return found;
+}
+
+/* True where UCX reaches every peer of this rank over its TCP transport: the
+ * rank is alone on its host (no shared-memory peer) and the host has no
+ * InfiniBand or RoCE device (UCX's only other network transport as Debian
+ * builds it). A setting for TCP's sake must stop there, because UCX takes
+ * one value for all the endpoints of a context: a rendezvous threshold fit
+ * for TCP would take single-copy (cma) rendezvous from shared memory
+ * between 8 KiB and it, and zero-copy from RDMA. */
+static bool peers_over_tcp_only(void)
+{
+    return ol_rt.size > 1 && ol_rt.local_size == 1 && !host_has_rdma_device();
+}
+
 /* UCX settings whose defaults ompi-lite changes (each a row of the parameter
  * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
  * A setting is applied with ucp_config_modify only where the user has set
  * none of the UCX variables that control it: a user's UCX_ variable always
- * wins. An empty value keeps UCX's own default. */
+ * wins, and only where its condition (if any) holds. An empty value keeps
+ * UCX's own default. */
 static const struct {
     const char *ucx_name;         /* for ucp_config_modify, without UCX_ */
     const char *const *value;     /* the parameter */
     const char *user_vars;        /* UCX variables that mean "the user chose" */
+    bool (*applies)(void);        /* NULL: always */
 } ucx_defaults[] = {
     {"MM_FIFO_SIZE", &ol_param.ucx_mm_fifo_size,
-     "UCX_MM_FIFO_SIZE UCX_POSIX_FIFO_SIZE UCX_SYSV_FIFO_SIZE"},
+     "UCX_MM_FIFO_SIZE UCX_POSIX_FIFO_SIZE UCX_SYSV_FIFO_SIZE", NULL},
     {"MM_FIFO_ELEM_SIZE", &ol_param.ucx_mm_fifo_elem_size,
-     "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE"},
+     "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE", NULL},
+    {"RNDV_THRESH", &ol_param.ucx_tcp_rndv_thresh, "UCX_RNDV_THRESH", peers_over_tcp_only},
 };
 
 static bool user_set_any(const char *vars)
@@ -76,7 +104,8 @@ static void apply_ucx_defaults(ucp_config_t *config)
 {
     for (size_t i = 0; i < sizeof(ucx_defaults) / sizeof(ucx_defaults[0]); i++) {
         const char *value = *ucx_defaults[i].value;
-        if (!value || !*value || user_set_any(ucx_defaults[i].user_vars))
+        if (!value || !*value || user_set_any(ucx_defaults[i].user_vars) ||
+            (ucx_defaults[i].applies && !ucx_defaults[i].applies()))
             continue;
         ucs_status_t st = ucp_config_modify(config, ucx_defaults[i].ucx_name, value);
         if (st != UCS_OK)
