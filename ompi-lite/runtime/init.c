@@ -64,6 +64,13 @@ static bool peers_over_tcp_only(void)
     return ol_rt.size > 1 && ol_rt.local_size == 1 && !host_has_rdma_device();
 }
 
+/* True where UCX reaches every peer over shared memory: the whole job runs
+ * on this host. */
+static bool peers_over_shm_only(void)
+{
+    return ol_rt.size > 1 && ol_rt.local_size == ol_rt.size;
+}
+
 /* UCX settings whose defaults ompi-lite changes (each a row of the parameter
  * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
  * A setting is applied with ucp_config_modify only where the user has set
@@ -81,6 +88,7 @@ static const struct {
     {"MM_FIFO_ELEM_SIZE", &ol_param.ucx_mm_fifo_elem_size,
      "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE", NULL},
     {"RNDV_THRESH", &ol_param.ucx_tcp_rndv_thresh, "UCX_RNDV_THRESH", peers_over_tcp_only},
+    {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only},
 };
 
 static bool user_set_any(const char *vars)
