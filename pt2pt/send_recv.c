@@ -407,6 +407,20 @@ static bool ucx_request_done(void *ucx_req)
     return ucp_request_check_status(ucx_req) != UCS_INPROGRESS;
 }
 
+/* The end of a send that UCX answered with ucx_req: done at once (NULL),
+ * failed, or a request to wait for and free. */
+static ucs_status_t wait_ucx_send(void *ucx_req)
+{
+    if (OL_LIKELY(ucx_req == NULL))
+        return UCS_OK;
+    if (UCS_PTR_IS_ERR(ucx_req))
+        return UCS_PTR_STATUS(ucx_req);
+    ol_progress_wait(ucx_request_done, ucx_req);
+    ucs_status_t st = ucp_request_check_status(ucx_req);
+    ucp_request_free(ucx_req);
+    return st;
+}
+
 static ol_status_t wait_nonblocking_send(const void *buf, MPI_Count count, ol_datatype_t *dt,
                                          int dest, int tag, ol_comm_t *comm, ol_tagspace_t space,
                                          ol_send_mode_t mode)
@@ -440,16 +454,9 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     void *ucx_req = mode == OL_SEND_SYNCHRONOUS
                         ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, ucx_tag, &param)
                         : ucp_tag_send_nbx(ep, data.buffer, data.count, ucx_tag, &param);
-    ucs_status_t st = UCS_OK;
-    if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req))) {
-        st = UCS_PTR_STATUS(ucx_req);
-    } else if (ucx_req != NULL) {
-        ol_progress_wait(ucx_request_done, ucx_req);
-        st = ucp_request_check_status(ucx_req);
-        ucp_request_free(ucx_req);
-    }
+    ucs_status_t st = wait_ucx_send(ucx_req);
     ol_ucx_bounce_put(data.bounce);
-    return ol_ucx_status(st);
+    return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
 }
 
 /* A blocking receive completes into this, on the waiting thread's stack

@@ -178,11 +178,9 @@ void *ol_ucx_bounce_get(void)
     return malloc(bytes);
 }
 
-void ol_ucx_bounce_put(void *bounce)
+void ol_ucx_bounce_to_pool(void *bounce)
 {
     free_bounce_t *b = bounce;
-    if (!b)
-        return;
     bool locked = bounce_needs_lock();
     if (locked)
         pthread_mutex_lock(&bounce_lock);
@@ -197,7 +195,7 @@ void ol_ucx_bounce_finish(void *bounce, void *buf, MPI_Count count, ol_datatype_
 {
     if (st == UCS_OK)
         ol_dt_unpack_first(dt, buf, count, bounce, length);
-    ol_ucx_bounce_put(bounce);
+    ol_ucx_bounce_to_pool(bounce);
 }
 
 /* Called when no operation is in flight (MPI_Finalize). */

@@ -28,9 +28,17 @@ void ol_ucx_datatype_params_print(FILE *out);
 extern size_t ol_ucx_bounce_bytes;
 
 /* A buffer of ol_ucx_bounce_bytes from the pool (NULL: out of memory), and
- * its return (NULL: nothing to return). */
+ * its return. */
 void *ol_ucx_bounce_get(void);
-void ol_ucx_bounce_put(void *bounce);
+void ol_ucx_bounce_to_pool(void *bounce);
+
+/* Returns data's bounce buffer, if it took one: inline, since the common
+ * message took none. */
+static inline void ol_ucx_bounce_put(void *bounce)
+{
+    if (OL_UNLIKELY(bounce != NULL))
+        ol_ucx_bounce_to_pool(bounce);
+}
 
 static inline bool ol_ucx_bounces(const ol_datatype_t *dt, MPI_Count count)
 {
