@@ -50,16 +50,6 @@ static const ol_param_t device_params[] = {
      "chunks of a staged device message being copied or sent at once", &param.stage_depth},
 };
 
-void ol_pt2pt_params_load(void)
-{
-    ol_dev_params_load();
-}
-
-void ol_pt2pt_params_print(FILE *out)
-{
-    ol_dev_params_print(out);
-}
-
 void ol_dev_params_load(void)
 {
     ol_param_table_load(device_params, OL_ARRAY_SIZE(device_params));

@@ -166,10 +166,11 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
     }
     /* An announcement is received as the empty message it is; the device
      * protocol then brings the data (ol_ucx_recv_done). */
-    ol_ucx_data_t data = {ucp_dt_make_contig(1), NULL, 0};
+    ol_ucx_data_t data = {ucp_dt_make_contig(1), NULL, 0, NULL};
     if (!ol_tag_is_device_announce(message->info.sender_tag))
         rc = ol_ucx_describe_recv(req, &data);
     if (rc != OL_OK) {
+        ol_ucx_forget_recv(req);
         drain(message);
         ol_request_release(req);
         return rc;
@@ -187,8 +188,7 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
                                          message->ucx_message, &param);
     free(message);
     if (UCS_PTR_IS_ERR(ucx_req)) {
-        ol_dev_landing_free(req->landing);
-        req->landing = NULL;
+        ol_ucx_forget_recv(req);
         ol_request_release(req);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     }

@@ -13,7 +13,7 @@
 extern const ol_rt_request_spec_t ol_pt2pt_request_spec;
 
 ol_status_t ol_pt2pt_init(void);
-/* Point-to-point's parameters (the device-message protocol's). */
+/* Point-to-point's parameters (bounce buffers, the device-message protocol). */
 void ol_pt2pt_params_load(void);
 void ol_pt2pt_params_print(FILE *out);
 /* Waits for buffered sends, closes every endpoint flushing what is in flight. */

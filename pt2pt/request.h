@@ -65,6 +65,8 @@ struct ol_request {
     ol_op_args_t args;
     void *bounce;             /* buffered sends: the copy; replace: the receive copy */
     void *landing;            /* receives into device memory: the host buffer UCX fills */
+    void *ucx_bounce;         /* small non-contiguous messages: the pool buffer UCX sends
+                                 from or receives into (ucx_datatype.h) */
     bool matched;             /* a device message matched: no UCX request left to cancel */
     bool sender_known;        /* the receive took an arrived message: its tag is sender_tag */
     uint64_t sender_tag;

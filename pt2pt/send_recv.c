@@ -13,10 +13,22 @@
  * ol_request_t passed as user data. */
 const ol_rt_request_spec_t ol_pt2pt_request_spec = {.request_size = 0, .request_init = NULL};
 
+void ol_pt2pt_params_load(void)
+{
+    ol_ucx_datatype_params_load();
+    ol_dev_params_load();
+}
+
+void ol_pt2pt_params_print(FILE *out)
+{
+    ol_ucx_datatype_params_print(out);
+    ol_dev_params_print(out);
+}
+
 ol_status_t ol_pt2pt_init(void)
 {
     ol_ucx_datatype_init();
-    ol_dev_params_load();
+    ol_pt2pt_params_load();
     return ol_ep_init();
 }
 
@@ -25,6 +37,7 @@ void ol_pt2pt_finalize(void)
     ol_bsend_finalize();
     ol_dev_finalize();
     ol_ep_close_all();
+    ol_ucx_datatype_finalize();
 }
 
 void ol_status_set_bytes(MPI_Status *status, MPI_Count bytes)
@@ -96,10 +109,19 @@ void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int
 
 /* ---- UCX completion callbacks ------------------------------------------ */
 
+/* A send's bounce buffer goes back to the pool before the request
+ * completes: a completed request may be released at once. */
+static void send_complete(ol_request_t *req, ol_status_t error)
+{
+    ol_ucx_bounce_put(req->ucx_bounce);
+    req->ucx_bounce = NULL;
+    ol_request_complete(req, error);
+}
+
 static void send_done(void *ucx_request, ucs_status_t st, void *user_data)
 {
     ucp_request_free(ucx_request);
-    ol_request_complete(user_data, ol_ucx_status(st));
+    send_complete(user_data, ol_ucx_status(st));
 }
 
 static void device_message_done(void *ctx, ol_status_t error, size_t bytes)
@@ -142,6 +164,11 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
     ol_ucx_fill_recv_status(&req->status, &arrived, st);
     uint64_t sender_tag = st == UCS_OK ? arrived.sender_tag : 0;
     ucp_request_free(ucx_request);
+    if (req->ucx_bounce) { /* an announcement is empty: it unpacks nothing */
+        const ol_op_args_t *a = &req->args;
+        ol_ucx_bounce_finish(req->ucx_bounce, a->buf, a->count, a->dt, st, arrived.length);
+        req->ucx_bounce = NULL;
+    }
     if (OL_UNLIKELY(req->landing || ol_tag_is_device_announce(sender_tag))) {
         recv_device_continue(req, st, sender_tag);
         return;
@@ -150,12 +177,16 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
 }
 
 /* How a receive into (buf, count, dt) is handed to UCX: the user's memory,
- * or, for device memory, a pinned host buffer that the data lands in. */
+ * a bounce buffer, or, for device memory, a pinned host buffer that the
+ * data lands in. */
 ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data)
 {
     const ol_op_args_t *a = &req->args;
-    if (OL_LIKELY(!ol_dev_buffer(a->buf, a->count, a->dt)))
-        return ol_ucx_describe(a->dt, a->buf, a->count, data);
+    if (OL_LIKELY(!ol_dev_buffer(a->buf, a->count, a->dt))) {
+        ol_status_t rc = ol_ucx_describe(a->dt, a->buf, a->count, OL_UCX_RECV, data);
+        req->ucx_bounce = data->bounce;
+        return rc;
+    }
     size_t capacity = (size_t)a->count * a->dt->size;
     ol_status_t rc = ol_accel_check_device((char *)a->buf + a->dt->true_lb, capacity);
     if (rc != OL_OK)
@@ -163,10 +194,17 @@ ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data)
     req->landing = ol_dev_landing_alloc(capacity);
     if (!req->landing)
         return MPI_ERR_NO_MEM;
-    data->datatype = ucp_dt_make_contig(1);
-    data->buffer = ol_dev_landing_data(req->landing);
-    data->count = capacity;
+    ol_ucx_describe_bytes(ol_dev_landing_data(req->landing), capacity, data);
+    data->bounce = NULL;
     return OL_OK;
+}
+
+void ol_ucx_forget_recv(ol_request_t *req)
+{
+    ol_dev_landing_free(req->landing);
+    req->landing = NULL;
+    ol_ucx_bounce_put(req->ucx_bounce);
+    req->ucx_bounce = NULL;
 }
 
 /* ---- posting a receive ---------------------------------------------------- */
@@ -224,9 +262,10 @@ static ol_status_t start_send(ol_request_t *req)
         return rc;
     if (OL_UNLIKELY(ol_dev_buffer(a->buf, a->count, a->dt)))
         return ol_dev_send_start(req, ep, tag);
-    rc = ol_ucx_describe(a->dt, a->buf, a->count, &data);
+    rc = ol_ucx_describe(a->dt, a->buf, a->count, OL_UCX_SEND, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
+    req->ucx_bounce = data.bounce;
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_DATATYPE,
@@ -237,12 +276,15 @@ static ol_status_t start_send(ol_request_t *req)
     void *ucx_req = a->mode == OL_SEND_SYNCHRONOUS
                         ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, tag, &param)
                         : ucp_tag_send_nbx(ep, data.buffer, data.count, tag, &param);
-    if (ucx_req == NULL)
-        ol_request_complete(req, OL_OK);
-    else if (UCS_PTR_IS_ERR(ucx_req))
+    if (ucx_req == NULL) {
+        send_complete(req, OL_OK);
+    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+        ol_ucx_bounce_put(req->ucx_bounce);
+        req->ucx_bounce = NULL;
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
-    else
+    } else {
         req->ucx_request = ucx_req;
+    }
     return OL_OK;
 }
 
@@ -276,8 +318,7 @@ static ol_status_t start_recv(ol_request_t *req)
     void *ucx_req = ol_ucx_post_receive(&data, tag, mask, &param, &req->sender_tag,
                                         &req->sender_known);
     if (UCS_PTR_IS_ERR(ucx_req)) {
-        ol_dev_landing_free(req->landing);
-        req->landing = NULL;
+        ol_ucx_forget_recv(req);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     }
     /* The callback may already have run inside ucp_tag_recv_nbx. */
@@ -366,6 +407,20 @@ static bool ucx_request_done(void *ucx_req)
     return ucp_request_check_status(ucx_req) != UCS_INPROGRESS;
 }
 
+/* The end of a send that UCX answered with ucx_req: done at once (NULL),
+ * failed, or a request to wait for and free. */
+static ucs_status_t wait_ucx_send(void *ucx_req)
+{
+    if (OL_LIKELY(ucx_req == NULL))
+        return UCS_OK;
+    if (UCS_PTR_IS_ERR(ucx_req))
+        return UCS_PTR_STATUS(ucx_req);
+    ol_progress_wait(ucx_request_done, ucx_req);
+    ucs_status_t st = ucp_request_check_status(ucx_req);
+    ucp_request_free(ucx_req);
+    return st;
+}
+
 static ol_status_t wait_nonblocking_send(const void *buf, MPI_Count count, ol_datatype_t *dt,
                                          int dest, int tag, ol_comm_t *comm, ol_tagspace_t space,
                                          ol_send_mode_t mode)
@@ -390,7 +445,7 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     ol_ucx_data_t data;
     ol_status_t rc = ol_ep_get(ol_comm_world_rank(comm, dest), &ep);
     if (OL_LIKELY(rc == OL_OK))
-        rc = ol_ucx_describe(dt, buf, count, &data);
+        rc = ol_ucx_describe(dt, buf, count, OL_UCX_SEND, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
@@ -399,14 +454,9 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     void *ucx_req = mode == OL_SEND_SYNCHRONOUS
                         ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, ucx_tag, &param)
                         : ucp_tag_send_nbx(ep, data.buffer, data.count, ucx_tag, &param);
-    if (OL_LIKELY(ucx_req == NULL))
-        return OL_OK;
-    if (UCS_PTR_IS_ERR(ucx_req))
-        return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
-    ol_progress_wait(ucx_request_done, ucx_req);
-    ucs_status_t st = ucp_request_check_status(ucx_req);
-    ucp_request_free(ucx_req);
-    return ol_ucx_status(st);
+    ucs_status_t st = wait_ucx_send(ucx_req);
+    ol_ucx_bounce_put(data.bounce);
+    return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
 }
 
 /* A blocking receive completes into this, on the waiting thread's stack
@@ -418,6 +468,7 @@ typedef struct {
     ol_status_t device_error;
     bool sender_known;
     uint64_t sender_tag;
+    void *bounce;              /* see ol_ucx_describe */
     void *buf;
     MPI_Count count;
     ol_datatype_t *dt;
@@ -440,6 +491,8 @@ static void blocking_recv_done(void *ucx_request, ucs_status_t st,
         r->info.sender_tag = r->sender_tag;
     r->status = st;
     ucp_request_free(ucx_request);
+    if (r->bounce) /* an announcement is empty: it unpacks nothing */
+        ol_ucx_bounce_finish(r->bounce, r->buf, r->count, r->dt, st, r->info.length);
     if (OL_UNLIKELY(st == UCS_OK && ol_tag_is_device_announce(r->info.sender_tag))) {
         ol_dev_recv_announced(r->buf, r->count, r->dt, r->info.sender_tag, blocking_device_done,
                               r);
@@ -467,11 +520,11 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
         return rc == OL_OK ? ol_pt2pt_wait(req, status) : rc;
     }
     ol_ucx_data_t data;
-    ol_status_t rc = ol_ucx_describe(dt, buf, count, &data);
+    ol_status_t rc = ol_ucx_describe(dt, buf, count, OL_UCX_RECV, &data);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
-    blocking_recv_t r = {.done = 0, .status = UCS_OK, .device_error = OL_OK, .buf = buf,
-                         .count = count, .dt = dt};
+    blocking_recv_t r = {.done = 0, .status = UCS_OK, .device_error = OL_OK,
+                         .bounce = data.bounce, .buf = buf, .count = count, .dt = dt};
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
@@ -483,8 +536,10 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
     void *ucx_req = ol_ucx_post_receive(&data, ucx_tag, mask, &param, &r.sender_tag,
                                         &r.sender_known);
-    if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req)))
+    if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req))) {
+        ol_ucx_bounce_put(data.bounce);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
+    }
     ol_progress_wait(blocking_recv_complete, &r);
     if (status) {
         ol_ucx_fill_recv_status(status, &r.info, r.status);

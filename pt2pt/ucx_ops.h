@@ -19,6 +19,8 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
 /* The receive of req as UCX sees it: the user's buffer, or the pinned host
  * buffer a receive into device memory lands in (req->landing). */
 ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data);
+/* Gives back what ol_ucx_describe_recv took, for a receive UCX did not take. */
+void ol_ucx_forget_recv(ol_request_t *req);
 
 /* Posts a receive of data matching (tag, mask): see send_recv.c for why it
  * may take an arrived message first, whose tag it stores in *sender_tag. */

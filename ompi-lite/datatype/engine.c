@@ -177,6 +177,13 @@ void ol_dt_unpack_all(const ol_datatype_t *dt, void *buf, MPI_Count count, const
     walk(dt, buf, 0, (char *)src, (size_t)count * dt->size, true);
 }
 
+void ol_dt_unpack_first(const ol_datatype_t *dt, void *buf, MPI_Count count, const void *src,
+                        size_t bytes)
+{
+    size_t total = (size_t)count * dt->size;
+    walk(dt, buf, 0, (char *)src, bytes < total ? bytes : total, true);
+}
+
 /* Basic elements in the first bytes of one element's packed stream
  * (bytes < size), going through its parts in order. */
 static MPI_Count elements_in_part_of(const ol_datatype_t *dt, MPI_Count bytes)

@@ -65,6 +65,10 @@ void ol_dt_cursor_unpack(ol_dt_cursor_t *cursor, size_t offset, const void *src,
 /* Packs/unpacks everything at once (MPI_Pack, collectives' scratch copies). */
 void ol_dt_pack_all(const ol_datatype_t *dt, const void *buf, MPI_Count count, void *dst);
 void ol_dt_unpack_all(const ol_datatype_t *dt, void *buf, MPI_Count count, const void *src);
+/* Unpacks the first `bytes` (at most count * size) of the packed stream: a
+ * message shorter than the receive buffer, maybe ending inside an element. */
+void ol_dt_unpack_first(const ol_datatype_t *dt, void *buf, MPI_Count count, const void *src,
+                        size_t bytes);
 
 /* Basic elements in the first bytes of a stream of this type, or
  * MPI_UNDEFINED when bytes ends inside a basic element (MPI_Get_elements). */

@@ -14,7 +14,8 @@ test_p2p_scripts = \
 	test/mpi/p2p_threads.sh \
 	test/mpi/p2p_large.sh \
 	test/mpi/p2p_stress.sh \
-	test/mpi/p2p_grequest.sh
+	test/mpi/p2p_grequest.sh \
+	test/mpi/p2p_bounce.sh
 
 check_PROGRAMS += \
 	test/mpi/p2p_modes \
@@ -29,7 +30,8 @@ check_PROGRAMS += \
 	test/mpi/p2p_threads \
 	test/mpi/p2p_large \
 	test/mpi/p2p_stress \
-	test/mpi/p2p_grequest
+	test/mpi/p2p_grequest \
+	test/mpi/p2p_bounce
 TESTS += $(test_p2p_scripts)
 EXTRA_DIST += $(test_p2p_scripts) test/mpi/README-pt2pt.md
 
@@ -99,3 +101,8 @@ test_mpi_p2p_grequest_SOURCES = test/mpi/p2p_grequest.c $(P2P_UTIL)
 test_mpi_p2p_grequest_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_grequest_LDADD = $(MPI_TEST_LIBS) -lpthread
 test_mpi_p2p_grequest_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_bounce_SOURCES = test/mpi/p2p_bounce.c $(P2P_UTIL)
+test_mpi_p2p_bounce_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_bounce_LDADD = $(MPI_TEST_LIBS) -lpthread
+test_mpi_p2p_bounce_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
