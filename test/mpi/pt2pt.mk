@@ -1,4 +1,4 @@
-# Point-to-point semantics tests (see README-pt2pt.md): each program
+# Point-to-point semantics tests (see README.md): each program
 # test/mpi/p2p_NAME is run by p2p_NAME.sh through ompi-lite's mpirun with
 # several rank counts. The programs are plain MPI and share p2p_util.c.
 test_p2p_scripts = \
@@ -33,7 +33,7 @@ check_PROGRAMS += \
 	test/mpi/p2p_grequest \
 	test/mpi/p2p_bounce
 TESTS += $(test_p2p_scripts)
-EXTRA_DIST += $(test_p2p_scripts) test/mpi/README-pt2pt.md
+EXTRA_DIST += $(test_p2p_scripts)
 
 P2P_UTIL = test/mpi/p2p_util.c test/mpi/p2p_util.h
 
