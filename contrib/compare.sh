@@ -166,6 +166,11 @@ fi
 #  - Every host's daemon sees the whole machine as its own and would bind
 #    its first rank to core 0: one rank per host would put every rank on
 #    the same core. ompi-lite and Open MPI bind by default, hydra does not.
+#  - For the same reason no launcher sees that the hosts' ranks share two
+#    cores. Open MPI would then poll without ever yielding (it yields where
+#    it sees more ranks than cores): 4 ranks on 4 hosts took 4-7 ms per
+#    small osu_allreduce, 50 us with mpi_yield_when_idle. ompi-lite yields
+#    after a short spin anyway; MPICH has no such setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
 #    on InfiniBand devices); its daemons' OOB on eth0 too.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
@@ -175,8 +180,8 @@ fi
 netns_launch() {
     case $1 in
     ompi-lite) opts="--launch-agent $work/agent --bind-to none" ;;
-    openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none --mca pml ob1 --mca btl self,vader,tcp \
---mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
+    openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none --mca mpi_yield_when_idle 1 \
+--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
     mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;
     esac
     echo "$netns_hosts run ${netns_prefix}0 $(bl_get run "$1") $opts"
@@ -197,11 +202,10 @@ netns_sweep() {
         i=$((i + 1))
     done
 }
-# where NP: how NP ranks are placed, for titles (empty on one host).
+# where: how the ranks of the current rank count are placed, for titles
+# (empty on one host).
 where() {
-    [ -n "$netns" ] || return 0
-    per=$((($1 + netns - 1) / netns))
-    echo " on $((($1 + per - 1) / per)) namespace hosts (TCP)"
+    [ -z "$netns" ] || echo " on $(wc -l <"$work/hosts") namespace hosts (TCP)"
 }
 # case_name BENCH NP: the name of a benchmark's files (raw runs, CSV, PNG);
 # runs across namespace hosts are named apart from runs on one host.
@@ -287,7 +291,7 @@ table() {
         done
     done >"$work/values"
     awk -v names="$bl_names" -v better="$5" -v unit="$4" -v runs="$runs" -v csv="$csv" \
-        -v title="$1, $2 ranks$(where "$2")" '
+        -v title="$1, $2 ranks$(where)" '
     function median(s,   v, n, i, j, x) {
         n = split(s, v, " ")
         for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
@@ -316,6 +320,11 @@ table() {
             else { printf "\n"; printf ",\n" > csv }
         }
     }' "$work/values" | tee -a "$out/summary.txt"
+    # The medians of an MPI with failed runs come from fewer runs: say so.
+    for name in $bl_names; do
+        ok=$(find "$work" -name "ok-$1-$2-$name-*" | wc -l)
+        [ "$ok" -eq "$runs" ] || echo "($name: $ok of $runs runs finished)" | tee -a "$out/summary.txt"
+    done
 }
 
 # plot BENCH NP: the CSV as a PNG, value against size on log axes, one line
@@ -351,7 +360,7 @@ set logscale y
 set format x '%.0b%B'
 set xlabel 'message size (bytes; ki = 2^10, Mi = 2^20)'
 set ylabel '$ylabel'
-set title '$1, $2 ranks$(where "$2"): median of $runs runs ($5 is better)'
+set title '$1, $2 ranks$(where): median of $runs runs ($5 is better)'
 set grid
 plot $lines
 EOF
