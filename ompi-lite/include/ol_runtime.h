@@ -21,6 +21,7 @@ typedef struct {
     int size;
     int local_rank;          /* among the ranks of this host */
     int local_size;
+    int num_hosts;           /* hosts of the job; 0: the launcher did not say */
     int node_rank;
     int node_leader;         /* lowest world rank on this host */
     int appnum;

@@ -187,6 +187,7 @@ static void set_singleton_facts(void)
     ol_rt.size = 1;
     ol_rt.local_rank = 0;
     ol_rt.local_size = 1;
+    ol_rt.num_hosts = 1;
     ol_rt.node_rank = 0;
     ol_rt.node_leader = 0;
     ol_rt.appnum = 0;

@@ -88,6 +88,7 @@ bool ol_pmix_start(void)
     ol_rt.rank = (int)self_proc.rank;
     ol_rt.size = job_uint32(PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, 1);
     ol_rt.local_size = job_uint32(PMIX_LOCAL_SIZE, PMIX_RANK_WILDCARD, 1);
+    ol_rt.num_hosts = job_uint32(PMIX_NUM_NODES, PMIX_RANK_WILDCARD, 0);
     ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
     ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
