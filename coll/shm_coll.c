@@ -94,19 +94,31 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * returns, running ahead of its peer, and the segment's bookkeeping loses
  * to that: 8 B back to back (osu), bcast 0.08 us through pair.c against
  * 0.25 here, reduce 0.09 against 0.15 on a quiet machine; from 4 KiB
- * 1.5-10 times slower under load. On 4 ranks the segment wins at every
- * size up to the limit (bcast 0.9-4 us against 0.7-50, reduce 0.8-63
- * against 2.3-180, at load 5). */
-static bool rooted_on_two(const ol_coll_args_t *a)
+ * 1.5-10 times slower under load. An allgather or alltoall exchange of
+ * blocks of 2 KiB or more is faster as one message each way too (the
+ * receiver copies once, out of the FIFO, instead of the segment's copy in
+ * and copy out): 4/8/16/32 KiB 0.64/0.94/1.8/3.5 us against
+ * 0.84/1.6/2.9/5.4 (allgather, quiet machine; alltoall alike), 1 KiB
+ * even, below it the segment wins (0.19 against 0.24 us at 8 B). On 4
+ * ranks the segment wins at every size up to its limit (bcast 0.9-4 us
+ * against 0.7-50, reduce 0.8-63 against 2.3-180, at load 5). */
+static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
 {
-    return a->comm->size == 2 && (a->kind == OL_COLL_BCAST || a->kind == OL_COLL_REDUCE);
+    if (a->comm->size != 2)
+        return false;
+    switch (a->kind) {
+    case OL_COLL_BCAST:
+    case OL_COLL_REDUCE: return true;
+    case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
+    case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
+    default: return false;
+    }
 }
 
 ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
 {
     *applies = false;
-    if (!ol_coll_shm_enabled || ol_comm_is_inter(a->comm) || a->comm->size < 2 ||
-        rooted_on_two(a))
+    if (!ol_coll_shm_enabled || ol_comm_is_inter(a->comm) || a->comm->size < 2)
         return OL_OK;
     /* the tests force every algorithm, and reproducible mode promises one
      * reduction order for all of them: let them run what they ask for */
@@ -114,7 +126,7 @@ ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
     if ((forced && *forced) || ol_coll_reproducible)
         return OL_OK;
     MPI_Count bytes = slot_bytes_needed(a);
-    if (bytes < 0 || bytes > ol_coll_shm_max_bytes)
+    if (bytes < 0 || bytes > ol_coll_shm_max_bytes || messages_win_on_two(a, bytes))
         return OL_OK;
     ol_coll_shm_t *shm;
     ol_status_t rc = ol_shm_segment(a->comm, &shm);

@@ -3,7 +3,7 @@
 # coll_shm.c) on 2 to 8 ranks with the path's defaults. The info log must
 # name the path for every collective it covers, so that a path that
 # silently never runs fails here; on 2 ranks bcast and reduce keep their
-# messages (shm_coll.c, rooted_on_two). Small limits and the path off:
+# messages (shm_coll.c, messages_win_on_two). Small limits and the path off:
 # coll_shm_limits.sh.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
