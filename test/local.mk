@@ -9,7 +9,7 @@ AM_TESTS_ENVIRONMENT = \
 	OMPI_LITE_OVERSUBSCRIBE=1; export OMPI_LITE_OVERSUBSCRIBE; \
 	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; \
 	export top_srcdir top_builddir MPIRUN OL_PREFIX PYTHON CC CXX;
-EXTRA_DIST += test/with-timeout.sh test/run-tests.sh test/unit/installed-tools.sh
+EXTRA_DIST += test/with-timeout.sh test/run-tests.sh test/unit/installed-tools.sh test/harness.sh
 TESTS += test/unit/installed-tools.sh
 
 # Programs linked against the build tree's library without libtool wrapper

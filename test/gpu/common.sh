@@ -12,17 +12,8 @@
 #
 # Where the programs are: $GPU_TEST_BINDIR (default $top_builddir/test/gpu);
 # the benchmarks: $BENCH_BINDIR (default $top_builddir/test/bench).
-set -u
-
-fail() {
-    printf 'FAIL: %s\n' "$*" >&2
-    exit 1
-}
-
-hard_error() {
-    printf 'ERROR: %s\n' "$*" >&2
-    exit 99
-}
+# shellcheck source=test/harness.sh
+. "$(dirname "$0")/../harness.sh"
 
 # skip REASON: exit 77, or fail where a GPU is required (the fake runs).
 skip() {
@@ -30,9 +21,6 @@ skip() {
     printf 'SKIP: %s\n' "$*"
     exit 77
 }
-
-[ -n "${top_builddir:-}" ] || hard_error "top_builddir is not set: run me with make check"
-[ -n "${MPIRUN:-}" ] || hard_error "MPIRUN is not set: run me with make check"
 
 test_name=$(basename "$0" .sh)
 case $test_name in
@@ -52,22 +40,6 @@ bindir=${GPU_TEST_BINDIR:-$top_builddir/test/gpu}
 bench_bindir=${BENCH_BINDIR:-$top_builddir/test/bench}
 prog=$bindir/$test_name
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ol-test-gpu.XXXXXX") || hard_error "mktemp failed"
-trap 'rm -rf "$work"' EXIT
-# The harness's timeout sends TERM: exit, so that the EXIT trap cleans up.
-trap 'exit 1' HUP INT TERM
-
-# capture CMD...: runs CMD, leaving its exit status in $rc and its stdout and
-# stderr in $work/out and $work/err, and shows all three in the log.
-capture() {
-    echo "+ $*"
-    "$@" >"$work/out" 2>"$work/err"
-    rc=$?
-    sed 's/^/  out: /' "$work/out"
-    sed 's/^/  err: /' "$work/err"
-    echo "  exit status $rc"
-}
-
 # run_gpu NP ARGS...: runs $prog ARGS on NP ranks; exits 77 when the program
 # skipped (no GPU), fails unless it exited 0 and printed "NAME: OK".
 # $MPIRUN is left unquoted on purpose: it may carry options.
@@ -84,8 +56,4 @@ run_gpu() {
     fi
     [ "$rc" -eq 0 ] || fail "$test_name $* on $np ranks: the job exited with status $rc, expected 0"
     grep -Eq "^$test_name: OK" "$work/out" || fail "$test_name $* on $np ranks: no \"$test_name: OK\" line"
-}
-
-expect_err() {
-    grep -Eq -- "$1" "$work/err" || fail "no line of stderr matches /$1/"
 }

@@ -10,6 +10,7 @@
 
 P=OMPI_LITE_
 for np in 2 3 4 5 6 7 8; do
+    # shellcheck disable=SC2086 # $MPIRUN may carry options
     capture env ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"

@@ -8,6 +8,7 @@
 
 P=OMPI_LITE_
 for np in 2 3 5 8; do
+    # shellcheck disable=SC2086 # $MPIRUN may carry options
     capture env ${P}COLL_SHM_MAX_BYTES=1000 ${P}COLL_SHM_SLICE_BYTES=8 $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"
@@ -16,6 +17,7 @@ done
 # through messages
 for setting in COLL_SHM=0 COLL_SHM_MEMORY_MIB=0; do
     np=3
+    # shellcheck disable=SC2086 # $MPIRUN may carry options
     capture env ${P}$setting ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"
