@@ -4,7 +4,8 @@
  *
  * Commutative ops take the binomial tree rooted at the root; others the
  * in-order tree to rank 0 (plus one hop to the root). Both pipeline
- * segments of REDUCE_SEGMENT_BYTES. In reproducible mode (REPRODUCIBLE,
+ * segments of REDUCE_SEGMENT_BYTES (REDUCE_PAIR_SEGMENT_BYTES on two
+ * processes). In reproducible mode (REPRODUCIBLE,
  * allreduce.c) every algorithm runs in_order, the tree allreduce uses too. */
 #include "reduce_util.h"
 
@@ -23,6 +24,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 
 static const char *forced;
 int ol_coll_reduce_segment_bytes;
+static int pair_segment_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_ALGORITHM", OL_PARAM_STRING, "", "force a reduce algorithm: binomial, in_order, "
      "intercomm", &forced},
@@ -30,7 +32,20 @@ static const ol_param_t params[] = {
      "reduce and the in-order reduce_scatter: pipeline segment size in bytes (each segment is a "
      "round, i.e. a progress cycle: 64 KiB segments made a 64 MiB reduce 2.5x slower)",
      &ol_coll_reduce_segment_bytes},
+    {"REDUCE_PAIR_SEGMENT_BYTES", OL_PARAM_INT, "65536",
+     "reduce on 2 processes: pipeline segment size in bytes. The tree is one hop, so the root "
+     "reduces a segment while the next one arrives; segments that go eager on shared memory "
+     "(up to 64 KiB) made 128 KiB-4 MiB 1.1-1.5x faster (osu_reduce, quiet machine: 1 MiB 167 "
+     "-> 117 us, 64 MiB 18.8 -> 16.9 ms). On 4 oversubscribed ranks they made 1-16 MiB up to "
+     "2x slower (more rounds, each a wakeup), hence REDUCE_SEGMENT_BYTES there",
+     &pair_segment_bytes},
 };
+
+MPI_Count ol_coll_reduce_segment_count(const ol_comm_t *comm, const ol_datatype_t *dt)
+{
+    int bytes = comm->size == 2 ? pair_segment_bytes : ol_coll_reduce_segment_bytes;
+    return ol_coll_segment_count(bytes, dt);
+}
 
 static int choose(const ol_coll_args_t *a, const char **why)
 {

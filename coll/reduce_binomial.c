@@ -13,8 +13,6 @@
 #include "reduce_util.h"
 #include "coll_util.h"
 
-extern int ol_coll_reduce_segment_bytes;
-
 ol_status_t ol_coll_reduce_binomial(ol_sched_t *s, const ol_coll_args_t *a)
 {
     int p = a->comm->size, me = (a->comm->rank - a->root + p) % p;
@@ -26,7 +24,6 @@ ol_status_t ol_coll_reduce_binomial(ol_sched_t *s, const ol_coll_args_t *a)
     if (rc == OL_OK)
         rc = ol_coll_tree_reduce(s, acc, ol_coll_reduce_own_vector(a, acc), a->recvcount,
                                  a->recvtype, a->op, ranks, p, me,
-                                 ol_coll_segment_count(ol_coll_reduce_segment_bytes,
-                                                       a->recvtype));
+                                 ol_coll_reduce_segment_count(a->comm, a->recvtype));
     return rc;
 }

@@ -8,8 +8,6 @@
  * Example, p = 5, root 3: 1->0, 3->2; 2->0; 4->0; then 0->3. */
 #include "reduce_util.h"
 
-extern int ol_coll_reduce_segment_bytes;
-
 ol_status_t ol_coll_reduce_in_order(ol_sched_t *s, const ol_coll_args_t *a)
 {
     int p = a->comm->size, rank = a->comm->rank;
@@ -22,8 +20,7 @@ ol_status_t ol_coll_reduce_in_order(ol_sched_t *s, const ol_coll_args_t *a)
     if (rc == OL_OK)
         rc = ol_coll_tree_reduce(s, acc, ol_coll_reduce_own_vector(a, acc), a->recvcount,
                                  a->recvtype, a->op, ranks, p, rank,
-                                 ol_coll_segment_count(ol_coll_reduce_segment_bytes,
-                                                       a->recvtype));
+                                 ol_coll_reduce_segment_count(a->comm, a->recvtype));
     if (rc == OL_OK && a->root != 0 && (rank == 0 || rank == a->root)) {
         rc = ol_sched_round(s);
         if (rc == OL_OK)

@@ -47,6 +47,10 @@ const void *ol_coll_reduce_own_vector(const ol_coll_args_t *a, const void *acc);
 ol_status_t ol_coll_combine(ol_sched_t *s, void *acc, void *other, bool other_is_lower,
                             MPI_Count n, ol_datatype_t *dt, ol_op_t *op);
 
+/* Elements per pipeline segment of reduce on comm (REDUCE_SEGMENT_BYTES,
+ * REDUCE_PAIR_SEGMENT_BYTES on 2 processes; reduce.c). */
+MPI_Count ol_coll_reduce_segment_count(const ol_comm_t *comm, const ol_datatype_t *dt);
+
 /* Elements per pipeline segment for a segment size in bytes (at least 1). */
 MPI_Count ol_coll_segment_count(int segment_bytes, const ol_datatype_t *dt);
 
