@@ -55,18 +55,18 @@ static int reduce_role(int me, int m, int j)
     return me + mask < m ? -1 : 0;
 }
 
-bool ol_coll_tree_leaf(int me, int m)
-{
-    return me > 0 && ((me & 1) || me + 1 >= m);
-}
-
-/* The level of me's first child (the lowest at which it receives). */
+/* The level of me's first child (the lowest at which it receives), or -1. */
 static int first_child_level(int me, int m, int depth)
 {
     for (int j = 0; j < depth; j++)
         if (reduce_role(me, m, j) < 0)
             return j;
     return -1;
+}
+
+bool ol_coll_tree_leaf(int me, int m)
+{
+    return me > 0 && first_child_level(me, m, tree_depth(m)) < 0;
 }
 
 ol_status_t ol_coll_tree_reduce(ol_sched_t *s, void *buf, const void *mine, MPI_Count n,
