@@ -35,7 +35,25 @@
  * ops take recursive doubling when short, else the in-order tree.
  * Hierarchical is chosen on jobs that span hosts, for vectors below
  * ALLREDUCE_HIERARCHICAL_BYTES (not measured: the development machine is
- * one host). */
+ * one host).
+ *
+ * Across hosts (4 ranks on network-namespace hosts, TCP over veth,
+ * osu_allreduce with each algorithm forced, medians of 3 alternating runs,
+ * load 5-10 on the 2 cores; 4 hosts x 1 rank / 2 hosts x 2 ranks, us):
+ *
+ *   bytes   rec.doubling  rabenseifner     tree       hierarchical
+ *   1 KiB    100 / 110     129 / 171     76 / 119     76 / 109
+ *   8 KiB    138 / 136     206 / 218    101 / 129    128 / 141
+ *   16 KiB   156 / 243     234 / 252    122 / 150    133 / 157
+ *   64 KiB   263 / 574     316 / 794    207 / 432    222 / 417
+ *   256 KiB  702 / 1024    941 / 1143   679 / 740    713 / 691
+ *   1 MiB   3935 / 3178   2798 / 3408  2579 / 2986  2636 / 2796
+ *
+ * Recursive doubling's full-vector exchanges lose to the pipelined trees
+ * from 8 KiB (ALLREDUCE_NET_SHORT_BYTES) on jobs that span hosts. With one
+ * rank per host the tree (the hierarchical form is then the same tree)
+ * runs up to ALLREDUCE_NET_TREE_BYTES, Rabenseifner and the ring above
+ * (their busbw in coll_perf was 1.7-1.9x Open MPI's from 512 KiB). */
 #include "reduce_util.h"
 #include "ol_runtime.h"
 
@@ -69,7 +87,7 @@ static const char *forced;
 int ol_coll_reproducible;
 int ol_coll_allreduce_segment_bytes;
 int ol_coll_allreduce_device_ipc_bytes;
-static int short_bytes, ring_bytes, hierarchical_bytes;
+static int short_bytes, ring_bytes, hierarchical_bytes, net_short_bytes, net_tree_bytes;
 static const ol_param_t params[] = {
     {"ALLREDUCE_ALGORITHM", OL_PARAM_STRING, "",
      "force an allreduce algorithm: recursive_doubling, ring, rabenseifner, tree, "
@@ -81,6 +99,14 @@ static const ol_param_t params[] = {
      &ol_coll_reproducible},
     {"ALLREDUCE_SHORT_BYTES", OL_PARAM_INT, "16384",
      "allreduce: recursive doubling below this many bytes", &short_bytes},
+    {"ALLREDUCE_NET_SHORT_BYTES", OL_PARAM_INT, "8192",
+     "allreduce on jobs that span hosts: recursive doubling below this many bytes "
+     "(ALLREDUCE_SHORT_BYTES on one host)",
+     &net_short_bytes},
+    {"ALLREDUCE_NET_TREE_BYTES", OL_PARAM_INT, "1048576",
+     "allreduce on jobs with one rank per host: the pipelined tree below this many bytes "
+     "(from ALLREDUCE_NET_SHORT_BYTES), Rabenseifner or the ring from here on",
+     &net_tree_bytes},
     {"ALLREDUCE_RING_BYTES", OL_PARAM_INT, "4194304",
      "allreduce: Rabenseifner below this many bytes, the ring from here on", &ring_bytes},
     {"ALLREDUCE_HIERARCHICAL_BYTES", OL_PARAM_INT, "4194304",
@@ -104,13 +130,21 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return INTERCOMM;
     }
-    if (bytes < short_bytes || a->recvcount < a->comm->size) {
-        *why = ol_coll_why("%lld bytes < ALLREDUCE_SHORT_BYTES=%d, or fewer elements than ranks",
-                           (long long)bytes, short_bytes);
+    ol_coll_layout_t layout = ol_coll_layout();
+    int short_limit = layout == OL_COLL_ONE_HOST ? short_bytes : net_short_bytes;
+    if (bytes < short_limit || a->recvcount < a->comm->size) {
+        *why = ol_coll_why("%lld bytes < %s=%d, or fewer elements than ranks", (long long)bytes,
+                           layout == OL_COLL_ONE_HOST ? "ALLREDUCE_SHORT_BYTES"
+                                                      : "ALLREDUCE_NET_SHORT_BYTES",
+                           short_limit);
         return RD;
     }
     if (!a->op->commutative) {
         *why = "long vector, non-commutative op";
+        return TREE;
+    }
+    if (layout == OL_COLL_RANK_PER_HOST && bytes < net_tree_bytes) {
+        *why = "one rank per host, below ALLREDUCE_NET_TREE_BYTES";
         return TREE;
     }
     /* With one rank per host the hierarchical form is only its leaders'

@@ -48,6 +48,16 @@ extern const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS];
  * the next call, long enough for the log that follows the choice. */
 const char *ol_coll_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Where the job's ranks run, for thresholds that differ between shared
+ * memory and a network: every rank on one host; one rank on each host
+ * (every message crosses the network); several ranks on each of several
+ * hosts. It is the job's layout, not the communicator's (the same answer on
+ * every rank, without a message), so a communicator that lives on one host
+ * of a multi-host job takes the network's thresholds above the shared-memory
+ * path's sizes. */
+typedef enum { OL_COLL_ONE_HOST, OL_COLL_RANK_PER_HOST, OL_COLL_SHARED_HOSTS } ol_coll_layout_t;
+ol_coll_layout_t ol_coll_layout(void);
+
 /* Bytes a call moves per process, the usual size class of thresholds. */
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
 

@@ -5,6 +5,7 @@
 #include "shm.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
+#include "ol_runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +68,16 @@ MPI_Count ol_coll_bytes(const ol_coll_args_t *a)
     if (a->sendtype)
         return a->sendcount * (MPI_Count)a->sendtype->size;
     return 0;
+}
+
+ol_coll_layout_t ol_coll_layout(void)
+{
+    /* local_size == size on one rank means every rank is on its host. */
+    if (ol_rt.local_size >= ol_rt.size)
+        return OL_COLL_ONE_HOST;
+    /* num_hosts 0 (unknown) falls to the shared case, as the hierarchical
+     * allreduce always assumed. */
+    return ol_rt.num_hosts == ol_rt.size ? OL_COLL_RANK_PER_HOST : OL_COLL_SHARED_HOSTS;
 }
 
 static bool is_pow2(int n)
