@@ -15,7 +15,19 @@
  *   3091): on one host every copy crosses the same memory, so cutting the
  *   message buys no concurrency and costs rounds. Their thresholds are off
  *   (0) by default; set them where links run in parallel.
- * Linear is kept to the process counts measured (up to 8). */
+ * Linear is kept to the process counts measured (up to 8).
+ *
+ * Across hosts (4 ranks on network-namespace hosts, TCP over veth, osu_bcast
+ * with each algorithm forced, medians of 3 alternating runs, load 5-10 on
+ * the 2 cores), linear lost: the root pays a TCP send per process.
+ * - one rank per host: the chain (pipeline, one segment below
+ *   BCAST_SEGMENT_SIZE) won up to 32 KiB: 9-20 us against 15-19 binomial and
+ *   18-28 linear up to 2 KiB, 19/35 against 38/48 binomial at 16/32 KiB;
+ *   each rank sends once per call, which is what back-to-back broadcasts
+ *   wait for. Hence the chain below BCAST_CHAIN_BYTES there.
+ * - two hosts of two ranks: binomial won below 16 KiB (7-14 us against
+ *   14-22 linear and 7-17 chain): one TCP message from the root, the rest
+ *   through shared memory. Hence binomial instead of linear there. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_bcast_binomial(ol_sched_t *s, const ol_coll_args_t *a);
@@ -32,7 +44,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 };
 
 static const char *forced;
-static int linear_procs, linear_bytes, long_bytes, pipeline_bytes, segment_size;
+static int linear_procs, linear_bytes, long_bytes, pipeline_bytes, segment_size, chain_bytes;
 static const ol_param_t params[] = {
     {"BCAST_ALGORITHM", OL_PARAM_STRING, "",
      "force a broadcast algorithm: binomial, scatter_allgather, pipeline, linear", &forced},
@@ -50,6 +62,10 @@ static const ol_param_t params[] = {
      &pipeline_bytes},
     {"BCAST_SEGMENT_SIZE", OL_PARAM_INT, "65536", "bytes per segment of the pipelined chain",
      &segment_size},
+    {"BCAST_CHAIN_BYTES", OL_PARAM_INT, "65536",
+     "on jobs with one rank per host, broadcasts below this many bytes on at most "
+     "BCAST_LINEAR_PROCS processes go down the pipelined chain (each rank sends once)",
+     &chain_bytes},
 };
 
 int ol_coll_bcast_segment_size(void)
@@ -111,12 +127,20 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "at least BCAST_LONG_BYTES";
         return SCATTER_ALLGATHER;
     }
+    ol_coll_layout_t layout = ol_coll_layout();
+    /* A chain's latency grows with p: only on the process counts measured. */
+    if (layout == OL_COLL_RANK_PER_HOST && p <= linear_procs && bytes < chain_bytes) {
+        *why = "one rank per host, below BCAST_CHAIN_BYTES, at most BCAST_LINEAR_PROCS processes";
+        return PIPELINE;
+    }
     if (p <= linear_procs && bytes < linear_bytes) {
         *why = "below BCAST_LINEAR_BYTES, at most BCAST_LINEAR_PROCS processes";
-        return LINEAR;
+        /* Across hosts the root's sends each cost a network message. */
+        return layout == OL_COLL_ONE_HOST ? LINEAR : BINOMIAL;
     }
     *why = "at least BCAST_LINEAR_BYTES, or more than BCAST_LINEAR_PROCS processes";
     return BINOMIAL;
 }
 
-const ol_coll_table_t ol_coll_bcast_table = {"bcast", algorithms, 4, choose, &forced, params, 6};
+const ol_coll_table_t ol_coll_bcast_table = {
+    "bcast", algorithms, OL_ARRAY_SIZE(algorithms), choose, &forced, params, OL_ARRAY_SIZE(params)};
