@@ -12,7 +12,23 @@
  * log-step algorithms only add rounds. Beyond the 8 processes measured the
  * choice is the textbook one: log2 p steps (recursive doubling on a power
  * of two, Bruck otherwise) for blocks below ALLGATHER_SMALL_BYTES, the
- * bandwidth-optimal ring above. */
+ * bandwidth-optimal ring above.
+ *
+ * Across hosts, where each block costs a network message, linear lost (4
+ * ranks on network-namespace hosts, TCP over veth, osu_allgather with each
+ * algorithm forced, medians of 3 alternating runs, load 5-10 on the 2
+ * cores; 4 hosts x 1 rank / 2 hosts x 2 ranks, us):
+ *
+ *   block     linear      rec.doubling   ring
+ *   8 KiB     110 / 226     97 / 178     166 / 146
+ *   64 KiB    375 / 905    266 / 606     337 / 779
+ *   128 KiB   419 / 697    491 / 842     625 / 966
+ *   512 KiB  2102 / 2570  2052 / 2856   1768 / 1907
+ *   1 MiB    4608 / 6126  6587 / 6758   4077 / 4906
+ *
+ * Hence, on jobs that span hosts, recursive doubling (a power of two) below
+ * ALLGATHER_NET_RD_BYTES, the ring from ALLGATHER_NET_RING_BYTES, linear
+ * between. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_allgather_ring(ol_sched_t *s, const ol_coll_args_t *a);
@@ -31,7 +47,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 };
 
 static const char *forced;
-static int linear_procs, small_bytes;
+static int linear_procs, small_bytes, net_rd_bytes, net_ring_bytes;
 static const ol_param_t params[] = {
     {"ALLGATHER_ALGORITHM", OL_PARAM_STRING, "",
      "force an allgather algorithm: ring, recursive_doubling, bruck, linear", &forced},
@@ -42,11 +58,35 @@ static const ol_param_t params[] = {
      "on more processes, blocks below this many bytes take log2 p steps (recursive doubling on "
      "a power of two, Bruck otherwise), larger ones the ring",
      &small_bytes},
+    {"ALLGATHER_NET_RD_BYTES", OL_PARAM_INT, "131072",
+     "on jobs that span hosts, up to ALLGATHER_LINEAR_PROCS processes (a power of two), blocks "
+     "below this many bytes take recursive doubling",
+     &net_rd_bytes},
+    {"ALLGATHER_NET_RING_BYTES", OL_PARAM_INT, "524288",
+     "on jobs that span hosts, up to ALLGATHER_LINEAR_PROCS processes, blocks of at least this "
+     "many bytes take the ring",
+     &net_ring_bytes},
 };
 
 static bool is_pow2(int n)
 {
     return (n & (n - 1)) == 0;
+}
+
+/* Few processes on several hosts: fewer, larger network messages win. */
+static int choose_across_hosts(const ol_coll_args_t *a, const char **why)
+{
+    MPI_Count bytes = ol_coll_bytes(a);
+    if (is_pow2(a->comm->size) && bytes < net_rd_bytes) {
+        *why = "across hosts, below ALLGATHER_NET_RD_BYTES";
+        return RECURSIVE_DOUBLING;
+    }
+    if (bytes >= net_ring_bytes) {
+        *why = "across hosts, at least ALLGATHER_NET_RING_BYTES";
+        return RING;
+    }
+    *why = "across hosts, at most ALLGATHER_LINEAR_PROCS processes";
+    return LINEAR;
 }
 
 static int choose(const ol_coll_args_t *a, const char **why)
@@ -56,6 +96,8 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return LINEAR;
     }
+    if (p <= linear_procs && ol_coll_layout() != OL_COLL_ONE_HOST)
+        return choose_across_hosts(a, why);
     if (p <= linear_procs) {
         *why = "at most ALLGATHER_LINEAR_PROCS processes";
         return LINEAR;
@@ -68,5 +110,6 @@ static int choose(const ol_coll_args_t *a, const char **why)
     return RING;
 }
 
-const ol_coll_table_t ol_coll_allgather_table = {"allgather", algorithms, 4, choose,
-                                                 &forced,     params,     3};
+const ol_coll_table_t ol_coll_allgather_table = {"allgather", algorithms,
+                                                 OL_ARRAY_SIZE(algorithms), choose, &forced,
+                                                 params, OL_ARRAY_SIZE(params)};
