@@ -14,7 +14,26 @@
  * - Bruck never won here (8 B, 8 ranks: 105-170 us against 96-104 for
  *   linear): on one host its packing costs more than the rounds it saves.
  *   Beyond the 8 processes measured it is the textbook choice for blocks
- *   below ALLTOALL_SMALL_BYTES. */
+ *   below ALLTOALL_SMALL_BYTES.
+ *
+ * Across hosts (4 ranks on network-namespace hosts, TCP over veth,
+ * osu_alltoall with each algorithm forced, medians of 3 alternating runs,
+ * load 5-10 on the 2 cores; 4 hosts x 1 rank / 2 hosts x 2 ranks, us):
+ *
+ *   block    linear         pairwise       bruck
+ *   8 B      131 / 71       115 / 159       70 / 175
+ *   1 KiB     90 / 67       137 / 158       83 / 193
+ *   16 KiB   219 / 143      209 / 264      129 / 348
+ *   32 KiB   249 / 526      268 / 788      238 / 550
+ *   256 KiB 1107 / 923     1514 / 1440    2053 / 2483
+ *   512 KiB 1937 / 3483    3257 / 2945    5159 / 4652
+ *   1 MiB   5644 / 7096    5731 / 7469   10675 / 17580
+ *
+ * With one rank per host Bruck's log2 p messages per rank beat p - 1 up to
+ * 16 KiB: hence Bruck below ALLTOALL_NET_BRUCK_BYTES there. Linear won or
+ * tied up to 1 MiB in both layouts (the cores, not memory, are the limit),
+ * hence pairwise only from ALLTOALL_NET_LARGE_BYTES on jobs that span
+ * hosts. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_alltoall_pairwise(ol_sched_t *s, const ol_coll_args_t *a);
@@ -29,7 +48,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 };
 
 static const char *forced;
-static int linear_procs, large_bytes, small_bytes;
+static int linear_procs, large_bytes, small_bytes, net_bruck_bytes, net_large_bytes;
 static const ol_param_t params[] = {
     {"ALLTOALL_ALGORITHM", OL_PARAM_STRING, "",
      "force an alltoall algorithm: pairwise, bruck, linear", &forced},
@@ -43,6 +62,14 @@ static const ol_param_t params[] = {
      "on more than ALLTOALL_LINEAR_PROCS processes, blocks below this many bytes use Bruck's "
      "algorithm",
      &small_bytes},
+    {"ALLTOALL_NET_BRUCK_BYTES", OL_PARAM_INT, "32768",
+     "on jobs with one rank per host, blocks below this many bytes use Bruck's algorithm "
+     "(log2 p network messages per rank instead of p - 1)",
+     &net_bruck_bytes},
+    {"ALLTOALL_NET_LARGE_BYTES", OL_PARAM_INT, "2097152",
+     "on jobs that span hosts, blocks of at least this many bytes are exchanged pairwise "
+     "(ALLTOALL_LARGE_BYTES on one host)",
+     &net_large_bytes},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)
@@ -53,8 +80,17 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return LINEAR;
     }
-    if (p <= 2 || bytes >= large_bytes) {
-        *why = "2 processes, or at least ALLTOALL_LARGE_BYTES";
+    ol_coll_layout_t layout = ol_coll_layout();
+    if (layout == OL_COLL_RANK_PER_HOST && p > 2 && bytes < net_bruck_bytes) {
+        *why = "one rank per host, below ALLTOALL_NET_BRUCK_BYTES";
+        return BRUCK;
+    }
+    int large = layout == OL_COLL_ONE_HOST ? large_bytes : net_large_bytes;
+    if (p <= 2 || bytes >= large) {
+        *why = ol_coll_why("2 processes, or at least %s=%d",
+                           layout == OL_COLL_ONE_HOST ? "ALLTOALL_LARGE_BYTES"
+                                                      : "ALLTOALL_NET_LARGE_BYTES",
+                           large);
         return PAIRWISE;
     }
     if (p <= linear_procs) {
@@ -69,5 +105,6 @@ static int choose(const ol_coll_args_t *a, const char **why)
     return PAIRWISE;
 }
 
-const ol_coll_table_t ol_coll_alltoall_table = {"alltoall", algorithms, 3, choose,
-                                                &forced,    params,     4};
+const ol_coll_table_t ol_coll_alltoall_table = {"alltoall", algorithms,
+                                                OL_ARRAY_SIZE(algorithms), choose, &forced,
+                                                params, OL_ARRAY_SIZE(params)};
