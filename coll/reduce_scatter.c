@@ -17,7 +17,25 @@
  *
  * Hence recursive halving below REDUCE_SCATTER_RING_BYTES (128 KiB) of whole
  * vector on more than 2 ranks, the ring otherwise; non-commutative ops take in_order, which
- * every algorithm runs in reproducible mode (REPRODUCIBLE, allreduce.c). */
+ * every algorithm runs in reproducible mode (REPRODUCIBLE, allreduce.c).
+ *
+ * Across hosts (4 ranks on network-namespace hosts, TCP over veth,
+ * osu_reduce_scatter with each algorithm forced, medians of 3 alternating
+ * runs, load 5-10 on the 2 cores; 4 hosts x 1 rank / 2 hosts x 2 ranks, us):
+ *
+ *   bytes     halving       ring
+ *   32 KiB     84 / 92     209 / 121
+ *   64 KiB     96 / 335    245 / 163
+ *   128 KiB   153 / 344    176 / 339
+ *   512 KiB   503 / 764    690 / 642
+ *   1 MiB    1244 / 1364  1343 / 1211
+ *
+ * With one rank per host halving won up to 1 MiB (its log2 p messages
+ * against the ring's p - 1): the ring from REDUCE_SCATTER_RANK_PER_HOST_RING_BYTES
+ * there. With two ranks per host halving's first exchange crosses the
+ * network with half the vector, which from 64 KiB goes as a rendezvous
+ * over TCP; the ring's blocks are a quarter: the ring from
+ * REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES there. Both apply to both forms. */
 #include "reduce_util.h"
 
 ol_status_t ol_coll_reduce_scatter_recursive_halving(ol_sched_t *s, const ol_coll_args_t *a);
@@ -38,7 +56,7 @@ const ol_coll_algorithm_t ol_coll_reduce_scatter_algorithms[OL_REDUCE_SCATTER_AL
 };
 
 static const char *forced;
-static int ring_bytes;
+static int ring_bytes, rank_per_host_ring_bytes, shared_hosts_ring_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_SCATTER_ALGORITHM", OL_PARAM_STRING, "",
      "force a reduce_scatter algorithm: recursive_halving, ring, in_order, intercomm", &forced},
@@ -46,6 +64,14 @@ static const ol_param_t params[] = {
      "reduce_scatter: recursive halving below this many bytes of whole vector (over 2 ranks), "
      "the ring from here on",
      &ring_bytes},
+    {"REDUCE_SCATTER_RANK_PER_HOST_RING_BYTES", OL_PARAM_INT, "2097152",
+     "reduce_scatter(_block) on jobs with one rank per host: recursive halving below this many "
+     "bytes of whole vector, the ring from here on (instead of the RING_BYTES thresholds)",
+     &rank_per_host_ring_bytes},
+    {"REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES", OL_PARAM_INT, "65536",
+     "reduce_scatter(_block) on jobs with several ranks on each of several hosts: recursive "
+     "halving below this many bytes of whole vector, the ring from here on",
+     &shared_hosts_ring_bytes},
 };
 
 /* The whole vector's bytes: what the thresholds compare. */
@@ -67,6 +93,12 @@ int ol_coll_reduce_scatter_choose(const ol_coll_args_t *a, MPI_Count bytes, int 
     if (!a->op->commutative) {
         *why = "non-commutative op: rank order";
         return IN_ORDER;
+    }
+    /* The one-host threshold (the caller's) or the network's. */
+    switch (ol_coll_layout()) {
+    case OL_COLL_ONE_HOST: break;
+    case OL_COLL_RANK_PER_HOST: ring_bytes = rank_per_host_ring_bytes; break;
+    case OL_COLL_SHARED_HOSTS: ring_bytes = shared_hosts_ring_bytes; break;
     }
     bool short_vector = bytes < ring_bytes && a->comm->size > 2;
     *why = ol_coll_why("%lld bytes %s RING_BYTES=%d on %d ranks", (long long)bytes,
