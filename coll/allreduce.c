@@ -49,13 +49,24 @@
  *   256 KiB  702 / 1024    941 / 1143   679 / 740    713 / 691
  *   1 MiB   3935 / 3178   2798 / 3408  2579 / 2986  2636 / 2796
  *
+ * Again at load 1.5-2.5 (4 hosts x 1 rank / 2 hosts x 2 ranks, us):
+ *
+ *   bytes   rec.doubling  rabenseifner     tree       hierarchical
+ *   8 KiB    129 / 72      142 / 118     90 / 80        - / 77
+ *   32 KiB   122 / 224     190 / 135    137 / 192       - / 175
+ *   128 KiB  366 / 433     278 / 407    258 / 326       - / 205
+ *   256 KiB  712 / 741     429 / 522    544 / 364       - / 303
+ *   1 MiB   3079 / 2930   1960 / 1677  2286 / 1448      - / 1359
+ *
  * Recursive doubling's full-vector exchanges lose to the pipelined trees
  * from 8 KiB (ALLREDUCE_NET_SHORT_BYTES) on jobs that span hosts. With one
  * rank per host the tree (the hierarchical form is then the same tree)
- * runs up to ALLREDUCE_NET_TREE_BYTES, Rabenseifner and the ring above
- * (their busbw in coll_perf was 1.7-1.9x Open MPI's from 512 KiB). */
+ * runs up to ALLREDUCE_NET_TREE_BYTES (at high load it won up to 1 MiB, at
+ * low load Rabenseifner won from 256 KiB: its messages are a half and a
+ * quarter of the vector, the tree's whole vectors), Rabenseifner and the
+ * ring above. With several ranks per host the hierarchical form won from
+ * 32 KiB to 1 MiB at both loads. */
 #include "reduce_util.h"
-#include "ol_runtime.h"
 
 ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_allreduce_ring(ol_sched_t *s, const ol_coll_args_t *a);
@@ -103,7 +114,7 @@ static const ol_param_t params[] = {
      "allreduce on jobs that span hosts: recursive doubling below this many bytes "
      "(ALLREDUCE_SHORT_BYTES on one host)",
      &net_short_bytes},
-    {"ALLREDUCE_NET_TREE_BYTES", OL_PARAM_INT, "1048576",
+    {"ALLREDUCE_NET_TREE_BYTES", OL_PARAM_INT, "262144",
      "allreduce on jobs with one rank per host: the pipelined tree below this many bytes "
      "(from ALLREDUCE_NET_SHORT_BYTES), Rabenseifner or the ring from here on",
      &net_tree_bytes},
@@ -149,9 +160,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
     }
     /* With one rank per host the hierarchical form is only its leaders'
      * tree: 4 namespace hosts, 1 MiB, 3426 us against Rabenseifner's 2155. */
-    bool hosts_shared = ol_rt.num_hosts == 0 || ol_rt.num_hosts < ol_rt.size;
-    if (ol_rt.local_size < ol_rt.size && hosts_shared && bytes < hierarchical_bytes &&
-        a->comm->size > 2) {
+    if (layout == OL_COLL_SHARED_HOSTS && bytes < hierarchical_bytes && a->comm->size > 2) {
         *why = "the job spans hosts, some with several ranks";
         return HIERARCHICAL;
     }
