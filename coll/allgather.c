@@ -26,9 +26,20 @@
  *   512 KiB  2102 / 2570  2052 / 2856   1768 / 1907
  *   1 MiB    4608 / 6126  6587 / 6758   4077 / 4906
  *
+ * Again at load 3-4, each MPI alternately (4x1 / 2x2, us):
+ *
+ *   block     linear      rec.doubling
+ *   8 KiB     101 / 78      93 / 58
+ *   16 KiB    108 / 108    130 / 162
+ *   32 KiB    131 / 272    188 / 189
+ *   64 KiB    235 / 350    322 / 219
+ *
  * Hence, on jobs that span hosts, recursive doubling (a power of two) below
- * ALLGATHER_NET_RD_BYTES, the ring from ALLGATHER_NET_RING_BYTES, linear
- * between. */
+ * ALLGATHER_RANK_PER_HOST_RD_BYTES with one rank per host (at low load
+ * linear won from 16 KiB there), below ALLGATHER_SHARED_HOSTS_RD_BYTES with
+ * several (it won at 32-64 KiB at both loads; at 16 KiB its 32 KiB second
+ * step goes as a TCP rendezvous); the ring from ALLGATHER_NET_RING_BYTES,
+ * linear between. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_allgather_ring(ol_sched_t *s, const ol_coll_args_t *a);
@@ -47,7 +58,8 @@ static const ol_coll_algorithm_t algorithms[] = {
 };
 
 static const char *forced;
-static int linear_procs, small_bytes, net_rd_bytes, net_ring_bytes;
+static int linear_procs, small_bytes, rank_per_host_rd_bytes, shared_hosts_rd_bytes,
+    net_ring_bytes;
 static const ol_param_t params[] = {
     {"ALLGATHER_ALGORITHM", OL_PARAM_STRING, "",
      "force an allgather algorithm: ring, recursive_doubling, bruck, linear", &forced},
@@ -58,10 +70,14 @@ static const ol_param_t params[] = {
      "on more processes, blocks below this many bytes take log2 p steps (recursive doubling on "
      "a power of two, Bruck otherwise), larger ones the ring",
      &small_bytes},
-    {"ALLGATHER_NET_RD_BYTES", OL_PARAM_INT, "131072",
-     "on jobs that span hosts, up to ALLGATHER_LINEAR_PROCS processes (a power of two), blocks "
-     "below this many bytes take recursive doubling",
-     &net_rd_bytes},
+    {"ALLGATHER_RANK_PER_HOST_RD_BYTES", OL_PARAM_INT, "16384",
+     "on jobs with one rank per host, up to ALLGATHER_LINEAR_PROCS processes (a power of two), "
+     "blocks below this many bytes take recursive doubling",
+     &rank_per_host_rd_bytes},
+    {"ALLGATHER_SHARED_HOSTS_RD_BYTES", OL_PARAM_INT, "131072",
+     "on jobs with several ranks on each of several hosts, up to ALLGATHER_LINEAR_PROCS "
+     "processes (a power of two), blocks below this many bytes take recursive doubling",
+     &shared_hosts_rd_bytes},
     {"ALLGATHER_NET_RING_BYTES", OL_PARAM_INT, "524288",
      "on jobs that span hosts, up to ALLGATHER_LINEAR_PROCS processes, blocks of at least this "
      "many bytes take the ring",
@@ -77,8 +93,11 @@ static bool is_pow2(int n)
 static int choose_across_hosts(const ol_coll_args_t *a, const char **why)
 {
     MPI_Count bytes = ol_coll_bytes(a);
-    if (is_pow2(a->comm->size) && bytes < net_rd_bytes) {
-        *why = "across hosts, below ALLGATHER_NET_RD_BYTES";
+    bool rank_per_host = ol_coll_layout() == OL_COLL_RANK_PER_HOST;
+    int rd_bytes = rank_per_host ? rank_per_host_rd_bytes : shared_hosts_rd_bytes;
+    if (is_pow2(a->comm->size) && bytes < rd_bytes) {
+        *why = rank_per_host ? "one rank per host, below ALLGATHER_RANK_PER_HOST_RD_BYTES"
+                             : "across hosts, below ALLGATHER_SHARED_HOSTS_RD_BYTES";
         return RECURSIVE_DOUBLING;
     }
     if (bytes >= net_ring_bytes) {
