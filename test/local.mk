@@ -29,5 +29,6 @@ include test/mpi/topo.mk
 include test/mpi/coll_move.mk
 include test/mpi/coll_reduce.mk
 include test/mpi/coll_shm.mk
+include test/mpi/p2p_shm.mk
 include test/bench/local.mk
 include test/gpu/local.mk

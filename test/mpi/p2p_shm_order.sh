@@ -1,0 +1,16 @@
+#!/bin/sh
+# p2p_shm_order: non-overtaking between pairs of ranks of 2000 messages of
+# 0 to 256 KiB sent by every send mode, with one tag and with five tags to
+# MPI_ANY_TAG receives; on 2, 3 (one rank receives from two) and 8 ranks.
+# shellcheck source=test/mpi/common.sh
+. "$(dirname "$0")/common.sh"
+
+# A hang fails within 30 s, with mpirun's report of what every rank waits
+# for, well inside the harness's limit.
+MPIRUN="$MPIRUN --timeout 30"
+
+for np in 2 3 8; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^p2p_shm_order: $np ranks OK"
+done

@@ -1,0 +1,109 @@
+/* p2p_shm_truncate: a message longer than its receive, under
+ * MPI_ERRORS_RETURN, whatever path the message takes (inline, through a
+ * ring, or announced and carried separately), and the pair still works
+ * afterwards.
+ *
+ * Round the ring, for each truncated size (101 B, 200 B, 5 KiB, 64 KiB + 1,
+ * 200 KiB) and each way of receiving it into a 100-byte buffer:
+ *  - MPI_Recv after the message has had time to arrive (unexpected),
+ *  - MPI_Irecv posted before it is sent, then MPI_Wait,
+ *  - MPI_Mprobe (which reports the full size) then MPI_Mrecv,
+ * the call returns an error of class MPI_ERR_TRUNCATE, the status names
+ * the source and tag, nothing is written past the 100 bytes, and the send
+ * (MPI_Isend, or MPI_Issend every other time) completes without error.
+ * The next message of the same tag, sent right after the truncated one
+ * (0 B, 60 B or 100 KiB), then arrives intact. */
+#include "p2p_shm_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { BUF = 100, MAX_BYTES = 200 * 1024, TAG = 50 };
+enum how { LATE_RECV, POSTED_IRECV, MPROBE_MRECV, NHOW };
+static const char *how_name[NHOW] = {"unexpected MPI_Recv", "pre-posted MPI_Irecv",
+                                     "MPI_Mprobe + MPI_Mrecv"};
+
+static int left, right;
+
+static void one_case(int c, int n, enum how how, int next, unsigned char *out, unsigned char *in)
+{
+    unsigned seed1 = shm_msg_seed(1, p2p_rank, right, c),
+             seed2 = shm_msg_seed(2, p2p_rank, right, c);
+    MPI_Request sreq[2], rreq;
+    MPI_Message msg;
+    MPI_Status st;
+    char what[128];
+    int rc;
+
+    snprintf(what, sizeof what, "case %d: %d bytes into %d by %s (%s)", c, n, BUF, how_name[how],
+             c % 2 ? "MPI_Issend" : "MPI_Isend");
+    shm_guard_set(in + BUF);
+    if (how == POSTED_IRECV)
+        p2p_check_ok("MPI_Irecv", MPI_Irecv(in, BUF, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &rreq));
+    /* the pre-posted receives are in place before anything is sent */
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    shm_make(out, (size_t)n, seed1);
+    shm_make(out + MAX_BYTES, (size_t)next, seed2);
+    if (c % 2)
+        p2p_check_ok("MPI_Issend",
+                     MPI_Issend(out, n, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[0]));
+    else
+        p2p_check_ok("MPI_Isend",
+                     MPI_Isend(out, n, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[0]));
+    p2p_check_ok("MPI_Isend",
+                 MPI_Isend(out + MAX_BYTES, next, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[1]));
+
+    switch (how) {
+    case LATE_RECV:
+        shm_spin_us(2000);
+        rc = MPI_Recv(in, BUF, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &st);
+        break;
+    case POSTED_IRECV: rc = MPI_Wait(&rreq, &st); break;
+    default:
+        p2p_check_ok("MPI_Mprobe", MPI_Mprobe(left, TAG, MPI_COMM_WORLD, &msg, &st));
+        p2p_check_status(what, &st, left, TAG, MPI_BYTE, n);
+        rc = MPI_Mrecv(in, BUF, MPI_BYTE, &msg, &st);
+        break;
+    }
+    P2P_CHECK_CLASS(what, rc, MPI_ERR_TRUNCATE);
+    if (st.MPI_SOURCE != left || st.MPI_TAG != TAG)
+        p2p_die("%s: status source %d tag %d, expected %d and %d", what, st.MPI_SOURCE, st.MPI_TAG,
+                left, TAG);
+    shm_guard_check(what, in + BUF);
+
+    /* the pair goes on: the next message is whole */
+    snprintf(what, sizeof what, "case %d: the %d-byte message after a truncated one", c, next);
+    shm_guard_set(in + next);
+    p2p_check_ok(what, MPI_Recv(in, MAX_BYTES, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &st));
+    p2p_check_status(what, &st, left, TAG, MPI_BYTE, next);
+    shm_check(what, in, (size_t)next, shm_msg_seed(2, left, p2p_rank, c));
+    shm_guard_check(what, in + next);
+    p2p_check_ok("the sends of a truncated message and the next",
+                 MPI_Waitall(2, sreq, MPI_STATUSES_IGNORE));
+}
+
+int main(int argc, char **argv)
+{
+    static const int sizes[] = {101, 200, 5 * 1024, 65537, 200 * 1024};
+    static const int nexts[] = {0, 60, 100 * 1024};
+    unsigned char *out, *in;
+    int c = 0;
+
+    p2p_init("p2p_shm_truncate", &argc, &argv, MPI_THREAD_SINGLE);
+    if (p2p_size < 2)
+        p2p_die("needs at least 2 ranks");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    left = (p2p_rank + p2p_size - 1) % p2p_size;
+    right = (p2p_rank + 1) % p2p_size;
+    out = shm_malloc(2 * MAX_BYTES);
+    in = shm_malloc(MAX_BYTES + SHM_GUARD);
+
+    for (int s = 0; s < 5; s++)
+        for (int how = 0; how < NHOW; how++, c++)
+            one_case(c, sizes[s], (enum how)how, nexts[c % 3], out, in);
+    free(out);
+    free(in);
+    p2p_finish();
+    return 0;
+}
