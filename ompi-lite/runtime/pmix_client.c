@@ -4,6 +4,7 @@
 #include "ol_runtime.h"
 
 #include <pmix.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,18 +152,36 @@ typedef struct {
     pmix_status_t status;
 } fence_state_t;
 
+/* Held by the completion callback from its first touch of the fence's state
+ * to its last touch of the worker. The waiter sees done as soon as it is
+ * stored, possibly before the callback has signalled the worker; taking the
+ * lock once afterwards waits for the callback to be out of both, so that the
+ * fence's state (on the waiter's stack) and the worker (destroyed right
+ * after the closing fence of MPI_Finalize) outlive it. Static: the callback
+ * still unlocks it after the waiter may have returned. */
+static pthread_mutex_t fence_callback_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Runs on PMIx's thread: wake the rank sleeping on the UCX worker. */
 static void fence_complete(pmix_status_t status, void *cbdata)
 {
     fence_state_t *fence = cbdata;
+    pthread_mutex_lock(&fence_callback_lock);
     fence->status = status;
     __atomic_store_n(&fence->done, true, __ATOMIC_RELEASE);
     ucp_worker_signal(ol_rt.ucp_worker);
+    pthread_mutex_unlock(&fence_callback_lock);
 }
 
 static bool fence_done(void *arg)
 {
     return __atomic_load_n(&((fence_state_t *)arg)->done, __ATOMIC_ACQUIRE);
+}
+
+static void wait_fence(fence_state_t *fence)
+{
+    ol_progress_wait(fence_done, fence);
+    pthread_mutex_lock(&fence_callback_lock);
+    pthread_mutex_unlock(&fence_callback_lock);
 }
 
 /* The fence keeps UCX progressing, so that peers still flushing their
@@ -174,7 +193,7 @@ ol_status_t ol_pmix_fence(void)
     fence_state_t fence = {.done = false, .status = PMIX_SUCCESS};
     pmix_status_t rc = PMIx_Fence_nb(NULL, 0, NULL, 0, fence_complete, &fence);
     if (rc == PMIX_SUCCESS) {
-        ol_progress_wait(fence_done, &fence);
+        wait_fence(&fence);
         rc = fence.status;
     } else if (rc == PMIX_OPERATION_SUCCEEDED) {
         rc = PMIX_SUCCESS; /* completed at once, no callback comes */
