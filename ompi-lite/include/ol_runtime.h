@@ -85,7 +85,9 @@ static inline int ol_progress(void)
 }
 
 /* Waits until done(arg) is true, progressing; spins for spin_us and then
- * sleeps on the worker's event fd so that oversubscribed ranks yield. */
+ * sleeps on the worker's event fd so that oversubscribed ranks yield. done
+ * is not called again once it has answered true, so it may act on what it
+ * finds (take a probed message out of matching). */
 void ol_progress_wait(bool (*done)(void *arg), void *arg);
 
 /* The phases of ol_progress_wait, for loops that wait for something UCX

@@ -46,17 +46,21 @@ double ol_rt_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Sleeps until UCX signals an event or wait_poll_ms passes. ucp_worker_arm
- * answers BUSY when events are already pending, so none is slept through. */
-static void sleep_on_worker(bool (*done)(void *arg), void *arg)
+/* Sleeps until UCX signals an event or wait_poll_ms passes, unless the last
+ * look at done, which the caller must not repeat, finds it true: the
+ * answer. ucp_worker_arm answers BUSY when events are already pending, so
+ * none is slept through. */
+static bool sleep_on_worker(bool (*done)(void *arg), void *arg)
 {
     __atomic_add_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
     ol_state_note_pending(); /* the slow path: a blocked rank lists what it waits for */
-    if (!done(arg) && ucp_worker_arm(ol_rt.ucp_worker) == UCS_OK) {
+    bool finished = done(arg);
+    if (!finished && ucp_worker_arm(ol_rt.ucp_worker) == UCS_OK) {
         struct pollfd pfd = {.fd = ol_rt.worker_efd, .events = POLLIN};
         poll(&pfd, 1, ol_param.wait_poll_ms);
     }
     __atomic_sub_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
+    return finished;
 }
 
 int ol_progress_and_wake(void)
@@ -96,13 +100,17 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
     return false;
 }
 
+/* done is looked at until it is true and never again after that: a look
+ * may have a side effect (a probe that removes the message it finds), so a
+ * true answer is the only one that counts. */
 void ol_progress_wait(bool (*done)(void *arg), void *arg)
 {
     ol_wait_phase_t phase = ol_wait_start();
     while (!done(arg)) {
         if (ol_progress_and_wake() || ol_wait_poll_again(&phase))
             continue;
-        sleep_on_worker(done, arg);
+        if (sleep_on_worker(done, arg))
+            return;
         phase = ol_wait_start();
     }
 }
