@@ -10,8 +10,6 @@
 # or LD_LIBRARY_PATH=$top_builddir/test/gpu/fake_cuda.
 EXTRA_DIST += test/gpu/fake_cuda/README.md test/gpu/fake_cuda/fake_cuda.map
 CLEANFILES += test/gpu/fake_cuda/libcuda.so.1
-check_LTLIBRARIES =
-check_DATA =
 if OL_HAVE_CUDA
 # A libtool module with a fixed export list (fake_cuda.map), then copied to
 # the exact name programs dlopen.

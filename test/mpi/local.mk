@@ -2,11 +2,13 @@
 # mpirun with several rank counts (see README.md). The programs are plain MPI.
 test_mpi_scripts = \
 	test/mpi/ring.sh test/mpi/matrix.sh test/mpi/wildcards.sh test/mpi/env.sh \
-	test/mpi/exit3.sh test/mpi/abort.sh test/mpi/bad_rank.sh test/mpi/errors_return.sh
+	test/mpi/exit3.sh test/mpi/abort.sh test/mpi/bad_rank.sh test/mpi/errors_return.sh \
+	test/mpi/finalize_race.sh
 
 check_PROGRAMS += \
 	test/mpi/ring test/mpi/matrix test/mpi/wildcards test/mpi/env \
-	test/mpi/exit3 test/mpi/abort test/mpi/bad_rank test/mpi/errors_return
+	test/mpi/exit3 test/mpi/abort test/mpi/bad_rank test/mpi/errors_return \
+	test/mpi/finalize_race
 TESTS += $(test_mpi_scripts)
 EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
 
@@ -49,3 +51,15 @@ test_mpi_errors_return_SOURCES = test/mpi/errors_return.c
 test_mpi_errors_return_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_errors_return_LDADD = $(MPI_TEST_LIBS)
 test_mpi_errors_return_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_finalize_race_SOURCES = test/mpi/finalize_race.c
+test_mpi_finalize_race_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_finalize_race_LDADD = $(MPI_TEST_LIBS)
+test_mpi_finalize_race_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+# The LD_PRELOAD shim of finalize_race: a libtool module, never installed.
+check_LTLIBRARIES += test/mpi/late_signal.la
+test_mpi_late_signal_la_SOURCES = test/mpi/late_signal.c
+test_mpi_late_signal_la_CPPFLAGS = $(UCX_CFLAGS)
+test_mpi_late_signal_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+test_mpi_late_signal_la_LIBADD = -ldl
