@@ -11,3 +11,9 @@ TESTS += test/unit/accel_host
 test_unit_accel_host_SOURCES = test/unit/accel_host.c
 test_unit_accel_host_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 test_unit_accel_host_LDADD = libol_core.la libmpi_abi.la
+# ol_progress_wait never asks its condition again after a true answer.
+check_PROGRAMS += test/unit/progress_wait
+TESTS += test/unit/progress_wait
+test_unit_progress_wait_SOURCES = test/unit/progress_wait.c
+test_unit_progress_wait_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+test_unit_progress_wait_LDADD = libol_core.la libmpi_abi.la
