@@ -192,28 +192,39 @@ static void sendrecv_done(ol_request_t *parent)
 
 static void replace_done(ol_request_t *parent);
 
+/* Sendrecv_replace's receive: into scratch, packed, then unpacked over
+ * (buf, count, dt) when both directions are done. */
+typedef struct {
+    void *scratch;
+    void *buf;
+    MPI_Count count;
+    ol_datatype_t *dt;
+} replace_t;
+
+/* replace: NULL for Isendrecv. The parent's arguments are the unpack's
+ * target before a child starts: both may complete inside this call. */
 static int start_sendrecv(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *sendtype,
                           int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
                           ol_datatype_t *recvtype, int source, int recvtag, ol_comm_t *comm,
-                          void *replace_scratch, ol_request_t **request)
+                          const replace_t *replace, ol_request_t **request)
 {
     ol_request_t *parent = ol_request_alloc(OL_REQ_COMPOUND);
     if (!parent)
         return MPI_ERR_NO_MEM;
-    parent->args.buf = replace_scratch ? recvbuf : NULL;
-    parent->args.count = recvcount;
-    parent->args.dt = recvtype;
-    ol_dt_retain(recvtype);
+    parent->args.buf = replace ? replace->buf : NULL;
+    parent->args.count = replace ? replace->count : recvcount;
+    parent->args.dt = replace ? replace->dt : recvtype;
+    ol_dt_retain(parent->args.dt);
     parent->pending_children = 3; /* two children, and this function */
-    parent->on_complete = replace_scratch ? replace_done : sendrecv_done;
+    parent->on_complete = replace ? replace_done : sendrecv_done;
 
     ol_request_t *recv_req, *send_req;
     int rc = ol_pt2pt_prepare(OL_REQ_RECV,
-                              &(ol_op_args_t){replace_scratch ? replace_scratch : recvbuf,
-                                              recvcount, recvtype, source, recvtag, comm,
+                              &(ol_op_args_t){recvbuf, recvcount, recvtype, source, recvtag, comm,
                                               OL_TAGSPACE_USER, OL_SEND_STANDARD},
                               &recv_req);
     if (rc != MPI_SUCCESS) {
+        free(replace ? replace->scratch : NULL);
         ol_request_release(parent);
         return rc;
     }
@@ -234,8 +245,8 @@ static int start_sendrecv(const void *sendbuf, MPI_Count sendcount, ol_datatype_
         ol_pt2pt_cancel(recv_req);
         ol_request_wait_complete(recv_req);
         ol_request_free_when_complete(recv_req);
-        free(replace_scratch);
-        ol_dt_release(recvtype);
+        free(replace ? replace->scratch : NULL);
+        ol_dt_release(parent->args.dt);
         parent->args.dt = NULL;
         ol_request_release(parent);
         return rc;
@@ -288,16 +299,9 @@ static int start_replace(void *buf, MPI_Count count, ol_datatype_t *datatype, in
         return MPI_ERR_NO_MEM;
     /* The scratch holds packed bytes: it is received as MPI_BYTE. */
     ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
-    int rc = start_sendrecv(buf, count, datatype, dest, sendtag, buf, (MPI_Count)bytes, byte,
-                            source, recvtag, comm, scratch, request);
-    if (rc == MPI_SUCCESS) { /* unpack with the user's type, not bytes */
-        ol_request_t *parent = *request;
-        ol_dt_retain(datatype);
-        ol_dt_release(parent->args.dt);
-        parent->args.dt = datatype;
-        parent->args.count = count;
-    }
-    return rc;
+    replace_t replace = {scratch, buf, count, datatype};
+    return start_sendrecv(buf, count, datatype, dest, sendtag, scratch, (MPI_Count)bytes, byte,
+                          source, recvtag, comm, &replace, request);
 }
 
 int ol_api_isendrecv_replace_c(void *buf, MPI_Count count, ol_datatype_t *datatype, int dest,
