@@ -13,6 +13,7 @@
  * flight) and DIR says data (from the device sender) or reply (to it). */
 #include "device.h"
 #include "endpoint.h"
+#include "match.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
 #include "pt2pt.h"
@@ -282,7 +283,7 @@ static bool count_all_done(const ucx_count_t *c)
 
 static void send_counted(void *ucx_req, ucs_status_t st, void *user_data)
 {
-    ucp_request_free(ucx_req);
+    ol_match_request_free(ucx_req);
     count_done(user_data, st);
 }
 
@@ -294,20 +295,41 @@ static void recv_counted(void *ucx_req, ucs_status_t st, const ucp_tag_recv_info
     count_done(user_data, st);
 }
 
-/* Sends bytes on ep, counted in c. */
-static void counted_send(ucx_count_t *c, ucp_ep_h ep, const void *buf, size_t bytes, ucp_tag_t tag)
+static const ucp_request_param_t *counted_param(ucx_count_t *c, ucp_request_param_t *param)
 {
-    ucp_request_param_t param = {
+    *param = (ucp_request_param_t){
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
         .cb.send = send_counted,
         .user_data = c,
     };
     c->started++;
-    void *r = ucp_tag_send_nbx(ep, buf, bytes, tag, &param);
+    return param;
+}
+
+/* Counts a send that ended at once or failed; a request ends in send_counted. */
+static void counted_started(ucx_count_t *c, void *r)
+{
     if (r == NULL)
         count_done(c, UCS_OK);
     else if (UCS_PTR_IS_ERR(r))
         count_done(c, UCS_PTR_STATUS(r));
+}
+
+/* Sends bytes on ep, counted in c. */
+static void counted_send(ucx_count_t *c, ucp_ep_h ep, const void *buf, size_t bytes, ucp_tag_t tag)
+{
+    ucp_request_param_t param;
+    counted_started(c, ucp_tag_send_nbx(ep, buf, bytes, tag, counted_param(c, &param)));
+}
+
+/* Sends the empty announcement to world rank peer, counted in c: it goes
+ * where MPI matching runs (match.h), as data would. */
+static void counted_announce(ucx_count_t *c, ucp_ep_h ep, int peer, ucp_tag_t tag)
+{
+    ucp_request_param_t param;
+    ol_ucx_data_t nothing;
+    ol_ucx_describe_bytes(NULL, 0, &nothing);
+    counted_started(c, ol_match_send(ep, peer, &nothing, tag, false, counted_param(c, &param)));
 }
 
 /* Receives exactly tag into buf, counted in c. */
@@ -536,7 +558,7 @@ ol_status_t ol_dev_send_start(ol_request_t *req, ucp_ep_h ep, ucp_tag_t tag)
         return rc;
     }
     post_reply_recv(s);
-    counted_send(&s->ucx, ep, NULL, 0, tag | OL_DEVICE_MASK);
+    counted_announce(&s->ucx, ep, s->dest_world, tag | OL_DEVICE_MASK);
     counted_send(&s->ucx, ep, &s->ctl, sizeof(s->ctl), tag | OL_DEVICE_MASK | OL_CONTROL_MASK);
     op_add(&s->op);
     return OL_OK;

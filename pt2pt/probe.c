@@ -1,14 +1,15 @@
 /* Probes and matched receives (MPI_Probe, MPI_Mprobe, MPI_Mrecv). A matched
- * probe takes the message out of UCX matching at once, so no other receive
+ * probe takes the message out of matching at once, so no other receive
  * can take it before MPI_Mrecv. */
 #include "device.h"
+#include "match.h"
 #include "ucx_datatype.h"
 #include "ucx_ops.h"
 
 #include <stdlib.h>
 
 struct ol_message {
-    ucp_tag_message_h ucx_message;  /* NULL: MPI_MESSAGE_NO_PROC */
+    ol_match_message_t taken;       /* NULL: MPI_MESSAGE_NO_PROC */
     ucp_tag_recv_info_t info;
     ol_comm_t *comm;                /* probed on; NULL: MPI_MESSAGE_NO_PROC */
 };
@@ -58,18 +59,18 @@ static ol_status_t probe_once(int source, int tag, ol_comm_t *comm, bool remove,
     ucp_tag_t ucx_tag, mask;
     ucp_tag_recv_info_t info;
     ol_ucx_match_of(comm, OL_TAGSPACE_USER, source, tag, &ucx_tag, &mask);
-    ucp_tag_message_h found = ucp_tag_probe_nb(ol_rt.ucp_worker, ucx_tag, mask, remove, &info);
+    ol_match_message_t found = ol_match_probe(ucx_tag, mask, remove, &info);
     *flag = found != NULL;
     if (!found)
         return OL_OK;
     ol_status_t rc = status_of_message(status, &info);
     if (rc != OL_OK)
-        return rc; /* a matched message is kept by UCX; only a device fetch fails here */
+        return rc; /* a matched message stays in matching; only a device fetch fails here */
     if (remove) {
         ol_message_t *m = malloc(sizeof(*m));
         if (!m)
             return MPI_ERR_NO_MEM; /* cannot happen without losing the message */
-        m->ucx_message = found;
+        m->taken = found;
         m->info = info;
         m->comm = comm;
         *message = m;
@@ -129,7 +130,7 @@ static void drained(void *ucx_req, ucs_status_t st, const ucp_tag_recv_info_t *i
     (void)st;
     (void)info;
     free(user_data);
-    ucp_request_free(ucx_req);
+    ol_match_request_free(ucx_req);
 }
 
 /* A matched message whose receive failed before it started (a bad buffer)
@@ -145,8 +146,9 @@ static void drain(ol_message_t *message)
     };
     /* Without memory, a zero-length receive still ends the sender's wait
      * (the data is cut off: truncation). */
-    void *r = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, sink, sink ? message->info.length : 0,
-                                   message->ucx_message, &param);
+    ol_ucx_data_t data;
+    ol_ucx_describe_bytes(sink, sink ? message->info.length : 0, &data);
+    void *r = ol_match_msg_recv(&data, message->taken, &param);
     if (UCS_PTR_IS_ERR(r))
         free(sink);
     free(message);
@@ -168,7 +170,7 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
     }
     /* An announcement is received as the empty message it is; the device
      * protocol then brings the data (ol_ucx_recv_done). */
-    ol_ucx_data_t data = {ucp_dt_make_contig(1), NULL, 0, NULL};
+    ol_ucx_data_t data = {ucp_dt_make_contig(1), NULL, 0, NULL, NULL};
     if (!ol_tag_is_device_announce(message->info.sender_tag))
         rc = ol_ucx_describe_recv(req, &data);
     if (rc != OL_OK) {
@@ -186,8 +188,7 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
         .user_data = req,
         .datatype = data.datatype,
     };
-    void *ucx_req = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data.buffer, data.count,
-                                         message->ucx_message, &param);
+    void *ucx_req = ol_match_msg_recv(&data, message->taken, &param);
     free(message);
     if (UCS_PTR_IS_ERR(ucx_req)) {
         ol_ucx_forget_recv(req);

@@ -2,6 +2,7 @@
  * objects, nonblocking and persistent ones with them. */
 #include "device.h"
 #include "endpoint.h"
+#include "match.h"
 #include "ol_log.h"
 #include "pt2pt.h"
 #include "ucx_datatype.h"
@@ -17,25 +18,29 @@ void ol_pt2pt_params_load(void)
 {
     ol_ucx_datatype_params_load();
     ol_dev_params_load();
+    ol_match_params_load();
 }
 
 void ol_pt2pt_params_print(FILE *out)
 {
     ol_ucx_datatype_params_print(out);
     ol_dev_params_print(out);
+    ol_match_params_print(out);
 }
 
 ol_status_t ol_pt2pt_init(void)
 {
     ol_ucx_datatype_init();
     ol_pt2pt_params_load();
-    return ol_ep_init();
+    ol_status_t rc = ol_ep_init();
+    return rc == OL_OK ? ol_match_init() : rc;
 }
 
 void ol_pt2pt_finalize(void)
 {
     ol_bsend_finalize();
     ol_dev_finalize();
+    ol_match_finalize();
     ol_ep_close_all();
     ol_ucx_datatype_finalize();
 }
@@ -120,7 +125,7 @@ static void send_complete(ol_request_t *req, ol_status_t error)
 
 static void send_done(void *ucx_request, ucs_status_t st, void *user_data)
 {
-    ucp_request_free(ucx_request);
+    ol_match_request_free(ucx_request);
     send_complete(user_data, ol_ucx_status(st));
 }
 
@@ -163,7 +168,7 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
         arrived.sender_tag = req->sender_tag;
     ol_ucx_fill_recv_status(&req->status, &arrived, st);
     uint64_t sender_tag = st == UCS_OK ? arrived.sender_tag : 0;
-    ucp_request_free(ucx_request);
+    ol_match_request_free(ucx_request);
     if (req->ucx_bounce) { /* an announcement is empty: it unpacks nothing */
         const ol_op_args_t *a = &req->args;
         ol_ucx_bounce_finish(req->ucx_bounce, a->buf, a->count, a->dt, st, arrived.length);
@@ -207,38 +212,6 @@ void ol_ucx_forget_recv(ol_request_t *req)
     req->ucx_bounce = NULL;
 }
 
-/* ---- posting a receive ---------------------------------------------------- */
-
-/* UCX 1.13 leaves sender_tag unwritten when a receive completes inside
- * ucp_tag_recv_nbx because its message had already arrived (openucx/ucx
- * issue 9425, fixed in 1.16), yet the status and the device protocol need
- * it. So a receive first takes an arrived message by probe, whose
- * information is right, and posts only when none has arrived; the message's
- * tag is stored in *sender_tag before UCX can call back. Under
- * MPI_THREAD_MULTIPLE the two steps exclude UCX progress (ol_rt_match_lock),
- * so no message arrives between them. */
-ol_ucx_request_t ol_ucx_post_receive(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
-                                     const ucp_request_param_t *param, uint64_t *sender_tag,
-                                     bool *sender_known)
-{
-    bool threads = ol_rt.thread_level == MPI_THREAD_MULTIPLE;
-    if (OL_UNLIKELY(threads))
-        pthread_mutex_lock(&ol_rt_match_lock);
-    ucp_tag_recv_info_t info;
-    void *r;
-    ucp_tag_message_h arrived = ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, 1, &info);
-    if (arrived) {
-        *sender_tag = info.sender_tag;
-        *sender_known = true;
-        r = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, arrived, param);
-    } else {
-        r = ucp_tag_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, tag, mask, param);
-    }
-    if (OL_UNLIKELY(threads))
-        pthread_mutex_unlock(&ol_rt_match_lock);
-    return r;
-}
-
 /* ---- starting operations on a request ---------------------------------- */
 
 static ol_status_t start_send(ol_request_t *req)
@@ -257,7 +230,8 @@ static ol_status_t start_send(ol_request_t *req)
     ucp_ep_h ep;
     ol_ucx_data_t data;
     ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space, a->comm->rank, a->tag);
-    ol_status_t rc = ol_ep_get(ol_comm_world_rank(a->comm, a->peer), &ep);
+    int peer = ol_comm_world_rank(a->comm, a->peer);
+    ol_status_t rc = ol_ep_get(peer, &ep);
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
     if (OL_UNLIKELY(ol_dev_buffer(a->buf, a->count, a->dt)))
@@ -273,9 +247,7 @@ static ol_status_t start_send(ol_request_t *req)
         .user_data = req,
         .datatype = data.datatype,
     };
-    void *ucx_req = a->mode == OL_SEND_SYNCHRONOUS
-                        ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, tag, &param)
-                        : ucp_tag_send_nbx(ep, data.buffer, data.count, tag, &param);
+    void *ucx_req = ol_match_send(ep, peer, &data, tag, a->mode == OL_SEND_SYNCHRONOUS, &param);
     if (ucx_req == NULL) {
         send_complete(req, OL_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
@@ -315,13 +287,12 @@ static ol_status_t start_recv(ol_request_t *req)
     };
     ucp_tag_t tag, mask;
     ol_ucx_match_of(a->comm, a->space, a->peer, a->tag, &tag, &mask);
-    void *ucx_req = ol_ucx_post_receive(&data, tag, mask, &param, &req->sender_tag,
-                                        &req->sender_known);
+    void *ucx_req = ol_match_recv(&data, tag, mask, &param, &req->sender_tag, &req->sender_known);
     if (UCS_PTR_IS_ERR(ucx_req)) {
         ol_ucx_forget_recv(req);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     }
-    /* The callback may already have run inside ucp_tag_recv_nbx. */
+    /* The callback may already have run inside ol_match_recv. */
     if (!ol_request_is_complete(req) && !req->matched)
         req->ucx_request = ucx_req;
     return OL_OK;
@@ -397,14 +368,14 @@ void ol_pt2pt_cancel(ol_request_t *req)
 {
     void *ucx_req = req->ucx_request;
     if (req->kind == OL_REQ_RECV && ucx_req && !req->matched && !ol_request_is_complete(req))
-        ucp_request_cancel(ol_rt.ucp_worker, ucx_req);
+        ol_match_cancel(ucx_req);
 }
 
 /* ---- blocking calls ----------------------------------------------------- */
 
 static bool ucx_request_done(void *ucx_req)
 {
-    return ucp_request_check_status(ucx_req) != UCS_INPROGRESS;
+    return ol_match_request_status(ucx_req) != UCS_INPROGRESS;
 }
 
 /* The end of a send that UCX answered with ucx_req: done at once (NULL),
@@ -416,8 +387,8 @@ static ucs_status_t wait_ucx_send(void *ucx_req)
     if (UCS_PTR_IS_ERR(ucx_req))
         return UCS_PTR_STATUS(ucx_req);
     ol_progress_wait(ucx_request_done, ucx_req);
-    ucs_status_t st = ucp_request_check_status(ucx_req);
-    ucp_request_free(ucx_req);
+    ucs_status_t st = ol_match_request_status(ucx_req);
+    ol_match_request_free(ucx_req);
     return st;
 }
 
@@ -443,7 +414,8 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
         return wait_nonblocking_send(buf, count, dt, dest, tag, comm, space, mode);
     ucp_ep_h ep;
     ol_ucx_data_t data;
-    ol_status_t rc = ol_ep_get(ol_comm_world_rank(comm, dest), &ep);
+    int peer = ol_comm_world_rank(comm, dest);
+    ol_status_t rc = ol_ep_get(peer, &ep);
     if (OL_LIKELY(rc == OL_OK))
         rc = ol_ucx_describe(dt, buf, count, OL_UCX_SEND, &data);
     if (OL_UNLIKELY(rc != OL_OK))
@@ -451,9 +423,7 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                                  .datatype = data.datatype};
     ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, comm->rank, tag);
-    void *ucx_req = mode == OL_SEND_SYNCHRONOUS
-                        ? ucp_tag_send_sync_nbx(ep, data.buffer, data.count, ucx_tag, &param)
-                        : ucp_tag_send_nbx(ep, data.buffer, data.count, ucx_tag, &param);
+    void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS, &param);
     ucs_status_t st = wait_ucx_send(ucx_req);
     ol_ucx_bounce_put(data.bounce);
     return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
@@ -490,7 +460,7 @@ static void blocking_recv_done(void *ucx_request, ucs_status_t st,
     if (r->sender_known)
         r->info.sender_tag = r->sender_tag;
     r->status = st;
-    ucp_request_free(ucx_request);
+    ol_match_request_free(ucx_request);
     if (r->bounce) /* an announcement is empty: it unpacks nothing */
         ol_ucx_bounce_finish(r->bounce, r->buf, r->count, r->dt, st, r->info.length);
     if (OL_UNLIKELY(st == UCS_OK && ol_tag_is_device_announce(r->info.sender_tag))) {
@@ -534,8 +504,7 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     };
     ucp_tag_t ucx_tag, mask;
     ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
-    void *ucx_req = ol_ucx_post_receive(&data, ucx_tag, mask, &param, &r.sender_tag,
-                                        &r.sender_known);
+    void *ucx_req = ol_match_recv(&data, ucx_tag, mask, &param, &r.sender_tag, &r.sender_known);
     if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req))) {
         ol_ucx_bounce_put(data.bounce);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));

@@ -49,6 +49,8 @@
 #define OL_TAG_UB ((1 << OL_TAG_BITS) - 1)
 #define OL_MAX_RANKS (1 << OL_SOURCE_BITS)
 #define OL_MAX_CONTEXT_IDS (1 << OL_CONTEXT_BITS)
+/* Never given to a communicator: pt2pt's own messages (pt2pt/match.c). */
+#define OL_CONTEXT_ID_PRIVATE (OL_MAX_CONTEXT_IDS - 1)
 
 _Static_assert(OL_TAG_BITS + OL_SOURCE_BITS + OL_CONTROL_BITS + OL_DEVICE_BITS + OL_COLL_BITS +
                        OL_CONTEXT_BITS == 64,

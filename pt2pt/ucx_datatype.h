@@ -16,6 +16,8 @@ typedef struct {
     void *buffer;
     size_t count;
     void *bounce; /* the pool's buffer UCX sends from or receives into; NULL: none */
+    ol_datatype_t *dt; /* a generic datatype's type (count is then in its elements); NULL:
+                          bytes */
 } ol_ucx_data_t;
 
 ol_status_t ol_ucx_generic_datatype(ol_datatype_t *dt, ucp_datatype_t *ucx_dt);
@@ -50,6 +52,7 @@ static inline void ol_ucx_describe_bytes(void *start, size_t bytes, ol_ucx_data_
     data->datatype = ucp_dt_make_contig(1);
     data->buffer = start;
     data->count = bytes;
+    data->dt = NULL;
 }
 
 typedef enum { OL_UCX_SEND, OL_UCX_RECV } ol_ucx_direction_t;
@@ -76,6 +79,7 @@ static inline ol_status_t ol_ucx_describe(ol_datatype_t *dt, const void *buf, MP
     }
     data->buffer = (void *)buf;
     data->count = (size_t)count;
+    data->dt = dt;
     return ol_ucx_generic_datatype(dt, &data->datatype);
 }
 

@@ -22,11 +22,4 @@ ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data);
 /* Gives back what ol_ucx_describe_recv took, for a receive UCX did not take. */
 void ol_ucx_forget_recv(ol_request_t *req);
 
-/* Posts a receive of data matching (tag, mask): see send_recv.c for why it
- * may take an arrived message first, whose tag it stores in *sender_tag. */
-typedef void *ol_ucx_request_t;
-ol_ucx_request_t ol_ucx_post_receive(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
-                                     const ucp_request_param_t *param, uint64_t *sender_tag,
-                                     bool *sender_known);
-
 #endif

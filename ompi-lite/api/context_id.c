@@ -36,6 +36,7 @@ void ol_cid_init(void)
 {
     memset(free_ids, 0xff, sizeof(free_ids));
     free_ids[0] &= ~(uint64_t)3; /* 0: MPI_COMM_WORLD, 1: MPI_COMM_SELF */
+    free_ids[OL_CONTEXT_ID_PRIVATE / 64] &= ~((uint64_t)1 << (OL_CONTEXT_ID_PRIVATE % 64));
 }
 
 void ol_cid_release(uint32_t id)

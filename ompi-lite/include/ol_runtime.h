@@ -31,6 +31,7 @@ typedef struct {
     ucp_worker_h ucp_worker;
     int worker_efd;          /* UCX wakeup fd: blocked ranks sleep on it */
     int spin_us;             /* how long a waiting rank polls before sleeping */
+    uint64_t job_key;        /* a hash of the job's PMIx namespace: names shared files */
 } ol_runtime_t;
 
 extern ol_runtime_t ol_rt;
@@ -49,6 +50,9 @@ ol_status_t ol_rt_finalize(void);
 /* Ends the whole job with this exit code; message goes to stderr first. */
 void ol_rt_abort(int exit_code, const char *message) __attribute__((noreturn));
 
+/* Waits until every rank of the job has called it (a PMIx fence). */
+ol_status_t ol_rt_fence(void);
+
 /* The UCX worker address another rank published at start-up. The returned
  * buffer is the caller's to free with ol_rt_free_peer_address(). */
 ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length);
@@ -64,17 +68,32 @@ extern int (*volatile ol_progress_hook)(void);
  * rather than sleep while copies run on a GPU, which wake nobody. */
 extern int (*volatile ol_progress_accel_hook)(void);
 
-/* Under MPI_THREAD_MULTIPLE, UCX progress and pt2pt's two-step posting of
- * a receive (see post_receive in pt2pt/send_recv.c) exclude each other. */
+/* A channel of pt2pt that UCX does not see (the shared-memory rings of
+ * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
+ * before a rank sleeps on UCX's event fd, so that its senders wake it.
+ * sleep_begin returns false when something arrived meanwhile: no sleep
+ * then. NULL without the channel. */
+typedef struct {
+    int (*progress)(void);
+    bool (*sleep_begin)(void);
+    void (*sleep_end)(void);
+} ol_rt_channel_t;
+extern const ol_rt_channel_t *ol_rt_channel;
+
+/* Under MPI_THREAD_MULTIPLE, UCX progress and pt2pt's matching (see
+ * pt2pt/match.c) exclude each other. Recursive: a completion callback that
+ * runs under it may start a send. */
 extern pthread_mutex_t ol_rt_match_lock;
 
 /* Progress: one call advances every outstanding operation. */
 static inline int ol_progress(void)
 {
+    const ol_rt_channel_t *channel = ol_rt_channel;
+    int events = channel ? channel->progress() : 0;
     bool threads = ol_rt.thread_level == MPI_THREAD_MULTIPLE;
     if (OL_UNLIKELY(threads))
         pthread_mutex_lock(&ol_rt_match_lock);
-    int events = (int)ucp_worker_progress(ol_rt.ucp_worker);
+    events += (int)ucp_worker_progress(ol_rt.ucp_worker);
     if (OL_UNLIKELY(threads))
         pthread_mutex_unlock(&ol_rt_match_lock);
     int (*hook)(void) = ol_progress_hook;

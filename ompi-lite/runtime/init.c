@@ -1,5 +1,6 @@
 /* Process start and end: parameters, PMIx (or singleton), UCX context and
  * worker, and the publication of this rank's UCX address. */
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include "ol_accel.h"
 #include "ol_log.h"
 #include "ol_params.h"
@@ -15,7 +16,8 @@
 #define UCX_ADDRESS_KEY "ol.ucx.addr"
 
 ol_runtime_t ol_rt;
-pthread_mutex_t ol_rt_match_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ol_rt_match_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+const ol_rt_channel_t *ol_rt_channel;
 
 static ucp_address_t *own_address;
 static size_t own_address_length;
@@ -228,6 +230,11 @@ fail_pmix:
     ol_accel_finalize();
     ol_pmix_stop();
     return rc;
+}
+
+ol_status_t ol_rt_fence(void)
+{
+    return ol_pmix_fence();
 }
 
 ol_status_t ol_rt_finalize(void)

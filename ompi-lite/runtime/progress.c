@@ -54,11 +54,15 @@ static bool sleep_on_worker(bool (*done)(void *arg), void *arg)
 {
     __atomic_add_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
     ol_state_note_pending(); /* the slow path: a blocked rank lists what it waits for */
-    bool finished = done(arg);
-    if (!finished && ucp_worker_arm(ol_rt.ucp_worker) == UCS_OK) {
+    const ol_rt_channel_t *channel = ol_rt_channel;
+    bool quiet = !channel || channel->sleep_begin(); /* false: a message arrived meanwhile */
+    bool finished = quiet && done(arg);
+    if (quiet && !finished && ucp_worker_arm(ol_rt.ucp_worker) == UCS_OK) {
         struct pollfd pfd = {.fd = ol_rt.worker_efd, .events = POLLIN};
         poll(&pfd, 1, ol_param.wait_poll_ms);
     }
+    if (channel)
+        channel->sleep_end();
     __atomic_sub_fetch(&sleepers, 1, __ATOMIC_SEQ_CST);
     return finished;
 }

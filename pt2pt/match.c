@@ -1,0 +1,741 @@
+/* MPI matching: UCX's tag matching, or ompi-lite's own over shared-memory
+ * rings when every rank of the job runs on this host (see match.h).
+ *
+ * Why our own: UCX's shared-memory tag path costs 0.15 us one way here
+ * (ucx_perftest tag_lat), a cache line between two cores 0.07 us. With
+ * the rings, every message to a rank of the job goes through the ring to
+ * it, in order, which keeps MPI's non-overtaking rule:
+ * - up to EAGER_BYTES, the bytes themselves (the send completes at once);
+ * - larger and synchronous sends, an announcement with a private UCX tag
+ *   (the token), under which the data follows over UCX; the receiver posts
+ *   a UCX receive of exactly that token when the announcement matches, so
+ *   UCX's rendezvous and eager protocols move the bytes as before, and a
+ *   synchronous send completes when a receive matched it.
+ * A full ring never blocks a sender: its records wait in a per-peer backlog
+ * (in order) that progress pushes on. The receiver drains its rings into
+ * the posted receives, in posting order, or into the unexpected queue, in
+ * arrival order. A rank about to sleep on UCX's event fd says so in its
+ * segment; a sender that sees it sends a wake-up message over UCX.
+ *
+ * Under MPI_THREAD_MULTIPLE everything here runs under ol_rt_match_lock. */
+#include "match.h"
+#include "endpoint.h"
+#include "ol_log.h"
+#include "ol_param_table.h"
+#include "shm_ring.h"
+#include "tag_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static int shm_param, eager_param, ring_param, max_procs_param;
+
+static const ol_param_t match_params[] = {
+    {"P2P_SHM", OL_PARAM_INT, "1",
+     "point-to-point messages between ranks of a job that runs on one host go through "
+     "shared-memory rings with ompi-lite's own matching (0: UCX's tag matching); every rank "
+     "of the job must agree", &shm_param},
+    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "4096",
+     "messages of at most this many bytes are copied through the ring; larger ones are "
+     "announced there and their data goes over UCX (at most a quarter of the ring)",
+     &eager_param},
+    {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "65536",
+     "bytes of each ring from one rank to another (a power of two, at least 4096)", &ring_param},
+    {"P2P_SHM_MAX_PROCS", OL_PARAM_INT, "64",
+     "the rings are used by jobs of at most this many ranks (each rank maps one ring per rank "
+     "of the job from every rank)", &max_procs_param},
+};
+
+void ol_match_params_load(void)
+{
+    ol_param_table_load(match_params, OL_ARRAY_SIZE(match_params));
+}
+
+void ol_match_params_print(FILE *out)
+{
+    ol_param_table_print(match_params, OL_ARRAY_SIZE(match_params), out);
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+typedef enum { RECV_POSTED, RECV_MATCHED, RECV_DONE } recv_state_t;
+
+/* A receive of ours; its handle is its address with the low bit set, so
+ * that UCX's requests (the data of announced messages) pass through
+ * ol_match_request_free and friends unchanged. */
+typedef struct local_recv {
+    ucp_tag_t tag, mask;
+    ol_ucx_data_t data;
+    ucp_tag_recv_nbx_callback_t callback;
+    void *user_data;
+    uint64_t sender_tag;
+    ucs_status_t status;
+    recv_state_t state;
+    bool freed;
+    struct local_recv *prev, *next; /* the posted queue; the free list */
+} local_recv_t;
+
+/* An arrived message that no receive matched yet. */
+typedef struct unexpected {
+    ol_ring_envelope_t envelope;
+    struct unexpected *prev, *next;
+    char payload[];
+} unexpected_t;
+
+/* A record that did not fit in its ring yet. */
+typedef struct backlog_record {
+    ol_ring_envelope_t envelope;
+    struct backlog_record *next;
+    char payload[];
+} backlog_record_t;
+
+typedef struct {
+    backlog_record_t *head, *tail;
+} backlog_t;
+
+static bool rings;          /* our matching runs */
+static size_t eager_bytes;
+static struct {
+    local_recv_t *head, *tail;
+} posted;
+static struct {
+    unexpected_t *head, *tail;
+} arrived;
+static local_recv_t *free_recvs;
+static backlog_t *backlogs;  /* by world rank */
+static int backlogged;       /* peers with a backlog */
+static bool draining;        /* a completion callback must not drain again */
+static uint32_t token_counter;
+static void *wake_request;   /* the posted receive of wake-ups */
+static bool wake_posting, wake_done_inside, wake_needed, wake_stopping;
+
+static inline bool is_ours(const void *request)
+{
+    return ((uintptr_t)request & 1) != 0;
+}
+
+static inline local_recv_t *ours(void *request)
+{
+    return (local_recv_t *)((uintptr_t)request & ~(uintptr_t)1);
+}
+
+static inline void *handle_of(local_recv_t *r)
+{
+    return (void *)((uintptr_t)r | 1);
+}
+
+static inline void lock(void)
+{
+    if (OL_UNLIKELY(ol_rt.thread_level == MPI_THREAD_MULTIPLE))
+        pthread_mutex_lock(&ol_rt_match_lock);
+}
+
+static inline void unlock(void)
+{
+    if (OL_UNLIKELY(ol_rt.thread_level == MPI_THREAD_MULTIPLE))
+        pthread_mutex_unlock(&ol_rt_match_lock);
+}
+
+/* Tags of our own traffic, in a context id no communicator gets: the
+ * data of announced messages (C=0) and wake-up messages (C=1). */
+#define PRIVATE_TAG(space) (((uint64_t)OL_CONTEXT_ID_PRIVATE << OL_CONTEXT_SHIFT) | \
+                            OL_CONTROL_MASK | ((uint64_t)(space) << OL_COLL_SHIFT))
+#define WAKE_TAG PRIVATE_TAG(1)
+
+/* Unique among a sender's messages in flight unless 2^23 of them are. */
+static ucp_tag_t next_token(void)
+{
+    uint32_t n = __atomic_add_fetch(&token_counter, 1, __ATOMIC_RELAXED);
+    return PRIVATE_TAG(0) | ((uint64_t)(uint32_t)ol_rt.rank << OL_SOURCE_SHIFT) |
+           (n & OL_TAG_MASK);
+}
+
+/* ---- data in and out of the ring -------------------------------------------- */
+
+static size_t data_bytes(const ol_ucx_data_t *data)
+{
+    return data->dt ? data->count * data->dt->size : data->count;
+}
+
+static void copy_in(void *dst, const ol_ucx_data_t *data)
+{
+    if (data->dt)
+        ol_dt_pack_all(data->dt, data->buffer, (MPI_Count)data->count, dst);
+    else
+        memcpy(dst, data->buffer, data->count);
+}
+
+/* Copies what fits of a message of `bytes` into the receive; returns the
+ * bytes copied and sets *st (truncated: the first bytes are in place). */
+static size_t copy_out(const ol_ucx_data_t *data, const void *src, size_t bytes,
+                       ucs_status_t *st)
+{
+    size_t capacity = data_bytes(data);
+    size_t n = bytes <= capacity ? bytes : capacity;
+    *st = bytes <= capacity ? UCS_OK : UCS_ERR_MESSAGE_TRUNCATED;
+    if (data->dt)
+        ol_dt_unpack_first(data->dt, data->buffer, (MPI_Count)data->count, src, n);
+    else if (n)
+        memcpy(data->buffer, src, n);
+    return n;
+}
+
+/* ---- receives ----------------------------------------------------------------- */
+
+static local_recv_t *recv_new(const ol_ucx_data_t *data, const ucp_request_param_t *param)
+{
+    local_recv_t *r = free_recvs;
+    if (r)
+        free_recvs = r->next;
+    else if (!(r = malloc(sizeof(*r))))
+        return NULL;
+    r->data = *data;
+    r->callback = param->cb.recv;
+    r->user_data = param->user_data;
+    r->freed = false;
+    r->state = RECV_POSTED;
+    return r;
+}
+
+static void recv_recycle(local_recv_t *r)
+{
+    r->next = free_recvs;
+    free_recvs = r;
+}
+
+static void recv_complete(local_recv_t *r, ucs_status_t st, uint64_t sender_tag, size_t length)
+{
+    r->state = RECV_DONE;
+    r->status = st;
+    ucp_tag_recv_info_t info = {.sender_tag = sender_tag, .length = length};
+    r->callback(handle_of(r), st, &info, r->user_data);
+}
+
+static void token_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
+                       void *user_data)
+{
+    local_recv_t *r = user_data;
+    size_t length = info->length;
+    ucp_request_free(ucx_request);
+    recv_complete(r, st, r->sender_tag, length);
+}
+
+/* The data of an announced message: a UCX receive of exactly its token. */
+static void receive_announced(local_recv_t *r, const ol_ring_envelope_t *envelope)
+{
+    r->state = RECV_MATCHED;
+    r->sender_tag = envelope->tag;
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = token_done,
+        .user_data = r,
+        .datatype = r->data.datatype,
+    };
+    void *u = ucp_tag_recv_nbx(ol_rt.ucp_worker, r->data.buffer, r->data.count, envelope->token,
+                               ~(ucp_tag_t)0, &param);
+    if (UCS_PTR_IS_ERR(u))
+        recv_complete(r, UCS_PTR_STATUS(u), envelope->tag, 0);
+}
+
+/* A receive meets its message: bytes from the ring or the unexpected
+ * queue (payload), or an announcement. */
+static void deliver(local_recv_t *r, const ol_ring_envelope_t *envelope, const void *payload)
+{
+    if (envelope->kind == OL_RING_ANNOUNCE) {
+        receive_announced(r, envelope);
+        return;
+    }
+    ucs_status_t st;
+    size_t n = copy_out(&r->data, payload, envelope->bytes, &st);
+    recv_complete(r, st, envelope->tag, n);
+}
+
+static bool matches(ucp_tag_t message_tag, ucp_tag_t tag, ucp_tag_t mask)
+{
+    return ((message_tag ^ tag) & mask) == 0;
+}
+
+static void unpost(local_recv_t *r)
+{
+    *(r->prev ? &r->prev->next : &posted.head) = r->next;
+    *(r->next ? &r->next->prev : &posted.tail) = r->prev;
+}
+
+static local_recv_t *take_posted(ucp_tag_t message_tag)
+{
+    for (local_recv_t *r = posted.head; r; r = r->next) {
+        if (matches(message_tag, r->tag, r->mask)) {
+            unpost(r);
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static void post(local_recv_t *r)
+{
+    r->next = NULL;
+    r->prev = posted.tail;
+    *(posted.tail ? &posted.tail->next : &posted.head) = r;
+    posted.tail = r;
+}
+
+static unexpected_t *find_arrived(ucp_tag_t tag, ucp_tag_t mask)
+{
+    for (unexpected_t *u = arrived.head; u; u = u->next)
+        if (matches(u->envelope.tag, tag, mask))
+            return u;
+    return NULL;
+}
+
+static void unlink_arrived(unexpected_t *u)
+{
+    *(u->prev ? &u->prev->next : &arrived.head) = u->next;
+    *(u->next ? &u->next->prev : &arrived.tail) = u->prev;
+}
+
+static size_t payload_bytes(const ol_ring_envelope_t *envelope)
+{
+    return envelope->kind == OL_RING_INLINE ? envelope->bytes : 0;
+}
+
+/* Keeps a message nobody waits for; false: out of memory. */
+static bool keep_arrived(const ol_ring_envelope_t *envelope, const void *payload)
+{
+    unexpected_t *u = malloc(sizeof(*u) + payload_bytes(envelope));
+    if (!u)
+        return false;
+    u->envelope = *envelope;
+    memcpy(u->payload, payload, payload_bytes(envelope));
+    u->next = NULL;
+    u->prev = arrived.tail;
+    *(arrived.tail ? &arrived.tail->next : &arrived.head) = u;
+    arrived.tail = u;
+    return true;
+}
+
+/* Takes what the ring from peer holds. A record leaves the ring before the
+ * receive's callback runs, which may post or send again. */
+static int drain_ring(int peer)
+{
+    int events = 0;
+    const void *payload;
+    const ol_ring_envelope_t *record;
+    while ((record = ol_ring_peek(peer, &payload)) != NULL) {
+        ol_ring_envelope_t envelope = *record;
+        local_recv_t *r = take_posted(envelope.tag);
+        if (!r) {
+            if (!keep_arrived(&envelope, payload))
+                break; /* stays in the ring until memory is back */
+            ol_ring_consume(peer);
+        } else if (envelope.kind == OL_RING_ANNOUNCE) {
+            ol_ring_consume(peer);
+            receive_announced(r, &envelope);
+        } else {
+            ucs_status_t st;
+            size_t n = copy_out(&r->data, payload, envelope.bytes, &st);
+            ol_ring_consume(peer);
+            recv_complete(r, st, envelope.tag, n);
+        }
+        events++;
+    }
+    return events;
+}
+
+static int drain_rings(void)
+{
+    if (draining)
+        return 0;
+    draining = true;
+    int events = 0;
+    for (int peer = 0; peer < ol_rt.size; peer++)
+        events += drain_ring(peer);
+    draining = false;
+    return events;
+}
+
+/* ---- sends ---------------------------------------------------------------------- */
+
+static void wake(int peer)
+{
+    ucp_ep_h ep;
+    if (ol_ep_get(peer, &ep) != OL_OK)
+        return;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    void *r = ucp_tag_send_nbx(ep, NULL, 0, WAKE_TAG | ((uint64_t)ol_rt.rank << OL_SOURCE_SHIFT),
+                               &param);
+    if (r && !UCS_PTR_IS_ERR(r))
+        ucp_request_free(r); /* released when UCX is done with it */
+}
+
+static bool backlog_add(int peer, const ol_ring_envelope_t *envelope, const ol_ucx_data_t *data)
+{
+    backlog_record_t *b = malloc(sizeof(*b) + payload_bytes(envelope));
+    if (!b)
+        return false;
+    b->envelope = *envelope;
+    if (payload_bytes(envelope))
+        copy_in(b->payload, data);
+    b->next = NULL;
+    backlog_t *q = &backlogs[peer];
+    if (q->tail)
+        q->tail->next = b;
+    else
+        backlogged++;
+    if (!q->head)
+        q->head = b;
+    q->tail = b;
+    return true;
+}
+
+/* Pushes peer's backlog into its ring while there is room. */
+static int flush_backlog(int peer)
+{
+    backlog_t *q = &backlogs[peer];
+    int events = 0;
+    bool sleeping = false;
+    while (q->head) {
+        backlog_record_t *b = q->head;
+        void *slot = ol_ring_reserve(peer, payload_bytes(&b->envelope));
+        if (!slot)
+            break;
+        memcpy(slot, b->payload, payload_bytes(&b->envelope));
+        sleeping = ol_ring_publish(peer, &b->envelope);
+        q->head = b->next;
+        free(b);
+        events++;
+    }
+    if (!q->head) {
+        q->tail = NULL;
+        backlogged--;
+    }
+    if (sleeping)
+        wake(peer);
+    return events;
+}
+
+static int flush_backlogs(void)
+{
+    int events = 0;
+    for (int peer = 0; backlogged > 0 && peer < ol_rt.size; peer++)
+        if (backlogs[peer].head)
+            events += flush_backlog(peer);
+    return events;
+}
+
+/* Into the ring to peer, or behind what waits for room there. */
+static bool enqueue(int peer, const ol_ring_envelope_t *envelope, const ol_ucx_data_t *data)
+{
+    bool sleeping = false, ok = true;
+    lock();
+    void *slot = backlogs[peer].head ? NULL : ol_ring_reserve(peer, payload_bytes(envelope));
+    if (slot) {
+        if (payload_bytes(envelope))
+            copy_in(slot, data);
+        sleeping = ol_ring_publish(peer, envelope);
+    } else {
+        ok = backlog_add(peer, envelope, data);
+    }
+    unlock();
+    if (sleeping)
+        wake(peer);
+    return ok;
+}
+
+void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
+                    const ucp_request_param_t *param)
+{
+    if (!rings)
+        return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
+                    : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
+    size_t bytes = data_bytes(data);
+    if (!sync && bytes <= eager_bytes) {
+        ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
+        return enqueue(peer, &envelope, data) ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+    }
+    ucp_tag_t token = next_token();
+    ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,
+                                   .kind = OL_RING_ANNOUNCE};
+    if (!enqueue(peer, &envelope, data))
+        return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+    return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, token, param)
+                : ucp_tag_send_nbx(ep, data->buffer, data->count, token, param);
+}
+
+/* ---- receives, probes, cancel ------------------------------------------------------ */
+
+/* UCX 1.13 leaves sender_tag unwritten when a receive completes inside
+ * ucp_tag_recv_nbx because its message had already arrived (openucx/ucx
+ * issue 9425, fixed in 1.16), yet the status and the device protocol need
+ * it. So a receive first takes an arrived message by probe, whose
+ * information is right, and posts only when none has arrived. Under
+ * MPI_THREAD_MULTIPLE the two steps exclude UCX progress (ol_rt_match_lock),
+ * so no message arrives between them. */
+static void *ucx_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+                      const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known)
+{
+    lock();
+    ucp_tag_recv_info_t info;
+    void *r;
+    ucp_tag_message_h found = ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, 1, &info);
+    if (found) {
+        *sender_tag = info.sender_tag;
+        *sender_known = true;
+        r = ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, found, param);
+    } else {
+        r = ucp_tag_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, tag, mask, param);
+    }
+    unlock();
+    return r;
+}
+
+void *ol_match_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+                    const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known)
+{
+    if (!rings)
+        return ucx_recv(data, tag, mask, param, sender_tag, sender_known);
+    lock();
+    local_recv_t *r = recv_new(data, param);
+    if (!r) {
+        unlock();
+        return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+    }
+    r->tag = tag & mask;
+    r->mask = mask;
+    unexpected_t *u = find_arrived(tag, mask);
+    if (u) {
+        unlink_arrived(u);
+        deliver(r, &u->envelope, u->payload);
+        free(u);
+    } else {
+        post(r);
+        drain_rings(); /* a message in a ring lands in the buffer without a copy between */
+    }
+    unlock();
+    return handle_of(r);
+}
+
+ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
+                                  ucp_tag_recv_info_t *info)
+{
+    if (!rings)
+        return ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, remove, info);
+    lock();
+    drain_rings();
+    unexpected_t *u = find_arrived(tag, mask);
+    if (u) {
+        info->sender_tag = u->envelope.tag;
+        info->length = u->envelope.bytes;
+        if (remove)
+            unlink_arrived(u);
+    }
+    unlock();
+    return u;
+}
+
+void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
+                        const ucp_request_param_t *param)
+{
+    if (!rings)
+        return ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, message, param);
+    unexpected_t *u = message;
+    lock();
+    local_recv_t *r = recv_new(data, param);
+    if (r)
+        deliver(r, &u->envelope, u->payload);
+    unlock();
+    if (!r) /* the message stays the caller's */
+        return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+    free(u);
+    return handle_of(r);
+}
+
+void ol_match_cancel(void *request)
+{
+    if (!is_ours(request)) {
+        ucp_request_cancel(ol_rt.ucp_worker, request);
+        return;
+    }
+    local_recv_t *r = ours(request);
+    lock();
+    if (r->state == RECV_POSTED) {
+        unpost(r);
+        recv_complete(r, UCS_ERR_CANCELED, 0, 0);
+    }
+    unlock();
+}
+
+void ol_match_request_free(void *request)
+{
+    if (!is_ours(request)) {
+        ucp_request_free(request);
+        return;
+    }
+    local_recv_t *r = ours(request);
+    lock();
+    r->freed = true;
+    if (r->state == RECV_DONE)
+        recv_recycle(r);
+    unlock();
+}
+
+ucs_status_t ol_match_request_status(void *request)
+{
+    if (!is_ours(request))
+        return ucp_request_check_status(request);
+    local_recv_t *r = ours(request);
+    return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == RECV_DONE ? r->status
+                                                                      : UCS_INPROGRESS;
+}
+
+/* ---- the channel: progress and sleep ------------------------------------------------ */
+
+static void post_wake_recv(void);
+
+static int channel_progress(void)
+{
+    lock();
+    int events = drain_rings();
+    if (OL_UNLIKELY(backlogged > 0))
+        events += flush_backlogs();
+    if (OL_UNLIKELY(wake_needed) && !wake_stopping)
+        post_wake_recv();
+    unlock();
+    return events;
+}
+
+static bool channel_sleep_begin(void)
+{
+    ol_ring_sleep_begin();
+    return !ol_ring_any_pending();
+}
+
+static const ol_rt_channel_t channel = {
+    .progress = channel_progress,
+    .sleep_begin = channel_sleep_begin,
+    .sleep_end = ol_ring_sleep_end,
+};
+
+/* A wake-up carries nothing: its arrival ended the sleep. The next
+ * receive for wake-ups is posted by progress, not here: this callback may
+ * run inside the call that posts. */
+
+static void woken(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
+                  void *user_data)
+{
+    (void)info;
+    (void)user_data;
+    ucp_request_free(ucx_request);
+    wake_request = NULL;
+    wake_done_inside = wake_posting;
+    wake_needed = st != UCS_ERR_CANCELED;
+}
+
+static void post_wake_recv(void)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = woken,
+    };
+    wake_needed = false;
+    wake_posting = true;
+    wake_done_inside = false;
+    void *r = ucp_tag_recv_nbx(ol_rt.ucp_worker, NULL, 0, WAKE_TAG, ~(ucp_tag_t)OL_SOURCE_MASK,
+                               &param);
+    wake_posting = false;
+    if (!UCS_PTR_IS_ERR(r) && !wake_done_inside)
+        wake_request = r;
+}
+
+/* ---- start and end ------------------------------------------------------------------- */
+
+static bool is_power_of_two(size_t n)
+{
+    return n && (n & (n - 1)) == 0;
+}
+
+/* Whether this rank offers the rings; the job uses them only if all do. */
+static bool offers_rings(void)
+{
+    if (!shm_param || ol_rt.size > max_procs_param)
+        return false;
+    if (ring_param < 4096 || !is_power_of_two((size_t)ring_param)) {
+        OL_WARN("pt2pt", "OMPI_LITE_P2P_SHM_RING_BYTES=%d is not a power of two of at least "
+                "4096: point-to-point keeps UCX's shared memory", ring_param);
+        return false;
+    }
+    return true;
+}
+
+ol_status_t ol_match_init(void)
+{
+    if (ol_rt.singleton || ol_rt.size < 2 || ol_rt.local_size != ol_rt.size)
+        return OL_OK;
+    bool usable;
+    ol_status_t rc = ol_ring_init((size_t)ring_param, offers_rings(), &usable);
+    if (rc != OL_OK || !usable)
+        return rc;
+    backlogs = calloc((size_t)ol_rt.size, sizeof(*backlogs));
+    if (!backlogs) {
+        ol_ring_finalize();
+        return MPI_ERR_NO_MEM;
+    }
+    size_t largest = ol_ring_max_payload();
+    eager_bytes = eager_param < 0 ? 0 : (size_t)eager_param < largest ? (size_t)eager_param
+                                                                      : largest;
+    rings = true;
+    post_wake_recv();
+    ol_rt_channel = &channel;
+    OL_INFO("pt2pt", "matching over shared-memory rings of %d bytes, eager up to %zu bytes",
+            ring_param, eager_bytes);
+    return OL_OK;
+}
+
+/* Records still in a backlog go to their rings while the peers take
+ * them; a peer that stopped taking them for a second (it will never
+ * receive them) loses them, as it would lose UCX's eager messages. */
+static void flush_at_exit(void)
+{
+    double deadline = ol_rt_wtime() + 1.0;
+    while (backlogged > 0 && ol_rt_wtime() < deadline)
+        if (ol_progress() > 0)
+            deadline = ol_rt_wtime() + 1.0;
+    for (int peer = 0; peer < ol_rt.size; peer++) {
+        while (backlogs[peer].head) {
+            backlog_record_t *b = backlogs[peer].head;
+            backlogs[peer].head = b->next;
+            free(b);
+        }
+    }
+}
+
+void ol_match_finalize(void)
+{
+    if (!rings)
+        return;
+    flush_at_exit();
+    wake_stopping = true;
+    if (wake_request)
+        ucp_request_cancel(ol_rt.ucp_worker, wake_request);
+    while (wake_request)
+        ucp_worker_progress(ol_rt.ucp_worker);
+    ol_rt_channel = NULL;
+    rings = false;
+    ol_ring_finalize();
+    while (arrived.head) {
+        unexpected_t *u = arrived.head;
+        arrived.head = u->next;
+        free(u);
+    }
+    arrived.tail = NULL;
+    while (free_recvs) {
+        local_recv_t *r = free_recvs;
+        free_recvs = r->next;
+        free(r);
+    }
+    free(backlogs);
+    backlogs = NULL;
+}

@@ -1,0 +1,50 @@
+/* MPI matching, private to pt2pt/: UCX's tag matching, or, when every rank
+ * of the job runs on this host, ompi-lite's own over shared-memory rings
+ * (match.c, shm_ring.h). The calls mirror UCX's tag API: the same tags and
+ * masks (tag_layout.h), callbacks and request rules (a request is freed
+ * with ol_match_request_free; a receive's callback always runs, possibly
+ * inside the call that posted it), so the rest of pt2pt does not know which
+ * one runs. Sends whose tag no MPI receive matches (the device protocol's
+ * control messages and side channel) stay on UCX. */
+#ifndef OL_PT2PT_MATCH_H
+#define OL_PT2PT_MATCH_H
+
+#include "ucx_datatype.h"
+#include <stdio.h>
+#include <ucp/api/ucp.h>
+
+typedef void *ol_match_message_t; /* a message taken out of matching by a probe */
+
+/* Collective over the job: every rank decides alike which matching runs. */
+ol_status_t ol_match_init(void);
+void ol_match_finalize(void);
+void ol_match_params_load(void);
+void ol_match_params_print(FILE *out);
+
+/* A send of data to world rank peer (ep is its endpoint) with MPI's tag;
+ * sync: completes once a receive matched it. Returns NULL when complete
+ * at once, a request, or an error pointer (UCS_PTR_IS_ERR). */
+void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
+                    const ucp_request_param_t *param);
+
+/* Posts a receive of data matching (tag, mask); param has a callback and
+ * UCP_OP_ATTR_FLAG_NO_IMM_CMPL. When UCX took an arrived message, its tag
+ * is stored in *sender_tag and *sender_known set before the callback runs
+ * (see match.c for why). */
+void *ol_match_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+                    const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known);
+
+/* A look for an arrived message matching (tag, mask); with remove, the
+ * message leaves matching and must be received with ol_match_msg_recv. */
+ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
+                                  ucp_tag_recv_info_t *info);
+void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
+                        const ucp_request_param_t *param);
+
+/* A receive that has not matched completes with UCS_ERR_CANCELED; one that
+ * has goes on. */
+void ol_match_cancel(void *request);
+void ol_match_request_free(void *request);
+ucs_status_t ol_match_request_status(void *request);
+
+#endif

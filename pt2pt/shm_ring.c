@@ -1,0 +1,322 @@
+/* Shared-memory rings between the ranks of one host: see shm_ring.h. */
+#include "shm_ring.h"
+#include "ol_log.h"
+#include "ol_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LINE 64
+#define SEGMENT_MAGIC 0x6f6c2d7032702d31ULL /* "ol-p2p-1" */
+
+/* The first two lines of a segment: what it is, then how many of its
+ * owner's threads sleep (a line of its own: senders read it after every
+ * record). */
+typedef struct {
+    uint64_t magic;
+    uint64_t ring_bytes;
+    uint64_t rings;
+    char pad[LINE - 24];
+    int32_t sleepers;
+    char pad2[LINE - 4];
+} segment_header_t;
+
+/* A ring: the consumer's position on a line of its own, then the data. */
+typedef struct {
+    uint64_t tail;
+    char pad[LINE - 8];
+    char data[];
+} ring_t;
+
+typedef struct {
+    uint64_t seal; /* position + 1, written last */
+    ol_ring_envelope_t envelope;
+} record_t;
+
+_Static_assert(sizeof(segment_header_t) == 2 * LINE, "the header is two lines");
+_Static_assert(sizeof(ring_t) == LINE, "a ring's data starts on a line");
+_Static_assert(sizeof(record_t) == 40, "a record header and 24 bytes fill a line");
+
+typedef struct {
+    ring_t *ring;
+    uint64_t head;        /* bytes written, over all laps */
+    uint64_t known_tail;  /* the consumer's position when last read */
+    size_t reserved;      /* the record ol_ring_reserve made room for */
+} producer_t;
+
+typedef struct {
+    ring_t *ring;
+    uint64_t tail;
+} consumer_t;
+
+static size_t ring_bytes;
+static size_t segment_bytes;
+static char **segments;         /* by world rank */
+static producer_t *producers;   /* to each world rank */
+static consumer_t *consumers;   /* from each world rank */
+
+static size_t round_to_line(size_t bytes)
+{
+    return (bytes + LINE - 1) & ~(size_t)(LINE - 1);
+}
+
+static ring_t *ring_in(char *segment, int from)
+{
+    return (ring_t *)(segment + sizeof(segment_header_t) + (size_t)from * (LINE + ring_bytes));
+}
+
+static segment_header_t *header_of(int rank)
+{
+    return (segment_header_t *)segments[rank];
+}
+
+static void segment_name(int rank, char *name, size_t size)
+{
+    snprintf(name, size, "/ompi-lite-p2p-%016llx-%d", (unsigned long long)ol_rt.job_key, rank);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* Creates this rank's segment; false (and no file left) when it cannot. */
+static bool create_own(void)
+{
+    char name[96];
+    segment_name(ol_rt.rank, name, sizeof(name));
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        OL_WARN("pt2pt", "cannot create %s: %s; ranks keep UCX's shared memory", name,
+                strerror(errno));
+        return false;
+    }
+    bool ok = ftruncate(fd, (off_t)segment_bytes) == 0;
+    close(fd);
+    if (!ok) {
+        OL_WARN("pt2pt", "cannot size %s to %zu bytes (is /dev/shm full?); ranks keep UCX's "
+                "shared memory", name, segment_bytes);
+        shm_unlink(name);
+    }
+    return ok;
+}
+
+/* Maps world rank's segment: ENOENT when it was not created. */
+static int map_segment(int rank)
+{
+    char name[96];
+    segment_name(rank, name, sizeof(name));
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : (size_t)st.st_size != segment_bytes ? ENOENT : 0;
+    if (!err) {
+        int populate = rank == ol_rt.rank ? MAP_POPULATE : 0;
+        void *p = mmap(NULL, segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, 0);
+        if (p == MAP_FAILED)
+            err = errno;
+        else
+            segments[rank] = p;
+    }
+    close(fd);
+    return err;
+}
+
+static void unmap_all(void)
+{
+    for (int r = 0; segments && r < ol_rt.size; r++)
+        if (segments[r])
+            munmap(segments[r], segment_bytes);
+    free(segments);
+    free(producers);
+    free(consumers);
+    segments = NULL;
+    producers = NULL;
+    consumers = NULL;
+}
+
+/* Maps every segment; false when some rank did not create one (every rank
+ * sees that alike); an error when a segment that exists cannot be mapped. */
+static ol_status_t map_all(bool *all_there)
+{
+    *all_there = true;
+    for (int r = 0; r < ol_rt.size; r++) {
+        int err = map_segment(r);
+        if (err == ENOENT) {
+            *all_there = false;
+        } else if (err) {
+            char name[96];
+            segment_name(r, name, sizeof(name));
+            ol_error_detail("cannot map %s, the point-to-point rings of rank %d: %s (set "
+                            "OMPI_LITE_P2P_SHM=0 to keep UCX's shared memory)",
+                            name, r, strerror(err));
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    return OL_OK;
+}
+
+static void attach_rings(void)
+{
+    segment_header_t *own = header_of(ol_rt.rank);
+    own->magic = SEGMENT_MAGIC;
+    own->ring_bytes = ring_bytes;
+    own->rings = (uint64_t)ol_rt.size;
+    for (int r = 0; r < ol_rt.size; r++) {
+        producers[r].ring = ring_in(segments[r], ol_rt.rank);
+        consumers[r].ring = ring_in(segments[ol_rt.rank], r);
+    }
+}
+
+ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
+{
+    *usable = false;
+    ring_bytes = bytes_per_ring;
+    segment_bytes = sizeof(segment_header_t) + (size_t)ol_rt.size * (LINE + ring_bytes);
+    segments = calloc((size_t)ol_rt.size, sizeof(*segments));
+    producers = calloc((size_t)ol_rt.size, sizeof(*producers));
+    consumers = calloc((size_t)ol_rt.size, sizeof(*consumers));
+    if (!segments || !producers || !consumers) {
+        unmap_all();
+        return MPI_ERR_NO_MEM;
+    }
+    bool created = offer && create_own();
+    ol_status_t rc = ol_rt_fence();
+    bool all_there = false;
+    if (rc == OL_OK)
+        rc = map_all(&all_there);
+    ol_status_t fenced = ol_rt_fence(); /* every rank has mapped every segment */
+    if (created) {
+        char name[96];
+        segment_name(ol_rt.rank, name, sizeof(name));
+        shm_unlink(name);
+    }
+    if (rc == OL_OK)
+        rc = fenced;
+    if (rc != OL_OK || !all_there) {
+        unmap_all();
+        return rc;
+    }
+    attach_rings();
+    *usable = true;
+    return OL_OK;
+}
+
+void ol_ring_finalize(void)
+{
+    unmap_all();
+}
+
+size_t ol_ring_max_payload(void)
+{
+    return ring_bytes / 4 - sizeof(record_t);
+}
+
+/* ---- producer ----------------------------------------------------------- */
+
+/* Marks the rest of the lap empty: the consumer skips to the next lap. */
+static void write_wrap(producer_t *p, size_t to_end)
+{
+    record_t *r = (record_t *)(p->ring->data + (p->head & (ring_bytes - 1)));
+    r->envelope.kind = OL_RING_WRAP;
+    r->envelope.bytes = to_end - sizeof(record_t);
+    __atomic_store_n(&r->seal, p->head + 1, __ATOMIC_RELEASE);
+    p->head += to_end;
+}
+
+void *ol_ring_reserve(int peer, size_t bytes)
+{
+    producer_t *p = &producers[peer];
+    size_t need = round_to_line(sizeof(record_t) + bytes);
+    size_t to_end = ring_bytes - (p->head & (ring_bytes - 1));
+    size_t total = need <= to_end ? need : to_end + need;
+    if (p->head + total - p->known_tail > ring_bytes) {
+        p->known_tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+        if (p->head + total - p->known_tail > ring_bytes)
+            return NULL;
+    }
+    if (need > to_end)
+        write_wrap(p, to_end);
+    p->reserved = need;
+    return p->ring->data + (p->head & (ring_bytes - 1)) + sizeof(record_t);
+}
+
+bool ol_ring_publish(int peer, const ol_ring_envelope_t *envelope)
+{
+    producer_t *p = &producers[peer];
+    record_t *r = (record_t *)(p->ring->data + (p->head & (ring_bytes - 1)));
+    r->envelope = *envelope;
+    /* A full barrier: the seal is visible before the look at the sleepers,
+     * as the sleeper's count is before its last look at the rings. */
+    __atomic_exchange_n(&r->seal, p->head + 1, __ATOMIC_SEQ_CST);
+    p->head += p->reserved;
+    return __atomic_load_n(&header_of(peer)->sleepers, __ATOMIC_SEQ_CST) > 0;
+}
+
+/* ---- consumer ----------------------------------------------------------- */
+
+static record_t *record_at(const consumer_t *c)
+{
+    return (record_t *)(c->ring->data + (c->tail & (ring_bytes - 1)));
+}
+
+static bool sealed(const consumer_t *c, const record_t *r)
+{
+    return __atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) == c->tail + 1;
+}
+
+/* Clears the seal words of the lines a record took, then hands them back. */
+static void release_record(consumer_t *c, size_t bytes)
+{
+    char *start = c->ring->data + (c->tail & (ring_bytes - 1));
+    for (size_t off = 0; off < bytes; off += LINE)
+        *(uint64_t *)(start + off) = 0;
+    c->tail += bytes;
+    __atomic_store_n(&c->ring->tail, c->tail, __ATOMIC_RELEASE);
+}
+
+const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload)
+{
+    consumer_t *c = &consumers[peer];
+    record_t *r = record_at(c);
+    if (!sealed(c, r))
+        return NULL;
+    if (r->envelope.kind == OL_RING_WRAP) {
+        release_record(c, sizeof(record_t) + r->envelope.bytes);
+        r = record_at(c);
+        if (!sealed(c, r))
+            return NULL;
+    }
+    *payload = r + 1;
+    return &r->envelope;
+}
+
+void ol_ring_consume(int peer)
+{
+    consumer_t *c = &consumers[peer];
+    const record_t *r = record_at(c);
+    size_t payload = r->envelope.kind == OL_RING_INLINE ? r->envelope.bytes : 0;
+    release_record(c, round_to_line(sizeof(record_t) + payload));
+}
+
+bool ol_ring_any_pending(void)
+{
+    for (int r = 0; r < ol_rt.size; r++)
+        if (sealed(&consumers[r], record_at(&consumers[r])))
+            return true;
+    return false;
+}
+
+void ol_ring_sleep_begin(void)
+{
+    __atomic_add_fetch(&header_of(ol_rt.rank)->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+void ol_ring_sleep_end(void)
+{
+    __atomic_sub_fetch(&header_of(ol_rt.rank)->sleepers, 1, __ATOMIC_SEQ_CST);
+}

@@ -1,0 +1,71 @@
+/* Shared-memory rings between the ranks of one host, private to pt2pt/:
+ * the transport of match.c's own matching (see there for what travels).
+ *
+ * Each rank owns one segment in /dev/shm that holds a ring from every rank
+ * of the job (itself included) to it. A ring is single-producer,
+ * single-consumer: records of a 40-byte header and a payload, each starting
+ * on a cache line. The producer writes the payload and the header, then the
+ * header's seal (the record's position + 1) last; the consumer polls the
+ * seal at its position, so one cache line carries both the signal and a
+ * small message. The consumer clears the seal word of every line it
+ * consumed, so old payload bytes can never pass for a seal on a later lap.
+ *
+ * Set-up is collective over the job, at MPI_Init: every rank creates its
+ * segment, a fence, every rank maps every segment, a fence, every rank
+ * unlinks its own file, so a crash leaves nothing in /dev/shm. */
+#ifndef OL_PT2PT_SHM_RING_H
+#define OL_PT2PT_SHM_RING_H
+
+#include "ol_common.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    OL_RING_INLINE = 1, /* the message's bytes follow the header */
+    OL_RING_ANNOUNCE,   /* the bytes come over UCX, tagged with `token` */
+    OL_RING_WRAP,       /* internal: the rest of the lap is empty */
+} ol_ring_kind_t;
+
+/* What a record says of its message. */
+typedef struct {
+    uint64_t tag;   /* the message's tag, in the UCX tag layout */
+    uint64_t token; /* OL_RING_ANNOUNCE: the UCX tag of its data */
+    uint64_t bytes; /* the message's size */
+    uint32_t kind;  /* ol_ring_kind_t */
+    uint32_t unused;
+} ol_ring_envelope_t;
+
+/* Maps the rings of a job whose ranks all run on this host, ring_bytes per
+ * pair (a power of two); every rank calls it, offering a segment or not.
+ * OL_OK with *usable false: some rank did not offer one, or offered another
+ * size, and the job keeps UCX (every rank sees that alike). An error: a
+ * segment that exists could not be mapped, so the ranks may disagree and
+ * the job cannot go on. */
+ol_status_t ol_ring_init(size_t ring_bytes, bool offer, bool *usable);
+void ol_ring_finalize(void);
+
+/* The largest payload a record may carry. */
+size_t ol_ring_max_payload(void);
+
+/* Producer side, one thread at a time per peer: room for a record with
+ * `bytes` of payload in the ring to world rank `peer` (NULL: full), then
+ * its publication. */
+void *ol_ring_reserve(int peer, size_t bytes);
+/* Returns whether the peer may be asleep (ol_ring_sleep_begin): the caller
+ * wakes it then. */
+bool ol_ring_publish(int peer, const ol_ring_envelope_t *envelope);
+
+/* Consumer side, one thread at a time: the oldest record from world rank
+ * `peer` (NULL: none), and its end. */
+const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload);
+void ol_ring_consume(int peer);
+/* True when a record waits in any ring to this rank. */
+bool ol_ring_any_pending(void);
+
+/* A rank about to sleep says so; senders that publish afterwards see it,
+ * or the rank sees their records in ol_ring_any_pending. */
+void ol_ring_sleep_begin(void);
+void ol_ring_sleep_end(void);
+
+#endif
