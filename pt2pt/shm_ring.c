@@ -94,14 +94,16 @@ static bool create_own(void)
                 strerror(errno));
         return false;
     }
-    bool ok = ftruncate(fd, (off_t)segment_bytes) == 0;
+    /* Allocated now, not sized only: a tmpfs without room for it would
+     * otherwise kill a rank with SIGBUS at its first message. */
+    int err = posix_fallocate(fd, 0, (off_t)segment_bytes);
     close(fd);
-    if (!ok) {
-        OL_WARN("pt2pt", "cannot size %s to %zu bytes (is /dev/shm full?); ranks keep UCX's "
-                "shared memory", name, segment_bytes);
+    if (err) {
+        OL_WARN("pt2pt", "cannot allocate %zu bytes for %s: %s (is /dev/shm small or full?); "
+                "ranks keep UCX's shared memory", segment_bytes, name, strerror(err));
         shm_unlink(name);
     }
-    return ok;
+    return err == 0;
 }
 
 /* Maps world rank's segment: ENOENT when it was not created. */
