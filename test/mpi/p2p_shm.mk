@@ -21,7 +21,9 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_threads \
 	test/mpi/p2p_shm_threads_mprobe
 check_PROGRAMS += $(p2p_shm_programs)
-p2p_shm_scripts = $(p2p_shm_programs:=.sh)
+# p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
+# rings.
+p2p_shm_scripts = $(p2p_shm_programs:=.sh) test/mpi/p2p_shm_fallback.sh
 TESTS += $(p2p_shm_scripts)
 EXTRA_DIST += $(p2p_shm_scripts)
 

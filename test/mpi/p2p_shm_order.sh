@@ -1,7 +1,9 @@
 #!/bin/sh
 # p2p_shm_order: non-overtaking between pairs of ranks of 2000 messages of
 # 0 to 256 KiB sent by every send mode, with one tag and with five tags to
-# MPI_ANY_TAG receives; on 2, 3 (one rank receives from two) and 8 ranks.
+# MPI_ANY_TAG receives; on 2, 3 (one rank receives from two) and 8 ranks,
+# over the shared-memory rings (the log must say they run), and on 3 ranks
+# over UCX's matching (OMPI_LITE_P2P_SHM=0).
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
@@ -10,7 +12,13 @@
 MPIRUN="$MPIRUN --timeout 30"
 
 for np in 2 3 8; do
-    run_mpi "$np"
+    OMPI_LITE_DEBUG=info run_mpi "$np"
     expect_success
     expect_out "^p2p_shm_order: $np ranks OK"
+    expect_err "pt2pt: matching over shared-memory rings"
 done
+
+OMPI_LITE_P2P_SHM=0 OMPI_LITE_DEBUG=info run_mpi 3
+expect_success
+expect_out "^p2p_shm_order: 3 ranks OK"
+expect_no_output "matching over shared-memory rings"
