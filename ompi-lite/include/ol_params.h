@@ -29,6 +29,7 @@ extern struct ol_param_values {
     const char *ucx_mm_fifo_elem_size; /* UCX_MM_FIFO_ELEM_SIZE */
     const char *ucx_tcp_rndv_thresh;   /* UCX_TCP_RNDV_THRESH */
     const char *ucx_shm_rndv_thresh;   /* UCX_SHM_RNDV_THRESH */
+    const char *ucx_mixed_rndv_thresh; /* UCX_MIXED_RNDV_THRESH */
 } ol_param;
 
 /* Reads every OMPI_LITE_<NAME> variable; a value that does not parse is

@@ -73,6 +73,14 @@ static bool peers_over_shm_only(void)
     return ol_rt.size > 1 && ol_rt.local_size == ol_rt.size;
 }
 
+/* True where UCX reaches some peers over shared memory and the others over
+ * TCP: several ranks on this host, and ranks on other hosts, none with
+ * InfiniBand or RoCE here. */
+static bool peers_over_shm_and_tcp(void)
+{
+    return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !host_has_rdma_device();
+}
+
 /* UCX settings whose defaults ompi-lite changes (each a row of the parameter
  * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
  * A setting is applied with ucp_config_modify only where the user has set
@@ -91,6 +99,7 @@ static const struct {
      "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE", NULL},
     {"RNDV_THRESH", &ol_param.ucx_tcp_rndv_thresh, "UCX_RNDV_THRESH", peers_over_tcp_only},
     {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only},
+    {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp},
 };
 
 static bool user_set_any(const char *vars)

@@ -63,6 +63,18 @@ static const ol_param_t param_table[] = {
      "osu_bw 16 KiB 2.7-3.1 -> 15-22 GB/s, 32 and 64 KiB the same within the noise. Eager "
      "128 KiB messages were 3-6x slower (bw 0.9 against 5.3 GB/s), hence the 64 KiB bound",
      &ol_param.ucx_shm_rndv_thresh},
+    {"UCX_MIXED_RNDV_THRESH", OL_PARAM_STRING, "131073",
+     "UCX_RNDV_THRESH for a rank that reaches some peers over shared memory and others "
+     "over TCP (several ranks per host, on several hosts without InfiniBand/RoCE), unless "
+     "the user sets UCX_RNDV_THRESH (empty: UCX's auto, about 8 KiB to shared-memory peers "
+     "and 19 KB over TCP). Up to 128 KiB eager, as a compromise of the two: 4 ranks on 2 "
+     "namespace hosts, medians of 5 alternating runs, auto -> 131073 -> 262144, us: bcast "
+     "16/64/128 KiB 68/180/197 -> 13/50/78 -> 11/63/106; allgather 16/128 KiB 176/425 -> "
+     "84/302 -> 84/349, 512 KiB 811 -> 1078 -> 1322; alltoall 32/128 KiB 282/423 -> "
+     "126/315 -> 122/296; allreduce 32/128 KiB 153/224 -> 111/178 -> 104/215, 256 KiB "
+     "352 -> 399 -> 366; osu_latency between the two ranks of a host 16/128 KiB 4.3/12.5 "
+     "-> 2.1/7.6 -> 2.0/7.5; osu_bw 16 KiB 4.9 -> 9.7 GB/s, 128 KiB 11.7 -> 10.1",
+     &ol_param.ucx_mixed_rndv_thresh},
 };
 
 int ol_params_load(void)
