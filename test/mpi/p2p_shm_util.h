@@ -6,9 +6,9 @@
  * that carry their identity, and waits that make no MPI call. Not a test.
  *
  * The p2p_shm_* tests guard point-to-point between ranks of one host,
- * whatever carries it (today UCX's shared-memory transport; a per-pair
- * ring with its own matching, inline copies for small messages and UCX for
- * large ones, is the kind of channel they are written to break). */
+ * whatever carries it: by default the per-pair rings of pt2pt/shm_ring.c
+ * with ompi-lite's own matching, inline copies for small messages and UCX
+ * for large ones; UCX's shared-memory transport with OMPI_LITE_P2P_SHM=0. */
 #ifndef P2P_SHM_UTIL_H
 #define P2P_SHM_UTIL_H
 
