@@ -102,9 +102,15 @@ typedef struct {
     ol_status_t rc;
 } probe_wait_t;
 
+/* The wait may look again after a look that found the message (the
+ * progress engine checks once more before it sleeps): a matched probe has
+ * already taken that message out of matching, so a second look would take
+ * the next one and lose the first. */
 static bool probe_found(void *arg)
 {
     probe_wait_t *p = arg;
+    if (p->flag || p->rc != OL_OK)
+        return true;
     p->rc = probe_once(p->source, p->tag, p->comm, p->remove, &p->flag, p->message, p->status);
     return p->flag || p->rc != OL_OK;
 }
