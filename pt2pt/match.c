@@ -110,6 +110,7 @@ static bool draining;        /* a completion callback must not drain again */
 static uint32_t token_counter;
 static void *wake_request;   /* the posted receive of wake-ups */
 static bool wake_posting, wake_done_inside, wake_needed, wake_stopping;
+static uint64_t wakes_received;
 
 static inline bool is_ours(const void *request)
 {
@@ -364,6 +365,7 @@ static void wake(int peer)
     ucp_ep_h ep;
     if (ol_ep_get(peer, &ep) != OL_OK)
         return;
+    ol_ring_count_wake(peer);
     ucp_request_param_t param = {.op_attr_mask = 0};
     void *r = ucp_tag_send_nbx(ep, NULL, 0, WAKE_TAG | ((uint64_t)ol_rt.rank << OL_SOURCE_SHIFT),
                                &param);
@@ -628,10 +630,13 @@ static bool channel_sleep_begin(void)
     return !ol_ring_any_pending();
 }
 
+static void channel_close(void);
+
 static const ol_rt_channel_t channel = {
     .progress = channel_progress,
     .sleep_begin = channel_sleep_begin,
     .sleep_end = ol_ring_sleep_end,
+    .close = channel_close,
 };
 
 /* A wake-up carries nothing: its arrival ended the sleep. The next
@@ -647,6 +652,8 @@ static void woken(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t 
     wake_request = NULL;
     wake_done_inside = wake_posting;
     wake_needed = st != UCS_ERR_CANCELED;
+    if (st == UCS_OK)
+        wakes_received++;
 }
 
 static void post_wake_recv(void)
@@ -712,8 +719,10 @@ ol_status_t ol_match_init(void)
 /* Records still in a backlog go to their rings while the peers take
  * them; a peer that stopped taking them for a second (it will never
  * receive them) loses them, as it would lose UCX's eager messages. */
-static void flush_at_exit(void)
+void ol_match_finalize(void)
 {
+    if (!rings)
+        return;
     double deadline = ol_rt_wtime() + 1.0;
     while (backlogged > 0 && ol_rt_wtime() < deadline)
         if (ol_progress() > 0)
@@ -724,14 +733,19 @@ static void flush_at_exit(void)
             backlogs[peer].head = b->next;
             free(b);
         }
+        backlogs[peer].tail = NULL;
     }
+    backlogged = 0;
 }
 
-void ol_match_finalize(void)
+/* After the last fence every wake-up sent to this rank is on its way
+ * through UCX: they are taken (else UCX finds them unexpected when its
+ * worker is destroyed), then the rings go. */
+static void channel_close(void)
 {
-    if (!rings)
-        return;
-    flush_at_exit();
+    double deadline = ol_rt_wtime() + 1.0;
+    while (wakes_received < ol_ring_wakes_sent_here() && ol_rt_wtime() < deadline)
+        ol_progress();
     wake_stopping = true;
     if (wake_request)
         ucp_request_cancel(ol_rt.ucp_worker, wake_request);

@@ -17,14 +17,16 @@
 
 /* The first two lines of a segment: what it is, then how many of its
  * owner's threads sleep (a line of its own: senders read it after every
- * record). */
+ * record) and how many wake-ups were sent to it. */
 typedef struct {
     uint64_t magic;
     uint64_t ring_bytes;
     uint64_t rings;
     char pad[LINE - 24];
     int32_t sleepers;
-    char pad2[LINE - 4];
+    uint32_t unused;
+    uint64_t wakes_sent; /* to the owner, by all senders */
+    char pad2[LINE - 16];
 } segment_header_t;
 
 /* A ring: the consumer's position on a line of its own, then the data. */
@@ -311,6 +313,16 @@ bool ol_ring_any_pending(void)
         if (sealed(&consumers[r], record_at(&consumers[r])))
             return true;
     return false;
+}
+
+void ol_ring_count_wake(int peer)
+{
+    __atomic_add_fetch(&header_of(peer)->wakes_sent, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t ol_ring_wakes_sent_here(void)
+{
+    return __atomic_load_n(&header_of(ol_rt.rank)->wakes_sent, __ATOMIC_RELAXED);
 }
 
 void ol_ring_sleep_begin(void)

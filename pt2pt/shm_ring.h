@@ -63,6 +63,11 @@ void ol_ring_consume(int peer);
 /* True when a record waits in any ring to this rank. */
 bool ol_ring_any_pending(void);
 
+/* Counts a wake-up message sent to world rank peer (in its segment), and
+ * those sent to this rank: it takes them all before UCX stops. */
+void ol_ring_count_wake(int peer);
+uint64_t ol_ring_wakes_sent_here(void);
+
 /* A rank about to sleep says so; senders that publish afterwards see it,
  * or the rank sees their records in ol_ring_any_pending. */
 void ol_ring_sleep_begin(void);

@@ -72,11 +72,14 @@ extern int (*volatile ol_progress_accel_hook)(void);
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
  * before a rank sleeps on UCX's event fd, so that its senders wake it.
  * sleep_begin returns false when something arrived meanwhile: no sleep
- * then. NULL without the channel. */
+ * then. close runs in MPI_Finalize after the last fence, before UCX stops
+ * (what peers sent through UCX for the channel has arrived by then); it
+ * sets ol_rt_channel to NULL. NULL without the channel. */
 typedef struct {
     int (*progress)(void);
     bool (*sleep_begin)(void);
     void (*sleep_end)(void);
+    void (*close)(void);
 } ol_rt_channel_t;
 extern const ol_rt_channel_t *ol_rt_channel;
 

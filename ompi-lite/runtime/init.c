@@ -250,6 +250,8 @@ ol_status_t ol_rt_finalize(void)
 {
     /* No rank may tear down its worker while a peer may still need it. */
     ol_status_t rc = ol_pmix_fence();
+    if (ol_rt_channel)
+        ol_rt_channel->close();
     /* After the fence: no peer reads our memory through IPC any more. */
     ol_accel_finalize();
     ucx_stop();

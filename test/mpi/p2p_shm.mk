@@ -19,7 +19,8 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_dtype \
 	test/mpi/p2p_shm_oversub \
 	test/mpi/p2p_shm_threads \
-	test/mpi/p2p_shm_threads_mprobe
+	test/mpi/p2p_shm_threads_mprobe \
+	test/mpi/p2p_shm_wake
 check_PROGRAMS += $(p2p_shm_programs)
 # p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
 # rings.
@@ -79,3 +80,8 @@ test_mpi_p2p_shm_threads_mprobe_SOURCES = test/mpi/p2p_shm_threads.c $(P2P_SHM_U
 test_mpi_p2p_shm_threads_mprobe_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_shm_threads_mprobe_LDADD = $(MPI_TEST_LIBS) -lpthread
 test_mpi_p2p_shm_threads_mprobe_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_shm_wake_SOURCES = test/mpi/p2p_shm_wake.c test/mpi/p2p_util.c test/mpi/p2p_util.h
+test_mpi_p2p_shm_wake_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_shm_wake_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_shm_wake_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
