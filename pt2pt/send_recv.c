@@ -36,8 +36,28 @@ ol_status_t ol_pt2pt_init(void)
     return rc == OL_OK ? ol_match_init() : rc;
 }
 
+/* Nonblocking sends that UCX still holds. MPI_Finalize lets them end: a
+ * send freed by MPI_Request_free, or never waited for, may still wait for
+ * its receiver's answer to a rendezvous, which a message over the
+ * same-host rings can overtake. */
+static int sends_in_flight;
+
+typedef struct {
+    double deadline;
+} sends_wait_t;
+
+/* At most a second: a send no receive ever matches never ends. */
+static bool sends_ended(void *arg)
+{
+    const sends_wait_t *w = arg;
+    return __atomic_load_n(&sends_in_flight, __ATOMIC_ACQUIRE) == 0 ||
+           ol_rt_wtime() > w->deadline;
+}
+
 void ol_pt2pt_finalize(void)
 {
+    sends_wait_t wait = {ol_rt_wtime() + 1.0};
+    ol_progress_wait(sends_ended, &wait);
     ol_bsend_finalize();
     ol_dev_finalize();
     ol_match_finalize();
@@ -125,6 +145,7 @@ static void send_complete(ol_request_t *req, ol_status_t error)
 
 static void send_done(void *ucx_request, ucs_status_t st, void *user_data)
 {
+    __atomic_sub_fetch(&sends_in_flight, 1, __ATOMIC_RELEASE);
     ol_match_request_free(ucx_request);
     send_complete(user_data, ol_ucx_status(st));
 }
@@ -255,6 +276,7 @@ static ol_status_t start_send(ol_request_t *req)
         req->ucx_bounce = NULL;
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     } else {
+        __atomic_add_fetch(&sends_in_flight, 1, __ATOMIC_RELAXED);
         req->ucx_request = ucx_req;
     }
     return OL_OK;
