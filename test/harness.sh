@@ -36,8 +36,13 @@ capture() {
     echo "  exit status $rc"
 }
 
+# A job that succeeds leaves UCX nothing to warn of either (a message left
+# unexpected, a request never completed when MPI_Finalize destroys its
+# worker).
 expect_success() {
     [ "$rc" -eq 0 ] || fail "the job exited with status $rc, expected 0"
+    ! grep -Eq 'UCX +(WARN|ERROR)' "$work/out" "$work/err" ||
+        fail "the job succeeded, but UCX warned: $(grep -Eh 'UCX +(WARN|ERROR)' "$work/out" "$work/err" | head -n 1)"
 }
 
 expect_failure() {
