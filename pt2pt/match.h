@@ -15,7 +15,10 @@
 
 typedef void *ol_match_message_t; /* a message taken out of matching by a probe */
 
-/* Collective over the job: every rank decides alike which matching runs. */
+/* Collective over the job: every rank decides alike which matching runs.
+ * ol_match_finalize, in pt2pt's finalize, pushes out what waits for ring
+ * room; the rings themselves go in the runtime channel's close, after the
+ * last fence (match.c). */
 ol_status_t ol_match_init(void);
 void ol_match_finalize(void);
 void ol_match_params_load(void);
