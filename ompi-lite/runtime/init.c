@@ -86,20 +86,26 @@ static bool peers_over_shm_and_tcp(void)
  * A setting is applied with ucp_config_modify only where the user has set
  * none of the UCX variables that control it: a user's UCX_ variable always
  * wins, and only where its condition (if any) holds. An empty value keeps
- * UCX's own default. */
+ * UCX's own default. ucp_config_modify reaches a transport's setting only
+ * through a prefix its whole family shares (MM_ for posix and sysv); one
+ * of a single transport (CMA_) is set in this process's environment,
+ * which UCX reads when it opens the transport. */
 static const struct {
     const char *ucx_name;         /* for ucp_config_modify, without UCX_ */
     const char *const *value;     /* the parameter */
     const char *user_vars;        /* UCX variables that mean "the user chose" */
     bool (*applies)(void);        /* NULL: always */
+    bool by_environment;          /* a single transport's setting */
 } ucx_defaults[] = {
     {"MM_FIFO_SIZE", &ol_param.ucx_mm_fifo_size,
-     "UCX_MM_FIFO_SIZE UCX_POSIX_FIFO_SIZE UCX_SYSV_FIFO_SIZE", NULL},
+     "UCX_MM_FIFO_SIZE UCX_POSIX_FIFO_SIZE UCX_SYSV_FIFO_SIZE", NULL, false},
     {"MM_FIFO_ELEM_SIZE", &ol_param.ucx_mm_fifo_elem_size,
-     "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE", NULL},
-    {"RNDV_THRESH", &ol_param.ucx_tcp_rndv_thresh, "UCX_RNDV_THRESH", peers_over_tcp_only},
-    {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only},
-    {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp},
+     "UCX_MM_FIFO_ELEM_SIZE UCX_POSIX_FIFO_ELEM_SIZE UCX_SYSV_FIFO_ELEM_SIZE", NULL, false},
+    {"RNDV_THRESH", &ol_param.ucx_tcp_rndv_thresh, "UCX_RNDV_THRESH", peers_over_tcp_only, false},
+    {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only, false},
+    {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp,
+     false},
+    {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE", NULL, true},
 };
 
 static bool user_set_any(const char *vars)
@@ -119,6 +125,16 @@ static bool user_set_any(const char *vars)
     return false;
 }
 
+static ucs_status_t set_ucx_default(ucp_config_t *config, const char *name, const char *value,
+                                    bool by_environment)
+{
+    if (!by_environment)
+        return ucp_config_modify(config, name, value);
+    char variable[64];
+    snprintf(variable, sizeof(variable), "UCX_%s", name);
+    return setenv(variable, value, 0) == 0 ? UCS_OK : UCS_ERR_NO_MEMORY;
+}
+
 static void apply_ucx_defaults(ucp_config_t *config)
 {
     for (size_t i = 0; i < sizeof(ucx_defaults) / sizeof(ucx_defaults[0]); i++) {
@@ -126,7 +142,8 @@ static void apply_ucx_defaults(ucp_config_t *config)
         if (!value || !*value || user_set_any(ucx_defaults[i].user_vars) ||
             (ucx_defaults[i].applies && !ucx_defaults[i].applies()))
             continue;
-        ucs_status_t st = ucp_config_modify(config, ucx_defaults[i].ucx_name, value);
+        ucs_status_t st = set_ucx_default(config, ucx_defaults[i].ucx_name, value,
+                                          ucx_defaults[i].by_environment);
         if (st != UCS_OK)
             OL_WARN("runtime", "cannot set UCX_%s=%s: %s", ucx_defaults[i].ucx_name, value,
                     ucs_status_string(st));
