@@ -65,7 +65,18 @@
  * low load Rabenseifner won from 256 KiB: its messages are a half and a
  * quarter of the vector, the tree's whole vectors), Rabenseifner and the
  * ring above. With several ranks per host the hierarchical form won from
- * 32 KiB to 1 MiB at both loads. */
+ * 32 KiB to 1 MiB at both loads, until Rabenseifner paired near ranks
+ * first (its halves then stay on a host). Since then (2 hosts x 2 ranks,
+ * medians of 5 alternating runs, load 1.5-2, us):
+ *
+ *   bytes   rabenseifner  hierarchical   tree    ring
+ *   16 KiB       91            69          56     149
+ *   64 KiB      134           152         135     163
+ *   256 KiB     276           345         321     460
+ *   1 MiB      1083          1466        1440    1588
+ *   4 MiB      5051          6832        6563    6715
+ *
+ * hence hierarchical only below ALLREDUCE_HIERARCHICAL_BYTES there. */
 #include "reduce_util.h"
 
 ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a);
@@ -120,7 +131,7 @@ static const ol_param_t params[] = {
      &net_tree_bytes},
     {"ALLREDUCE_RING_BYTES", OL_PARAM_INT, "4194304",
      "allreduce: Rabenseifner below this many bytes, the ring from here on", &ring_bytes},
-    {"ALLREDUCE_HIERARCHICAL_BYTES", OL_PARAM_INT, "4194304",
+    {"ALLREDUCE_HIERARCHICAL_BYTES", OL_PARAM_INT, "65536",
      "allreduce on jobs that span hosts, some with several ranks: hierarchical below this "
      "many bytes",
      &hierarchical_bytes},
