@@ -709,6 +709,7 @@ ol_status_t ol_match_init(void)
     eager_bytes = eager_param < 0 ? 0 : (size_t)eager_param < largest ? (size_t)eager_param
                                                                       : largest;
     rings = true;
+    ol_ucx_transport_packs_bytes = eager_bytes;
     post_wake_recv();
     ol_rt_channel = &channel;
     OL_INFO("pt2pt", "matching over shared-memory rings of %d bytes, eager up to %zu bytes",
@@ -753,6 +754,7 @@ static void channel_close(void)
         ucp_worker_progress(ol_rt.ucp_worker);
     ol_rt_channel = NULL;
     rings = false;
+    ol_ucx_transport_packs_bytes = 0;
     ol_ring_finalize();
     while (arrived.head) {
         unexpected_t *u = arrived.head;

@@ -122,6 +122,7 @@ ol_status_t ol_ucx_generic_datatype(ol_datatype_t *dt, ucp_datatype_t *ucx_dt)
 
 static int bounce_bytes_param; /* BOUNCE_BYTES */
 size_t ol_ucx_bounce_bytes;
+size_t ol_ucx_transport_packs_bytes;
 
 static const ol_param_t datatype_params[] = {
     {"BOUNCE_BYTES", OL_PARAM_INT, "2048",

@@ -42,9 +42,15 @@ static inline void ol_ucx_bounce_put(void *bounce)
         ol_ucx_bounce_to_pool(bounce);
 }
 
+/* Messages of at most this many bytes are packed and unpacked by the
+ * transport itself, straight between the user's buffer and shared memory
+ * (match.c's rings, which set it): a bounce buffer would be one more copy. */
+extern size_t ol_ucx_transport_packs_bytes;
+
 static inline bool ol_ucx_bounces(const ol_datatype_t *dt, MPI_Count count)
 {
-    return dt->size > 0 && (size_t)count <= ol_ucx_bounce_bytes / dt->size;
+    return dt->size > 0 && (size_t)count <= ol_ucx_bounce_bytes / dt->size &&
+           (size_t)count > ol_ucx_transport_packs_bytes / dt->size;
 }
 
 static inline void ol_ucx_describe_bytes(void *start, size_t bytes, ol_ucx_data_t *data)
