@@ -1,4 +1,5 @@
 /* Shared-memory rings between the ranks of one host: see shm_ring.h. */
+#define _GNU_SOURCE /* process_vm_readv */
 #include "shm_ring.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
@@ -10,29 +11,39 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define LINE 64
 #define SEGMENT_MAGIC 0x6f6c2d7032702d31ULL /* "ol-p2p-1" */
 
-/* The first two lines of a segment: what it is, then how many of its
- * owner's threads sleep (a line of its own: senders read it after every
- * record) and how many wake-ups were sent to it. */
+/* The first two lines of a segment: what it is and whose (the owner's pid
+ * and the address of its cma_probe), then how many of its owner's threads
+ * sleep (a line of its own: senders read it after every record) and how
+ * many wake-ups were sent to it. */
 typedef struct {
     uint64_t magic;
     uint64_t ring_bytes;
     uint64_t rings;
-    char pad[LINE - 24];
+    uint64_t probe_address;
+    int32_t pid;
+    uint32_t unused0;
+    char pad[LINE - 40];
     int32_t sleepers;
     uint32_t unused;
     uint64_t wakes_sent; /* to the owner, by all senders */
     char pad2[LINE - 16];
 } segment_header_t;
 
-/* A ring: the consumer's position on a line of its own, then the data. */
+/* What the consumer of a ring found of reading its producer's memory. */
+enum { CMA_UNTRIED, CMA_WORKS, CMA_REFUSED };
+
+/* A ring: the consumer's position and what it found of reading the
+ * producer's memory on a line of their own, then the data. */
 typedef struct {
     uint64_t tail;
-    char pad[LINE - 8];
+    uint32_t cma;
+    char pad[LINE - 12];
     char data[];
 } ring_t;
 
@@ -47,6 +58,7 @@ _Static_assert(sizeof(record_t) == 40, "a record header and 24 bytes fill a line
 
 typedef struct {
     ring_t *ring;
+    uint32_t cma;         /* ring->cma once the consumer has tried */
     uint64_t head;        /* bytes written, over all laps */
     uint64_t known_tail;  /* the consumer's position when last read */
     size_t reserved;      /* the record ol_ring_reserve made room for */
@@ -62,6 +74,10 @@ static size_t segment_bytes;
 static char **segments;         /* by world rank */
 static producer_t *producers;   /* to each world rank */
 static consumer_t *consumers;   /* from each world rank */
+
+/* A word each peer reads out of this process's memory to find whether the
+ * kernel lets it. */
+static const uint64_t cma_probe = SEGMENT_MAGIC;
 
 static size_t round_to_line(size_t bytes)
 {
@@ -164,6 +180,57 @@ static ol_status_t map_all(bool *all_there)
     return OL_OK;
 }
 
+/* Before the fence after which peers read it. */
+static void introduce_self(void)
+{
+    segment_header_t *own = header_of(ol_rt.rank);
+    own->pid = (int32_t)getpid();
+    own->probe_address = (uint64_t)(uintptr_t)&cma_probe;
+}
+
+bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes)
+{
+    pid_t pid = header_of(peer)->pid;
+    char *to = dst;
+    while (bytes > 0) { /* Linux moves at most 2 GiB - 4 KiB a call */
+        struct iovec local = {to, bytes}, remote = {(void *)(uintptr_t)address, bytes};
+        ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        if (n <= 0) {
+            if (n == 0)
+                errno = EFAULT;
+            return false;
+        }
+        to += n;
+        address += (uint64_t)n;
+        bytes -= (size_t)n;
+    }
+    return true;
+}
+
+/* Each rank tells the producer of each of its rings whether it can read the
+ * producer's memory: a kernel or container may forbid process_vm_readv. */
+static void try_reading_peers(void)
+{
+    for (int r = 0; r < ol_rt.size; r++) {
+        uint64_t word = 0;
+        bool works = ol_ring_read_peer(r, &word, header_of(r)->probe_address, sizeof(word)) &&
+                     word == SEGMENT_MAGIC;
+        if (!works && r != ol_rt.rank)
+            OL_INFO("pt2pt", "cannot read the memory of rank %d (%s): large messages from it "
+                    "go over UCX", r, strerror(errno));
+        __atomic_store_n(&consumers[r].ring->cma, works ? CMA_WORKS : CMA_REFUSED,
+                         __ATOMIC_RELEASE);
+    }
+}
+
+bool ol_ring_peer_reads_here(int peer)
+{
+    producer_t *p = &producers[peer];
+    if (OL_UNLIKELY(p->cma == CMA_UNTRIED))
+        p->cma = __atomic_load_n(&p->ring->cma, __ATOMIC_ACQUIRE);
+    return p->cma == CMA_WORKS;
+}
+
 static void attach_rings(void)
 {
     segment_header_t *own = header_of(ol_rt.rank);
@@ -193,6 +260,8 @@ ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
     bool all_there = false;
     if (rc == OL_OK)
         rc = map_all(&all_there);
+    if (rc == OL_OK && all_there)
+        introduce_self();
     ol_status_t fenced = ol_rt_fence(); /* every rank has mapped every segment */
     if (created) {
         char name[96];
@@ -206,6 +275,7 @@ ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
         return rc;
     }
     attach_rings();
+    try_reading_peers();
     *usable = true;
     return OL_OK;
 }
@@ -303,8 +373,7 @@ void ol_ring_consume(int peer)
 {
     consumer_t *c = &consumers[peer];
     const record_t *r = record_at(c);
-    size_t payload = r->envelope.kind == OL_RING_INLINE ? r->envelope.bytes : 0;
-    release_record(c, round_to_line(sizeof(record_t) + payload));
+    release_record(c, round_to_line(sizeof(record_t) + ol_ring_payload_bytes(&r->envelope)));
 }
 
 bool ol_ring_any_pending(void)

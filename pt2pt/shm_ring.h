@@ -11,8 +11,10 @@
  * consumed, so old payload bytes can never pass for a seal on a later lap.
  *
  * Set-up is collective over the job, at MPI_Init: every rank creates its
- * segment, a fence, every rank maps every segment, a fence, every rank
- * unlinks its own file, so a crash leaves nothing in /dev/shm. */
+ * segment, a fence, every rank maps every segment (and writes its pid in its
+ * own), a fence, every rank unlinks its own file, so a crash leaves nothing
+ * in /dev/shm; then each rank tries to read a word of every peer's memory
+ * and writes the answer in the ring from that peer. */
 #ifndef OL_PT2PT_SHM_RING_H
 #define OL_PT2PT_SHM_RING_H
 
@@ -25,6 +27,10 @@ typedef enum {
     OL_RING_INLINE = 1, /* the message's bytes follow the header */
     OL_RING_ANNOUNCE,   /* the bytes come over UCX, tagged with `token` */
     OL_RING_WRAP,       /* internal: the rest of the lap is empty */
+    OL_RING_CMA,        /* the receiver copies the bytes out of the sender's memory; an
+                           ol_ring_cma_ref_t follows the header */
+    OL_RING_CMA_DONE,   /* back to the sender of OL_RING_CMA: its receiver is done with
+                           the bytes; `token` is the ref's request */
 } ol_ring_kind_t;
 
 /* What a record says of its message. */
@@ -35,6 +41,20 @@ typedef struct {
     uint32_t kind;  /* ol_ring_kind_t */
     uint32_t unused;
 } ol_ring_envelope_t;
+
+/* Where the bytes of an OL_RING_CMA message are in its sender. */
+typedef struct {
+    uint64_t address; /* in the sender's memory */
+    uint64_t request; /* the sender's, handed back in OL_RING_CMA_DONE */
+} ol_ring_cma_ref_t;
+
+/* The bytes of a record after its header. */
+static inline size_t ol_ring_payload_bytes(const ol_ring_envelope_t *envelope)
+{
+    return envelope->kind == OL_RING_INLINE ? envelope->bytes
+           : envelope->kind == OL_RING_CMA  ? sizeof(ol_ring_cma_ref_t)
+                                            : 0;
+}
 
 /* Maps the rings of a job whose ranks all run on this host, ring_bytes per
  * pair (a power of two); every rank calls it, offering a segment or not.
@@ -62,6 +82,14 @@ const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload);
 void ol_ring_consume(int peer);
 /* True when a record waits in any ring to this rank. */
 bool ol_ring_any_pending(void);
+
+/* Whether world rank peer has found that it can read this process's
+ * memory (process_vm_readv, which a kernel or container may forbid); false
+ * until it has looked, at the end of ol_ring_init. */
+bool ol_ring_peer_reads_here(int peer);
+/* Copies `bytes` at `address` in world rank peer's memory to dst; false
+ * (errno set) when the kernel refuses or moves less. */
+bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes);
 
 /* Counts a wake-up message sent to world rank peer (in its segment), and
  * those sent to this rank: it takes them all before UCX stops. */

@@ -105,7 +105,9 @@ static const struct {
     {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only, false},
     {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp,
      false},
-    {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE", NULL, true},
+    /* Not where the user picks the transports: were cma not among them,
+     * UCX would warn of an unused variable. */
+    {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", NULL, true},
 };
 
 static bool user_set_any(const char *vars)

@@ -76,13 +76,14 @@ static const ol_param_t param_table[] = {
      "-> 2.1/7.6 -> 2.0/7.5; osu_bw 16 KiB 4.9 -> 9.7 GB/s, 128 KiB 11.7 -> 10.1",
      &ol_param.ucx_mixed_rndv_thresh},
     {"UCX_CMA_SEG_SIZE", OL_PARAM_STRING, "1G",
-     "UCX_CMA_SEG_SIZE unless the user sets it (empty: UCX's 512K): the most bytes one "
-     "process_vm_readv of a single-copy rendezvous between ranks of a host moves. UCX cuts "
-     "a 1 MiB message in two calls by default, Open MPI makes one. 2 ranks, medians of 5 "
-     "runs side by side with Open MPI and MPICH, ratio to the faster, 512K -> one call: "
-     "osu_bw 1/2/4 MiB 0.95/0.94/0.90 -> 0.97/0.98/0.97, osu_bibw 0.99/0.93/0.90 -> "
-     "1.00/1.01/1.01. Not more than 2 GiB - 4 KiB: Linux moves at most that in one call, and "
-     "UCX 1.13 takes a shorter call for the whole (test p2p_large)",
+     "UCX_CMA_SEG_SIZE unless the user sets it or UCX_TLS (empty: UCX's 512K): the most "
+     "bytes one process_vm_readv of a single-copy rendezvous between ranks of a host moves "
+     "(jobs over several hosts; one-host jobs copy large messages themselves, see "
+     "P2P_SHM_CMA_BYTES). UCX cuts a 1 MiB message in two calls by default, Open MPI makes "
+     "one. 2 ranks, medians of 5 runs side by side with Open MPI and MPICH, ratio to the "
+     "faster, 512K -> one call: osu_bw 1/2/4 MiB 0.95/0.94/0.90 -> 0.97/0.98/0.97, osu_bibw "
+     "0.99/0.93/0.90 -> 1.00/1.01/1.01. Not more than 2 GiB - 4 KiB: Linux moves at most "
+     "that in one call, and UCX 1.13 takes a shorter call for the whole (test p2p_large)",
      &ol_param.ucx_cma_seg_size},
 };
 

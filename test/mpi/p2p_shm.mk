@@ -23,10 +23,17 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_wake
 check_PROGRAMS += $(p2p_shm_programs)
 # p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
-# rings.
-p2p_shm_scripts = $(p2p_shm_programs:=.sh) test/mpi/p2p_shm_fallback.sh
+# rings; p2p_shm_nocma.sh runs it and p2p_shm_truncate where the kernel
+# refuses process_vm_readv (the deny_cma shim).
+p2p_shm_scripts = $(p2p_shm_programs:=.sh) test/mpi/p2p_shm_fallback.sh \
+	test/mpi/p2p_shm_nocma.sh
 TESTS += $(p2p_shm_scripts)
 EXTRA_DIST += $(p2p_shm_scripts)
+
+# The LD_PRELOAD shim of p2p_shm_nocma: a libtool module, never installed.
+check_LTLIBRARIES += test/mpi/deny_cma.la
+test_mpi_deny_cma_la_SOURCES = test/mpi/deny_cma.c
+test_mpi_deny_cma_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 
 P2P_SHM_UTIL = test/mpi/p2p_shm_util.c test/mpi/p2p_shm_util.h \
 	test/mpi/p2p_util.c test/mpi/p2p_util.h
