@@ -87,7 +87,11 @@ typedef struct local_recv {
     ucs_status_t status;
     recv_state_t state;
     bool freed;
-    struct local_recv *prev, *next; /* the posted queue; the free list */
+    struct local_recv *prev, *next; /* the posted queue; the copy queue; the free list */
+    /* An OL_RING_CMA message matched, waiting in the copy queue: */
+    int sender;              /* world rank */
+    size_t bytes;
+    ol_ring_cma_ref_t source;
 } local_recv_t;
 
 /* A send whose receiver copies the bytes out of this process (OL_RING_CMA);
@@ -126,6 +130,9 @@ static struct {
 static struct {
     unexpected_t *head, *tail;
 } arrived;
+static struct {
+    local_recv_t *head, *tail;
+} copies; /* receives whose bytes wait to be copied out of their sender */
 static local_recv_t *free_recvs;
 static backlog_t *backlogs;  /* by world rank */
 static int backlogged;       /* peers with a backlog */
@@ -307,18 +314,43 @@ static size_t copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t add
     return read ? n : 0;
 }
 
-/* A receive meets an OL_RING_CMA message: it copies the bytes, tells the
- * sender (whose buffer is then free again), and completes. */
+/* A receive meets an OL_RING_CMA message: the copy waits for progress, not
+ * done in the call that posts the receive, which would hold back the
+ * sends the caller posts next (osu_bibw, whose receives are posted first,
+ * ran at half its bandwidth). */
 static void receive_from_sender(local_recv_t *r, int peer, const ol_ring_envelope_t *envelope,
                                 const ol_ring_cma_ref_t *ref)
 {
-    ucs_status_t st;
-    size_t n = copy_from_sender(&r->data, peer, ref->address, envelope->bytes, &st);
-    ol_ring_envelope_t done = {.token = ref->request, .kind = OL_RING_CMA_DONE};
-    if (enqueue(peer, &done, NULL) != ENQUEUED)
-        OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
-                 "completed", peer, (size_t)envelope->bytes);
-    recv_complete(r, st, envelope->tag, n);
+    r->state = RECV_MATCHED;
+    r->sender_tag = envelope->tag;
+    r->sender = peer;
+    r->bytes = envelope->bytes;
+    r->source = *ref;
+    r->next = NULL;
+    *(copies.tail ? &copies.tail->next : &copies.head) = r;
+    copies.tail = r;
+}
+
+/* Copies the bytes of matched OL_RING_CMA messages, tells each sender
+ * (whose buffer is then free again), and completes the receives. */
+static int copy_matched(void)
+{
+    int events = 0;
+    local_recv_t *r;
+    while ((r = copies.head) != NULL) {
+        copies.head = r->next;
+        if (!copies.head)
+            copies.tail = NULL;
+        ucs_status_t st;
+        size_t n = copy_from_sender(&r->data, r->sender, r->source.address, r->bytes, &st);
+        ol_ring_envelope_t done = {.token = r->source.request, .kind = OL_RING_CMA_DONE};
+        if (enqueue(r->sender, &done, NULL) != ENQUEUED)
+            OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
+                    "completed", r->sender, r->bytes);
+        recv_complete(r, st, r->sender_tag, n);
+        events++;
+    }
+    return events;
 }
 
 /* A receive meets its message from world rank peer: bytes from the ring or
@@ -769,6 +801,8 @@ static int channel_progress(void)
     int events = drain_rings();
     if (OL_UNLIKELY(backlogged > 0))
         events += flush_backlogs();
+    if (copies.head)
+        events += copy_matched();
     if (OL_UNLIKELY(wake_needed) && !wake_stopping)
         post_wake_recv();
     unlock();
