@@ -27,12 +27,14 @@
  * progress while others sleep wakes them (ucp_worker_signal). A sleeper
  * counts itself before its last look at its condition, so a completion
  * either shows in that look or finds it counted. */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "ol_params.h"
 #include "ol_runtime.h"
 #include "ol_state.h"
 
 #include <poll.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static int sleepers;
@@ -84,13 +86,30 @@ int ol_progress_and_wake(void)
  * cores cannot always tell that one does: hosts made of namespaces or
  * containers share a machine's cores unseen (4 ranks on 2 namespace hosts
  * of a 2-core machine: 8 B osu_allreduce 39-58 us with 5 us spins, 26-32
- * without). A yield that gave the core away for a while shows it: another
- * task ran here. The waits after that skip the spin, and after
- * SPIN_SKIPS_AFTER_SHARING of them the spin is tried again. */
+ * without). A yield that gave the core away for a while, and in which the
+ * kernel switched this thread out (a late yield alone may be a virtual
+ * machine's vCPU stolen by its host: 2-rank osu_latency then rose from
+ * 0.11 to 0.31 us), shows it: another task ran here. The waits after that
+ * skip the spin, and after SPIN_SKIPS_AFTER_SHARING of them the spin is
+ * tried again. */
 #define SHARED_CORE_YIELD_SECONDS 5e-6
 #define SPIN_SKIPS_AFTER_SHARING 1000
 
 static unsigned spin_skips; /* waits left that skip the spin */
+static __thread long switches_seen = -1; /* this thread's ru_nivcsw at its last late yield */
+
+/* Whether the kernel switched this thread out for another task since its
+ * last late yield (a yield that lets another task run counts as an
+ * involuntary switch: the thread stays runnable). */
+static bool switched_out_since_last_look(void)
+{
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0)
+        return false;
+    bool switched = switches_seen >= 0 && usage.ru_nivcsw > switches_seen;
+    switches_seen = usage.ru_nivcsw;
+    return switched;
+}
 
 static bool spin_now(void)
 {
@@ -106,7 +125,8 @@ static bool spin_now(void)
 static void yield_core(double now)
 {
     sched_yield();
-    if (ol_rt.spin_us > 0 && ol_rt_wtime() - now > SHARED_CORE_YIELD_SECONDS)
+    if (ol_rt.spin_us > 0 && ol_rt_wtime() - now > SHARED_CORE_YIELD_SECONDS &&
+        switched_out_since_last_look())
         __atomic_store_n(&spin_skips, SPIN_SKIPS_AFTER_SHARING, __ATOMIC_RELAXED);
 }
 
