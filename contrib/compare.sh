@@ -169,8 +169,10 @@ fi
 #  - For the same reason no launcher sees that the hosts' ranks share two
 #    cores. Open MPI would then poll without ever yielding (it yields where
 #    it sees more ranks than cores): 4 ranks on 4 hosts took 4-7 ms per
-#    small osu_allreduce, 50 us with mpi_yield_when_idle. ompi-lite yields
-#    after a short spin anyway; MPICH has no such setting.
+#    small osu_allreduce, 50 us with mpi_yield_when_idle. ompi-lite gets
+#    its own setting for a host with more ranks than cores, no spin before
+#    it yields (OMPI_LITE_SPIN_US=0: 4 ranks on 2 hosts, 8 B allreduce
+#    39-58 us with the 5 us spin, 23-32 without); MPICH has no such setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
 #    on InfiniBand devices); its daemons' OOB on eth0 too.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
@@ -179,7 +181,8 @@ fi
 #    eth0 itself (UCX finds lo unreachable across boot ids).
 netns_launch() {
     case $1 in
-    ompi-lite) opts="--launch-agent $work/agent --bind-to none" ;;
+    ompi-lite) opts="--launch-agent $work/agent --bind-to none \
+-x OMPI_LITE_SPIN_US=${OMPI_LITE_SPIN_US:-0}" ;;
     openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none --mca mpi_yield_when_idle 1 \
 --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
     mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;

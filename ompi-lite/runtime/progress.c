@@ -1,8 +1,8 @@
 /* The progress engine's waiting loop, in three phases: poll UCX for spin_us
- * (0 when the host has fewer cores than local ranks, or a yield found the
- * core shared); then keep polling but give the core away between polls
- * (sched_yield) for yield_us (parameter YIELD_US); then sleep on the
- * worker's event fd until UCX signals an event.
+ * (0 when the host has fewer cores than local ranks); then keep polling but
+ * give the core away between polls (sched_yield) for yield_us (parameter
+ * YIELD_US); then sleep
+ * on the worker's event fd until UCX signals an event.
  *
  * Why the yielding phase: a rank that sleeps at once costs its peer a
  * wakeup signal and itself the scheduler's latency on every message, while
@@ -27,14 +27,12 @@
  * progress while others sleep wakes them (ucp_worker_signal). A sleeper
  * counts itself before its last look at its condition, so a completion
  * either shows in that look or finds it counted. */
-#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "ol_params.h"
 #include "ol_runtime.h"
 #include "ol_state.h"
 
 #include <poll.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <time.h>
 
 static int sleepers;
@@ -82,57 +80,9 @@ int ol_progress_and_wake(void)
  * would slow the loop that notices an arriving message. */
 #define SPIN_POLLS_PER_CLOCK 32
 
-/* A spin keeps the core from a rank that shares it, and the host's count of
- * cores cannot always tell that one does: hosts made of namespaces or
- * containers share a machine's cores unseen (4 ranks on 2 namespace hosts
- * of a 2-core machine: 8 B osu_allreduce 39-58 us with 5 us spins, 26-32
- * without). A yield that gave the core away for a while, and in which the
- * kernel switched this thread out (a late yield alone may be a virtual
- * machine's vCPU stolen by its host: 2-rank osu_latency then rose from
- * 0.11 to 0.31 us), shows it: another task ran here. The waits after that
- * skip the spin, and after SPIN_SKIPS_AFTER_SHARING of them the spin is
- * tried again. */
-#define SHARED_CORE_YIELD_SECONDS 5e-6
-#define SPIN_SKIPS_AFTER_SHARING 1000
-
-static unsigned spin_skips; /* waits left that skip the spin */
-static __thread long switches_seen = -1; /* this thread's ru_nivcsw at its last late yield */
-
-/* Whether the kernel switched this thread out for another task since its
- * last late yield (a yield that lets another task run counts as an
- * involuntary switch: the thread stays runnable). */
-static bool switched_out_since_last_look(void)
-{
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0)
-        return false;
-    bool switched = switches_seen >= 0 && usage.ru_nivcsw > switches_seen;
-    switches_seen = usage.ru_nivcsw;
-    return switched;
-}
-
-static bool spin_now(void)
-{
-    if (ol_rt.spin_us <= 0)
-        return false;
-    unsigned skips = __atomic_load_n(&spin_skips, __ATOMIC_RELAXED);
-    if (skips == 0)
-        return true;
-    __atomic_store_n(&spin_skips, skips - 1, __ATOMIC_RELAXED);
-    return false;
-}
-
-static void yield_core(double now)
-{
-    sched_yield();
-    if (ol_rt.spin_us > 0 && ol_rt_wtime() - now > SHARED_CORE_YIELD_SECONDS &&
-        switched_out_since_last_look())
-        __atomic_store_n(&spin_skips, SPIN_SKIPS_AFTER_SHARING, __ATOMIC_RELAXED);
-}
-
 ol_wait_phase_t ol_wait_start(void)
 {
-    return (ol_wait_phase_t){.spinning = spin_now()};
+    return (ol_wait_phase_t){.spinning = ol_rt.spin_us > 0};
 }
 
 bool ol_wait_poll_again(ol_wait_phase_t *w)
@@ -148,7 +98,7 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
         return true;
     w->spinning = false;
     if (now < w->yield_until) {
-        yield_core(now);
+        sched_yield();
         return true;
     }
     return false;
