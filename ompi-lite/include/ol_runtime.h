@@ -72,16 +72,27 @@ extern int (*volatile ol_progress_accel_hook)(void);
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
  * before a rank sleeps on UCX's event fd, so that its senders wake it.
  * sleep_begin returns false when something arrived meanwhile: no sleep
- * then. close runs in MPI_Finalize after the last fence, before UCX stops
- * (what peers sent through UCX for the channel has arrived by then); it
- * sets ol_rt_channel to NULL. NULL without the channel. */
+ * then. owes_progress is true while the rank holds messages that only its
+ * own progress calls can send (records waiting for ring room): room that
+ * appears wakes nobody, so a waiting rank must not sleep then. close runs
+ * in MPI_Finalize after the last fence, before UCX stops (what peers sent
+ * through UCX for the channel has arrived by then); it sets ol_rt_channel
+ * to NULL. NULL without the channel. */
 typedef struct {
     int (*progress)(void);
     bool (*sleep_begin)(void);
     void (*sleep_end)(void);
+    bool (*owes_progress)(void);
     void (*close)(void);
 } ol_rt_channel_t;
 extern const ol_rt_channel_t *ol_rt_channel;
+
+/* Whether a waiting rank may sleep: not while it owes progress. */
+static inline bool ol_rt_may_sleep(void)
+{
+    const ol_rt_channel_t *channel = ol_rt_channel;
+    return !channel || !channel->owes_progress();
+}
 
 /* Under MPI_THREAD_MULTIPLE, UCX progress and pt2pt's matching (see
  * pt2pt/match.c) exclude each other. Recursive: a completion callback that

@@ -113,6 +113,10 @@ void ol_progress_wait(bool (*done)(void *arg), void *arg)
     while (!done(arg)) {
         if (ol_progress_and_wake() || ol_wait_poll_again(&phase))
             continue;
+        if (!ol_rt_may_sleep()) {
+            sched_yield();
+            continue;
+        }
         if (sleep_on_worker(done, arg))
             return;
         phase = ol_wait_start();

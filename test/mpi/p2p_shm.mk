@@ -20,7 +20,8 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_oversub \
 	test/mpi/p2p_shm_threads \
 	test/mpi/p2p_shm_threads_mprobe \
-	test/mpi/p2p_shm_wake
+	test/mpi/p2p_shm_wake \
+	test/mpi/p2p_shm_backlog
 check_PROGRAMS += $(p2p_shm_programs)
 # p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
 # rings; p2p_shm_nocma.sh runs it and p2p_shm_truncate where the kernel
@@ -92,3 +93,9 @@ test_mpi_p2p_shm_wake_SOURCES = test/mpi/p2p_shm_wake.c test/mpi/p2p_util.c test
 test_mpi_p2p_shm_wake_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_shm_wake_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_shm_wake_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_shm_backlog_SOURCES = test/mpi/p2p_shm_backlog.c test/mpi/p2p_util.c \
+	test/mpi/p2p_util.h
+test_mpi_p2p_shm_backlog_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_shm_backlog_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_shm_backlog_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
