@@ -299,7 +299,8 @@ static size_t copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t add
     size_t capacity = data_bytes(data);
     size_t n = bytes <= capacity ? bytes : capacity;
     void *landing = data->dt ? malloc(n ? n : 1) : data->buffer;
-    bool read = landing && ol_ring_read_peer(peer, landing, address, n);
+    /* A receive of nothing (truncated to 0 bytes) may have no buffer. */
+    bool read = n == 0 || (landing && ol_ring_read_peer(peer, landing, address, n));
     if (!read) {
         OL_WARN("pt2pt", "cannot copy a message of %zu bytes out of rank %d: %s", bytes, peer,
                  landing ? strerror(errno) : "out of memory");

@@ -12,7 +12,8 @@
  * the source and tag, nothing is written past the 100 bytes, and the send
  * (MPI_Isend, or MPI_Issend every other time) completes without error.
  * The next message of the same tag, sent right after the truncated one
- * (0 B, 60 B or 100 KiB), then arrives intact. */
+ * (0 B, 60 B or 100 KiB), then arrives intact. Last, 200 KiB into a receive
+ * of nothing at NULL: MPI_ERR_TRUNCATE, and the send completes. */
 #include "p2p_shm_util.h"
 
 #include <stdio.h>
@@ -83,6 +84,18 @@ static void one_case(int c, int n, enum how how, int next, unsigned char *out, u
                  MPI_Waitall(2, sreq, MPI_STATUSES_IGNORE));
 }
 
+static void into_nothing(unsigned char *out)
+{
+    const char *what = "200 KiB into a receive of 0 bytes at NULL";
+    MPI_Request sreq;
+    shm_make(out, MAX_BYTES, 7);
+    p2p_check_ok("MPI_Isend",
+                 MPI_Isend(out, MAX_BYTES, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq));
+    int rc = MPI_Recv(NULL, 0, MPI_BYTE, left, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    P2P_CHECK_CLASS(what, rc, MPI_ERR_TRUNCATE);
+    p2p_check_ok("the send of a message truncated to nothing", MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+}
+
 int main(int argc, char **argv)
 {
     static const int sizes[] = {101, 200, 5 * 1024, 65537, 200 * 1024};
@@ -102,6 +115,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < 5; s++)
         for (int how = 0; how < NHOW; how++, c++)
             one_case(c, sizes[s], (enum how)how, nexts[c % 3], out, in);
+    into_nothing(out);
     free(out);
     free(in);
     p2p_finish();
