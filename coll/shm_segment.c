@@ -22,7 +22,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,10 +339,6 @@ void ol_shm_wait(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s)
             continue;
         if (ol_wait_poll_again(&phase))
             continue;
-        if (!ol_rt_may_sleep()) {
-            sched_yield();
-            continue;
-        }
         sleep_on(shm, word, s);
         phase = ol_wait_start();
     }

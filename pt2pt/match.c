@@ -431,20 +431,15 @@ static void unlink_arrived(unexpected_t *u)
     *(u->next ? &u->next->prev : &arrived.tail) = u->prev;
 }
 
-static size_t payload_bytes(const ol_ring_envelope_t *envelope)
-{
-    return ol_ring_payload_bytes(envelope);
-}
-
 /* Keeps a message nobody waits for; false: out of memory. */
 static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const void *payload)
 {
-    unexpected_t *u = malloc(sizeof(*u) + payload_bytes(envelope));
+    unexpected_t *u = malloc(sizeof(*u) + ol_ring_payload_bytes(envelope));
     if (!u)
         return false;
     u->envelope = *envelope;
     u->peer = peer;
-    memcpy(u->payload, payload, payload_bytes(envelope));
+    memcpy(u->payload, payload, ol_ring_payload_bytes(envelope));
     u->next = NULL;
     u->prev = arrived.tail;
     *(arrived.tail ? &arrived.tail->next : &arrived.head) = u;
@@ -519,11 +514,11 @@ static void wake(int peer)
 
 static bool backlog_add(int peer, const ol_ring_envelope_t *envelope, const ol_ucx_data_t *data)
 {
-    backlog_record_t *b = malloc(sizeof(*b) + payload_bytes(envelope));
+    backlog_record_t *b = malloc(sizeof(*b) + ol_ring_payload_bytes(envelope));
     if (!b)
         return false;
     b->envelope = *envelope;
-    if (payload_bytes(envelope))
+    if (ol_ring_payload_bytes(envelope))
         copy_in(b->payload, data);
     b->next = NULL;
     backlog_t *q = &backlogs[peer];
@@ -545,10 +540,10 @@ static int flush_backlog(int peer)
     bool sleeping = false;
     while (q->head) {
         backlog_record_t *b = q->head;
-        void *slot = ol_ring_reserve(peer, payload_bytes(&b->envelope));
+        void *slot = ol_ring_reserve(peer, ol_ring_payload_bytes(&b->envelope));
         if (!slot)
             break;
-        memcpy(slot, b->payload, payload_bytes(&b->envelope));
+        memcpy(slot, b->payload, ol_ring_payload_bytes(&b->envelope));
         sleeping = ol_ring_publish(peer, &b->envelope);
         q->head = b->next;
         free(b);
@@ -591,12 +586,12 @@ static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
      * 2-rank broadcasts of 1-2 KiB waited 100-500 us a call). */
     if (OL_UNLIKELY(backlogs[peer].head != NULL))
         flush_backlog(peer);
-    void *slot = backlogs[peer].head ? NULL : ol_ring_reserve(peer, payload_bytes(envelope));
+    void *slot = backlogs[peer].head ? NULL : ol_ring_reserve(peer, ol_ring_payload_bytes(envelope));
     if (slot) {
-        if (payload_bytes(envelope))
+        if (ol_ring_payload_bytes(envelope))
             copy_in(slot, data);
         sleeping = ol_ring_publish(peer, envelope);
-    } else if (payload_bytes(envelope) > BACKLOG_COPY_BYTES) {
+    } else if (ol_ring_payload_bytes(envelope) > BACKLOG_COPY_BYTES) {
         result = RING_FULL;
     } else if (!backlog_add(peer, envelope, data)) {
         result = NO_MEMORY;

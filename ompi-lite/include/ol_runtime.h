@@ -135,7 +135,8 @@ typedef struct {
 
 ol_wait_phase_t ol_wait_start(void);
 /* After an idle poll: true to poll again (at once while spinning, after
- * giving the core away while yielding), false to sleep. */
+ * giving the core away while yielding, or while the rank owes progress),
+ * false to sleep. */
 bool ol_wait_poll_again(ol_wait_phase_t *w);
 /* ol_progress, and a wakeup for threads of this rank asleep on the worker
  * when it made progress they may be waiting for. */

@@ -97,7 +97,8 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
     if (now < w->spin_until)
         return true;
     w->spinning = false;
-    if (now < w->yield_until) {
+    /* A rank that owes progress yields on: room appearing wakes nobody. */
+    if (now < w->yield_until || !ol_rt_may_sleep()) {
         sched_yield();
         return true;
     }
@@ -113,10 +114,6 @@ void ol_progress_wait(bool (*done)(void *arg), void *arg)
     while (!done(arg)) {
         if (ol_progress_and_wake() || ol_wait_poll_again(&phase))
             continue;
-        if (!ol_rt_may_sleep()) {
-            sched_yield();
-            continue;
-        }
         if (sleep_on_worker(done, arg))
             return;
         phase = ol_wait_start();
