@@ -147,6 +147,12 @@ static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, si
         return;
     snprintf(name, size, "/ompi-lite-coll-%d-%u", (int)getpid(), atomic_fetch_add(&created, 1));
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Left by a dead process that had this pid (one killed before
+         * rank 0 unlinked it): no live process owns this name but us. */
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
     if (fd < 0) {
         OL_WARN("coll", "shared-memory collectives: cannot create %s: %s", name, strerror(errno));
         atomic_fetch_sub(&mapped_bytes, l->total);
