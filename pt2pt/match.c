@@ -184,6 +184,88 @@ static inline void unlock(void)
         pthread_mutex_unlock(&ol_rt_match_lock);
 }
 
+/* ---- record memory ------------------------------------------------------------ */
+
+/* Backlog and unexpected records come from two free lists, by the size of
+ * their payload: up to SMALL_PAYLOAD (announcements, CMA references,
+ * small messages) and up to eager_bytes. Up to KEEP_BYTES of freed records
+ * stay on the lists instead of going back to malloc: a flood of eager sends
+ * (the root of back-to-back broadcasts) queues a thousand records and frees
+ * them all, and malloc then gave the pages back to the kernel, so the next
+ * flood faulted on every page: a 2-rank osu_bcast of 4 KiB took 1.2-2.2 us
+ * a call, 0.32 with malloc's trimming turned off. Callers hold lock(). */
+#define SMALL_PAYLOAD 64
+#define KEEP_BYTES (16u << 20)
+
+typedef union free_record {
+    union free_record *next;
+    max_align_t align;
+} free_record_t;
+
+static free_record_t *free_records[2]; /* small, full */
+static size_t kept_bytes;
+
+/* Both kinds of record share the lists, so a block has room for the
+ * larger header. */
+#define RECORD_HEADER sizeof(unexpected_t)
+_Static_assert(sizeof(backlog_record_t) <= RECORD_HEADER, "a backlog record fits a block");
+
+/* The size class of a record with `payload` bytes: 0, 1, or 2 (malloc). */
+static int record_class(size_t payload, size_t *bytes)
+{
+    int c = payload <= SMALL_PAYLOAD ? 0 : payload <= eager_bytes ? 1 : 2;
+    *bytes = RECORD_HEADER + (c == 0 ? SMALL_PAYLOAD : c == 1 ? eager_bytes : payload);
+    return c;
+}
+
+static void *record_alloc(size_t payload)
+{
+    size_t bytes;
+    int c = record_class(payload, &bytes);
+    free_record_t *f = c < 2 ? free_records[c] : NULL;
+    if (!f)
+        return malloc(bytes);
+    free_records[c] = f->next;
+    kept_bytes -= bytes;
+    return f;
+}
+
+static void record_free(void *record, size_t payload)
+{
+    size_t bytes;
+    int c = record_class(payload, &bytes);
+    if (c == 2 || kept_bytes + bytes > KEEP_BYTES) {
+        free(record);
+        return;
+    }
+    free_record_t *f = record;
+    f->next = free_records[c];
+    free_records[c] = f;
+    kept_bytes += bytes;
+}
+
+static void records_release(void)
+{
+    for (int c = 0; c < 2; c++) {
+        while (free_records[c]) {
+            free_record_t *f = free_records[c];
+            free_records[c] = f->next;
+            free(f);
+        }
+    }
+    kept_bytes = 0;
+}
+
+static void unexpected_free(unexpected_t *u)
+{
+    record_free(u, ol_ring_payload_bytes(&u->envelope));
+}
+
+static void backlog_record_free(backlog_record_t *b)
+{
+    record_free(b, ol_ring_payload_bytes(&b->envelope));
+}
+
 /* Tags of our own traffic, in a context id no communicator gets: the
  * data of announced messages (C=0) and wake-up messages (C=1). */
 #define PRIVATE_TAG(space) (((uint64_t)OL_CONTEXT_ID_PRIVATE << OL_CONTEXT_SHIFT) | \
@@ -434,7 +516,7 @@ static void unlink_arrived(unexpected_t *u)
 /* Keeps a message nobody waits for; false: out of memory. */
 static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const void *payload)
 {
-    unexpected_t *u = malloc(sizeof(*u) + ol_ring_payload_bytes(envelope));
+    unexpected_t *u = record_alloc(ol_ring_payload_bytes(envelope));
     if (!u)
         return false;
     u->envelope = *envelope;
@@ -447,9 +529,10 @@ static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const voi
     return true;
 }
 
-/* Takes what the ring from peer holds. A record leaves the ring before the
- * receive's callback runs, which may post or send again. */
-static int drain_ring(int peer)
+/* Takes what the ring from peer holds, or up to the record that `until`
+ * takes (NULL: all), setting *reached then. A record leaves the ring before
+ * the receive's callback runs, which may post or send again. */
+static int drain_ring(int peer, const local_recv_t *until, bool *reached)
 {
     int events = 0;
     const void *payload;
@@ -463,6 +546,7 @@ static int drain_ring(int peer)
             continue;
         }
         local_recv_t *r = take_posted(envelope.tag);
+        *reached = r != NULL && r == until; /* compared before a callback recycles r */
         if (!r) {
             if (!keep_arrived(peer, &envelope, payload))
                 break; /* stays in the ring until memory is back */
@@ -481,20 +565,41 @@ static int drain_ring(int peer)
             recv_complete(r, st, envelope.tag, n);
         }
         events++;
+        if (*reached)
+            break;
     }
+    return events;
+}
+
+/* Drains every ring (until NULL), or only until the posted receive `until`
+ * has its message. Progress must drain everything: a send's completion
+ * (OL_RING_CMA_DONE) may wait behind a message nobody receives yet. A new
+ * receive need not: the records behind its message stay in the ring for
+ * the receives to come, which then copy them once, instead of twice
+ * through the unexpected queue (a root of back-to-back 2-rank broadcasts
+ * keeps its peer's ring full). The ring to start from rotates, so that a
+ * wildcard receive does not always favour the same sender. */
+static int drain_rings_until(const local_recv_t *until)
+{
+    static int first_peer;
+    if (draining)
+        return 0;
+    draining = true;
+    int events = 0;
+    bool reached = false;
+    for (int i = 0; i < ol_rt.size && !reached; i++) {
+        int peer = (first_peer + i) % ol_rt.size;
+        events += drain_ring(peer, until, &reached);
+        if (reached)
+            first_peer = (peer + 1) % ol_rt.size;
+    }
+    draining = false;
     return events;
 }
 
 static int drain_rings(void)
 {
-    if (draining)
-        return 0;
-    draining = true;
-    int events = 0;
-    for (int peer = 0; peer < ol_rt.size; peer++)
-        events += drain_ring(peer);
-    draining = false;
-    return events;
+    return drain_rings_until(NULL);
 }
 
 /* ---- sends ---------------------------------------------------------------------- */
@@ -514,7 +619,7 @@ static void wake(int peer)
 
 static bool backlog_add(int peer, const ol_ring_envelope_t *envelope, const ol_ucx_data_t *data)
 {
-    backlog_record_t *b = malloc(sizeof(*b) + ol_ring_payload_bytes(envelope));
+    backlog_record_t *b = record_alloc(ol_ring_payload_bytes(envelope));
     if (!b)
         return false;
     b->envelope = *envelope;
@@ -546,7 +651,7 @@ static int flush_backlog(int peer)
         memcpy(slot, b->payload, ol_ring_payload_bytes(&b->envelope));
         sleeping = ol_ring_publish(peer, &b->envelope);
         q->head = b->next;
-        free(b);
+        backlog_record_free(b);
         events++;
     }
     if (!q->head) {
@@ -695,10 +800,10 @@ void *ol_match_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
     if (u) {
         unlink_arrived(u);
         deliver(r, u->peer, &u->envelope, u->payload);
-        free(u);
+        unexpected_free(u);
     } else {
         post(r);
-        drain_rings(); /* a message in a ring lands in the buffer without a copy between */
+        drain_rings_until(r); /* a message in a ring lands in the buffer without a copy between */
     }
     unlock();
     return handle_of(r);
@@ -730,12 +835,13 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
     unexpected_t *u = message;
     lock();
     local_recv_t *r = recv_new(data, param);
-    if (r)
+    if (r) {
         deliver(r, u->peer, &u->envelope, u->payload);
+        unexpected_free(u);
+    }
     unlock();
     if (!r) /* the message stays the caller's */
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
-    free(u);
     return handle_of(r);
 }
 
@@ -927,7 +1033,7 @@ void ol_match_finalize(void)
         while (backlogs[peer].head) {
             backlog_record_t *b = backlogs[peer].head;
             backlogs[peer].head = b->next;
-            free(b);
+            backlog_record_free(b);
         }
         backlogs[peer].tail = NULL;
     }
@@ -954,9 +1060,10 @@ static void channel_close(void)
     while (arrived.head) {
         unexpected_t *u = arrived.head;
         arrived.head = u->next;
-        free(u);
+        unexpected_free(u);
     }
     arrived.tail = NULL;
+    records_release();
     while (free_recvs) {
         local_recv_t *r = free_recvs;
         free_recvs = r->next;
