@@ -789,7 +789,8 @@ static void recv_finish(dev_recv_t *r)
 {
     if (r->landing.ptr)
         host_buf_free(&r->landing);
-    r->done(r->ctx, r->error, r->bytes);
+    /* a truncated message's status tells its size, as on the host paths */
+    r->done(r->ctx, r->error, r->error == MPI_ERR_TRUNCATE ? (size_t)r->ctl.bytes : r->bytes);
     free(r);
 }
 

@@ -295,10 +295,10 @@ static void copy_in(void *dst, const ol_ucx_data_t *data)
         memcpy(dst, data->buffer, data->count);
 }
 
-/* Copies what fits of a message of `bytes` into the receive; returns the
- * bytes copied and sets *st (truncated: the first bytes are in place). */
-static size_t copy_out(const ol_ucx_data_t *data, const void *src, size_t bytes,
-                       ucs_status_t *st)
+/* Copies what fits of a message of `bytes` into the receive and sets *st
+ * (truncated: the first bytes are in place). */
+static void copy_out(const ol_ucx_data_t *data, const void *src, size_t bytes,
+                     ucs_status_t *st)
 {
     size_t capacity = data_bytes(data);
     size_t n = bytes <= capacity ? bytes : capacity;
@@ -307,7 +307,6 @@ static size_t copy_out(const ol_ucx_data_t *data, const void *src, size_t bytes,
         ol_dt_unpack_first(data->dt, data->buffer, (MPI_Count)data->count, src, n);
     else if (n)
         memcpy(data->buffer, src, n);
-    return n;
 }
 
 /* ---- receives ----------------------------------------------------------------- */
@@ -333,6 +332,8 @@ static void recv_recycle(local_recv_t *r)
     free_recvs = r;
 }
 
+/* length: the message's size, also when it was truncated (as UCX reports
+ * it, and so the status on every path). */
 static void recv_complete(local_recv_t *r, ucs_status_t st, uint64_t sender_tag, size_t length)
 {
     r->state = RECV_DONE;
@@ -426,6 +427,8 @@ static int copy_matched(void)
             copies.tail = NULL;
         ucs_status_t st;
         size_t n = copy_from_sender(&r->data, r->sender, r->source.address, r->bytes, &st);
+        if (st == UCS_ERR_MESSAGE_TRUNCATED)
+            n = r->bytes;
         ol_ring_envelope_t done = {.token = r->source.request, .kind = OL_RING_CMA_DONE};
         if (enqueue(r->sender, &done, NULL) != ENQUEUED)
             OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
@@ -451,8 +454,8 @@ static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *envelop
         return;
     }
     ucs_status_t st;
-    size_t n = copy_out(&r->data, payload, envelope->bytes, &st);
-    recv_complete(r, st, envelope->tag, n);
+    copy_out(&r->data, payload, envelope->bytes, &st);
+    recv_complete(r, st, envelope->tag, envelope->bytes);
 }
 
 /* The receiver of an OL_RING_CMA message is done with its bytes. */
@@ -560,9 +563,9 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
             receive_from_sender(r, peer, &envelope, &ref);
         } else {
             ucs_status_t st;
-            size_t n = copy_out(&r->data, payload, envelope.bytes, &st);
+            copy_out(&r->data, payload, envelope.bytes, &st);
             ol_ring_consume(peer);
-            recv_complete(r, st, envelope.tag, n);
+            recv_complete(r, st, envelope.tag, envelope.bytes);
         }
         events++;
         if (*reached)
