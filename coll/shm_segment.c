@@ -17,6 +17,7 @@
 #include "shm.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
+#include "ol_shm_names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,7 +146,7 @@ static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, si
     name[0] = '\0';
     if (!within_budget(l->total))
         return;
-    snprintf(name, size, "/ompi-lite-coll-%d-%u", (int)getpid(), atomic_fetch_add(&created, 1));
+    ol_shm_coll_name(name, size, ol_rt.job_key, getpid(), atomic_fetch_add(&created, 1));
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno == EEXIST) {
         /* Left by a dead process that had this pid (one killed before

@@ -14,8 +14,12 @@
  *   another fails because of it, mpirun names the first (its first failure
  *   wins), not whichever pipe happened to close first;
  * - IO frames carry whole lines only (up to IO_MAX_PENDING without a
- *   newline, and the tail at EOF). */
+ *   newline, and the tail at EOF);
+ * - a reaped rank's files in /dev/shm (ol_shm_names.h) are removed: the
+ *   library unlinks them once mapped, so what is left belongs to a rank
+ *   killed in between, and nobody will unlink it after the job. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +38,7 @@
 #include <event2/event.h>
 
 #include "daemon.h"
+#include "ol_shm_names.h"
 #include "util.h"
 
 #define IO_MAX_PENDING (64 * 1024)
@@ -397,8 +403,33 @@ static void on_drain_bound(evutil_socket_t fd, short what, void *arg)
     report_reaped(r->d);
 }
 
+/* The rank's rings (named by its rank) and the collective segments it
+ * made (named by its pid), if any is still there. */
+static void remove_shared_files(const struct ol_daemon *d, const struct ol_rank *r)
+{
+    if (!d->have_job)
+        return;
+    uint64_t key = ol_job_key(d->job.nspace);
+    char name[NAME_MAX + 2], prefix[64];
+    ol_shm_p2p_name(name, sizeof(name), key, (int)r->rank);
+    shm_unlink(name);
+    ol_shm_coll_prefix(prefix, sizeof(prefix), key, r->pid);
+    DIR *dir = opendir("/dev/shm");
+    if (dir == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            snprintf(name, sizeof(name), "/%s", e->d_name);
+            shm_unlink(name);
+        }
+    }
+    closedir(dir);
+}
+
 static void rank_reaped(struct ol_daemon *d, struct ol_rank *r, int wstatus)
 {
+    remove_shared_files(d, r);
     r->reaped = true;
     r->wstatus = wstatus;
     d->reap_order[d->nreaped++] = (uint32_t)(r - d->ranks);

@@ -3,6 +3,7 @@
 #include "shm_ring.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
+#include "ol_shm_names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,7 +97,7 @@ static segment_header_t *header_of(int rank)
 
 static void segment_name(int rank, char *name, size_t size)
 {
-    snprintf(name, size, "/ompi-lite-p2p-%016llx-%d", (unsigned long long)ol_rt.job_key, rank);
+    ol_shm_p2p_name(name, size, ol_rt.job_key, rank);
 }
 
 /* ---- set-up ------------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #include "pmix_client.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
+#include "ol_shm_names.h"
 
 #include <pmix.h>
 #include <pthread.h>
@@ -75,15 +76,6 @@ static int read_local_peers(void)
     return lowest;
 }
 
-/* FNV-1a: a short, stable name for the namespace. */
-static uint64_t hash_string(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 bool ol_pmix_start(void)
 {
     /* PMIx_Init without a server prints nothing and fails: a singleton. The
@@ -103,7 +95,7 @@ bool ol_pmix_start(void)
     ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
     ol_rt.node_leader = read_local_peers();
-    ol_rt.job_key = hash_string(self_proc.nspace);
+    ol_rt.job_key = ol_job_key(self_proc.nspace);
     return true;
 }
 

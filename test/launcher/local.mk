@@ -3,7 +3,8 @@
 # and ring (contrib/examples/ring.c) are plain MPI programs for the
 # multi-host, Slurm and Open MPI launcher tests.
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
-	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after
+	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after \
+	test/launcher/shm_leftover
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -16,6 +17,10 @@ test_launcher_hang_SOURCES = test/launcher/hang.c
 test_launcher_hang_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_hang_LDADD = $(MPI_TEST_LIBS)
 test_launcher_hang_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+test_launcher_shm_leftover_SOURCES = test/launcher/shm_leftover.c
+test_launcher_shm_leftover_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_shm_leftover_LDADD = $(MPI_TEST_LIBS)
+test_launcher_shm_leftover_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 test_launcher_ring_SOURCES = contrib/examples/ring.c
 test_launcher_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_ring_LDADD = $(MPI_TEST_LIBS)
@@ -27,6 +32,7 @@ test_launcher_scripts = \
 	test/launcher/options.sh \
 	test/launcher/pmix_job.sh \
 	test/launcher/failures.sh \
+	test/launcher/shm_leftovers.sh \
 	test/launcher/exit_status.sh \
 	test/launcher/default_binding.sh \
 	test/launcher/signals.sh \
