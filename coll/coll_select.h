@@ -45,7 +45,8 @@ extern const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS];
 /* For choose functions: formats the reason of a choice with the threshold
  * that made it, e.g. ol_coll_why("bytes %lld < ALLREDUCE_SHORT_MSG=%d",
  * (long long)bytes, short_msg). The text lives in a per-thread buffer until
- * the next call, long enough for the log that follows the choice. */
+ * the next call, long enough for the log that follows the choice; it is
+ * empty when the info log is off, which is its only reader. */
 const char *ol_coll_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Where the job's ranks run, for thresholds that differ between shared

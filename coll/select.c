@@ -125,6 +125,10 @@ static int forced_choice(const ol_coll_table_t *t, const ol_coll_args_t *a)
 const char *ol_coll_why(const char *fmt, ...)
 {
     static _Thread_local char buf[160];
+    /* Only the info log reads it: formatting it anyway cost a quarter of a
+     * 2-rank 64-byte alltoall through the segment (0.23 us a call). */
+    if (!ol_log_enabled(OL_LOG_INFO, "coll"))
+        return "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
