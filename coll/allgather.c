@@ -36,10 +36,24 @@
  *
  * Hence, on jobs that span hosts, recursive doubling (a power of two) below
  * ALLGATHER_RANK_PER_HOST_RD_BYTES with one rank per host (at low load
- * linear won from 16 KiB there), below ALLGATHER_SHARED_HOSTS_RD_BYTES with
- * several (it won at 32-64 KiB at both loads; at 16 KiB its 32 KiB second
- * step goes as a TCP rendezvous); the ring from ALLGATHER_NET_RING_BYTES,
- * linear between. */
+ * linear won from 16 KiB there); the ring from ALLGATHER_NET_RING_BYTES,
+ * linear between.
+ *
+ * With several ranks per host, recursive doubling swaps across hosts first
+ * (see its file), so each rank sends half the network bytes of linear or
+ * of near-first doubling. 2 hosts x 2 ranks, medians of 5 alternating runs
+ * (3 from 1 MiB), us:
+ *
+ *   block     near-first RD   far-first RD   linear/ring (the old choice)
+ *   64 KiB        160             116            109
+ *   128 KiB       373             202            302
+ *   256 KiB       757             512            705
+ *   512 KiB      1462            1052           1824 (ring)
+ *   1 MiB        3613            2162-2329      1976-3309 (ring)
+ *   2 / 4 MiB       -            5777 / 11535   6569 / 12982 (ring)
+ *
+ * so it runs there at every size below ALLGATHER_SHARED_HOSTS_RD_BYTES
+ * (16 MiB, beyond what was measured). */
 #include "coll_select.h"
 
 ol_status_t ol_coll_allgather_ring(ol_sched_t *s, const ol_coll_args_t *a);
@@ -74,7 +88,7 @@ static const ol_param_t params[] = {
      "on jobs with one rank per host, up to ALLGATHER_LINEAR_PROCS processes (a power of two), "
      "blocks below this many bytes take recursive doubling",
      &rank_per_host_rd_bytes},
-    {"ALLGATHER_SHARED_HOSTS_RD_BYTES", OL_PARAM_INT, "131072",
+    {"ALLGATHER_SHARED_HOSTS_RD_BYTES", OL_PARAM_INT, "16777216",
      "on jobs with several ranks on each of several hosts, up to ALLGATHER_LINEAR_PROCS "
      "processes (a power of two), blocks below this many bytes take recursive doubling",
      &shared_hosts_rd_bytes},

@@ -11,9 +11,21 @@
  * blocks {0, 4} and {1, 5}, 2 <-> 3 swap {2} and {3}; step 2: 0 <-> 2 swap
  * {0, 1, 4, 5} and {2, 3}; last 0 -> 4 and 1 -> 5 everything. A group's
  * blocks are two ranges of recvbuf (its ranks and their extras), sent as
- * two messages. */
+ * two messages.
+ *
+ * On a job of several hosts with several ranks each, partners on other
+ * hosts swap first, while each has few blocks, and the larger swaps stay on
+ * a host: mpirun places ranks by host, so with L ranks per host the masks
+ * from L up cross hosts and those below L do not. On 2 hosts x 2 ranks
+ * each rank then sends 1 block over the network instead of 2. What a rank
+ * holds is then not one range but a block every L ranks and its
+ * neighbours: sent as one message per range. Every rank derives the order
+ * from job-wide facts alone, so all agree on it (on a communicator not
+ * laid out so, the order is still right, only not cheaper). */
 #include "coll_select.h"
 #include "coll_util.h"
+
+#include <stdlib.h>
 
 /* Sends or receives blocks [first, last) of recvbuf (nothing if empty). */
 static ol_status_t move_blocks(ol_sched_t *s, const ol_coll_args_t *a, int first, int last,
@@ -51,6 +63,43 @@ static ol_status_t move_all_but(ol_sched_t *s, const ol_coll_args_t *a, int exce
     return rc == OL_OK ? move_blocks(s, a, except + 1, a->comm->size, peer, send) : rc;
 }
 
+/* The masks in the order the steps use them: from ranks_per_host up to
+ * p2 / 2 (across hosts), then from 1 up (on a host); from 1 up when the
+ * ranks share one host or each has its own. Returns how many. */
+static int mask_order(int p2, int *masks)
+{
+    int per_host = ol_rt.num_hosts > 0 && ol_rt.size % ol_rt.num_hosts == 0
+                       ? ol_rt.size / ol_rt.num_hosts
+                       : 1;
+    int far = per_host > 1 && per_host < p2 && (per_host & (per_host - 1)) == 0 ? per_host : 1;
+    int n = 0;
+    for (int mask = far; mask < p2; mask <<= 1)
+        masks[n++] = mask;
+    for (int mask = 1; mask < far; mask <<= 1)
+        masks[n++] = mask;
+    return n;
+}
+
+/* Moves the groups of the core ranks b with held[b ^ flip], as runs of
+ * consecutive ranks in ascending order: a rank's sends (flip 0) and its
+ * partner's matching receives (flip = the mask) list the same runs. */
+static ol_status_t move_held(ol_sched_t *s, const ol_coll_args_t *a, int p2, const bool *held,
+                             int flip, int peer, bool send)
+{
+    ol_status_t rc = OL_OK;
+    for (int b = 0; rc == OL_OK && b < p2;) {
+        if (!held[b ^ flip]) {
+            b++;
+            continue;
+        }
+        int first = b;
+        while (b < p2 && held[b ^ flip])
+            b++;
+        rc = move_group(s, a, p2, first, b - first, peer, send);
+    }
+    return rc;
+}
+
 ol_status_t ol_coll_allgather_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a)
 {
     int me = a->comm->rank, p = a->comm->size, p2 = 1;
@@ -69,14 +118,23 @@ ol_status_t ol_coll_allgather_recursive_doubling(ol_sched_t *s, const ol_coll_ar
     }
     if (rc == OL_OK && me + p2 < p)
         rc = move_blocks(s, a, me + p2, me + p2 + 1, me + p2, false);
-    for (int mask = 1; rc == OL_OK && mask < p2; mask <<= 1) {
-        int peer = me ^ mask;
+    int masks[32];
+    int steps = mask_order(p2, masks);
+    bool *held = calloc((size_t)p2, sizeof(*held));
+    if (!held)
+        return MPI_ERR_NO_MEM;
+    held[me] = true;
+    for (int i = 0; rc == OL_OK && i < steps; i++) {
+        int peer = me ^ masks[i];
         rc = ol_sched_round(s);
         if (rc == OL_OK)
-            rc = move_group(s, a, p2, peer & ~(mask - 1), mask, peer, false);
+            rc = move_held(s, a, p2, held, masks[i], peer, false);
         if (rc == OL_OK)
-            rc = move_group(s, a, p2, me & ~(mask - 1), mask, peer, true);
+            rc = move_held(s, a, p2, held, 0, peer, true);
+        for (int b = 0; b < p2; b++) /* what the partner held joins in */
+            held[b] = held[b] || held[b ^ masks[i]];
     }
+    free(held);
     if (rc == OL_OK && me + p2 < p) {
         rc = ol_sched_round(s);
         if (rc == OL_OK)

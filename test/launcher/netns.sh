@@ -4,7 +4,8 @@
 # the veth links (the interfaces' counters grow by the bytes sent), get
 # their local ranks and sizes from PMIx, exchange keys by direct modex;
 # mapping by slot and node, -N, --host, a deep daemon tree, and a TCP
-# connection without the job key is dropped while the job runs on.
+# connection without the job key is dropped while the job runs on; the
+# collectives give the right data across hosts.
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
 need_helpers "$PMIX_CLIENT" "$HELPERS/mpi_hosts" "$HELPERS/ring" "$HELPERS/split_host"
 
@@ -43,6 +44,14 @@ for r in 0 1 2 3 4 5 6; do
     grep -qx "rank $r: node size $want on $(h $host)" "$TMP/out" ||
         fail "split_type: rank $r should be in a node communicator of $want on $(h $host): $(cat "$TMP/out")"
 done
+
+# 1c. Every collective across hosts (coll_move checks each value), with the
+# recursive doubling allgather forced: 2 ranks per host make it swap across
+# hosts first, and the 6 ranks make 2 of them extras.
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 6 \
+    -x OMPI_LITE_ALLGATHER_ALGORITHM=recursive_doubling "$top_builddir/test/mpi/coll_move"
+[ "$rc" -eq 0 ] || fail "coll_move: status $rc: $(cat "$TMP/err")"
+grep -q "^coll_move: 6 ranks OK" "$TMP/out" || fail "coll_move: $(cat "$TMP/out")"
 
 # 2. MPICH hostfile syntax and the ring example.
 mpirun_on0 "$TMP/out" "$TMP/err" -f "$TMP/hosts.mpich" -n 6 "$HELPERS/ring"
