@@ -76,7 +76,25 @@
  *   1 MiB      1083          1466        1440    1588
  *   4 MiB      5051          6832        6563    6715
  *
- * hence hierarchical only below ALLREDUCE_HIERARCHICAL_BYTES there. */
+ * hence hierarchical only below ALLREDUCE_HIERARCHICAL_BYTES there.
+ *
+ * On 2 processes of one host recursive doubling is one exchange of the
+ * whole vector; since it sends straight from sendbuf and combines into
+ * what arrived in recvbuf (no copy first), it beats Rabenseifner's two
+ * exchanges of halves up to 512 KiB (2 ranks, medians of 5 alternating
+ * runs, us):
+ *
+ *   bytes     rec.doubling  rabenseifner
+ *   16 KiB        3.0           4.6
+ *   32 KiB        5.4           6.3
+ *   64 KiB       11.7          12.4
+ *   128 KiB      22.8          22.6
+ *   256 KiB      41.7          48.1
+ *   512 KiB      86.4          89.6
+ *   1 MiB       173.9         156.2
+ *   2 MiB       473.5         301.7
+ *
+ * hence recursive doubling below ALLREDUCE_PAIR_RD_BYTES there. */
 #include "reduce_util.h"
 
 ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a);
@@ -109,7 +127,8 @@ static const char *forced;
 int ol_coll_reproducible;
 int ol_coll_allreduce_segment_bytes;
 int ol_coll_allreduce_device_ipc_bytes;
-static int short_bytes, ring_bytes, hierarchical_bytes, net_short_bytes, net_tree_bytes;
+static int short_bytes, ring_bytes, hierarchical_bytes, net_short_bytes, net_tree_bytes,
+    pair_rd_bytes;
 static const ol_param_t params[] = {
     {"ALLREDUCE_ALGORITHM", OL_PARAM_STRING, "",
      "force an allreduce algorithm: recursive_doubling, ring, rabenseifner, tree, "
@@ -121,6 +140,9 @@ static const ol_param_t params[] = {
      &ol_coll_reproducible},
     {"ALLREDUCE_SHORT_BYTES", OL_PARAM_INT, "16384",
      "allreduce: recursive doubling below this many bytes", &short_bytes},
+    {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "1048576",
+     "allreduce on 2 processes of one host: recursive doubling below this many bytes",
+     &pair_rd_bytes},
     {"ALLREDUCE_NET_SHORT_BYTES", OL_PARAM_INT, "8192",
      "allreduce on jobs that span hosts: recursive doubling below this many bytes "
      "(ALLREDUCE_SHORT_BYTES on one host)",
@@ -153,11 +175,15 @@ static int choose(const ol_coll_args_t *a, const char **why)
         return INTERCOMM;
     }
     ol_coll_layout_t layout = ol_coll_layout();
-    int short_limit = layout == OL_COLL_ONE_HOST ? short_bytes : net_short_bytes;
+    bool pair = layout == OL_COLL_ONE_HOST && a->comm->size == 2;
+    int short_limit = layout != OL_COLL_ONE_HOST ? net_short_bytes
+                      : pair                     ? pair_rd_bytes
+                                                 : short_bytes;
     if (bytes < short_limit || a->recvcount < a->comm->size) {
         *why = ol_coll_why("%lld bytes < %s=%d, or fewer elements than ranks", (long long)bytes,
-                           layout == OL_COLL_ONE_HOST ? "ALLREDUCE_SHORT_BYTES"
-                                                      : "ALLREDUCE_NET_SHORT_BYTES",
+                           layout != OL_COLL_ONE_HOST ? "ALLREDUCE_NET_SHORT_BYTES"
+                           : pair                     ? "ALLREDUCE_PAIR_RD_BYTES"
+                                                      : "ALLREDUCE_SHORT_BYTES",
                            short_limit);
         return RD;
     }
