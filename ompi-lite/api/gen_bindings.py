@@ -320,17 +320,35 @@ def state_publish(fn):
             for p in fn.params if p.kind == "OUT" and p.decl.startswith("MPI_Comm *")]
 
 
+def status_error_kept(fn):
+    """A call that returns one status (kind STATUS) leaves its MPI_ERROR
+    field as it was (MPI 3.2.5: only the calls of several completions set
+    it, and only when they return MPI_ERR_IN_STATUS). The implementations
+    fill whole statuses; the binding puts the field back. Statements
+    before the call, and after it."""
+    status = first_of(fn, "STATUS")
+    if status is None:
+        return [], []
+    name = status.name
+    return (["    /* MPI 3.2.5: a call that returns one status leaves its MPI_ERROR alone */",
+             "    int %s_error = %s != MPI_STATUS_IGNORE ? %s->MPI_ERROR : 0;" % (name, name, name)],
+            ["    if (%s != MPI_STATUS_IGNORE)" % name,
+             "        %s->MPI_ERROR = %s_error;" % (name, name)])
+
+
 def state_call(fn, call):
     """The implementation's call, recorded."""
     flags, fields = state_fields(fn)
-    lines = ["    ol_state_call_t *st = ol_state_begin(%d, %s);" % (STATE_INDEX[fn.name], flags),
-             "    uint64_t st_outer = 0;",
-             "    if (st) {"]
+    keep, put_back = status_error_kept(fn)
+    lines = keep + ["    ol_state_call_t *st = ol_state_begin(%d, %s);" % (STATE_INDEX[fn.name], flags),
+                    "    uint64_t st_outer = 0;",
+                    "    if (st) {"]
     lines += ["        " + f for f in fields]
     lines += ["        st_outer = ol_state_enter(st);", "    }",
               "    err = %s;" % call,
-              "    ol_state_leave(st, st_outer);",
-              "    if (OL_UNLIKELY(err != MPI_SUCCESS))",
+              "    ol_state_leave(st, st_outer);"]
+    lines += put_back
+    lines += ["    if (OL_UNLIKELY(err != MPI_SUCCESS))",
               "        goto fail;"]
     return lines + ["    " + s for s in state_publish(fn)]
 

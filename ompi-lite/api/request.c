@@ -152,25 +152,66 @@ static MPI_Status *status_at(MPI_Status statuses[], int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-/* Finishes every completed request among indices; with several results,
- * an error makes the call return MPI_ERR_IN_STATUS, each status saying its
- * own (MPI_ERR_PENDING for those not finished). */
+/* The results of the n requests a call of several completions finished,
+ * for their statuses' MPI_ERROR fields. MPI 3.2.5: the call writes those
+ * fields if and only if it returns MPI_ERR_IN_STATUS, every one then (the
+ * ones that succeeded get MPI_SUCCESS). */
+typedef struct {
+    int stack[16];
+    int *rc;
+    int errors;
+} results_t;
+
+static bool results_init(results_t *r, int n)
+{
+    r->rc = n <= (int)OL_ARRAY_SIZE(r->stack) ? r->stack : malloc(sizeof(int) * (size_t)n);
+    r->errors = 0;
+    return r->rc != NULL;
+}
+
+/* Result i: the status of req into st, MPI_ERROR kept as it was; the
+ * request is finished (freed unless persistent), or left as it is when
+ * handle is NULL (MPI_Request_get_status_all and _some). */
+static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *req,
+                        MPI_Status *st)
+{
+    int kept = st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
+    if (is_inactive(req)) {
+        set_empty(st);
+        r->rc[i] = MPI_SUCCESS;
+    } else if (handle) {
+        r->rc[i] = finish(handle, req, st);
+    } else {
+        r->rc[i] = query_status(req);
+        set_status(st, &req->status);
+    }
+    if (st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = kept;
+    r->errors += r->rc[i] != MPI_SUCCESS;
+}
+
+/* MPI_ERR_IN_STATUS, with every status's error, or MPI_SUCCESS. */
+static int results_return(results_t *r, int n, MPI_Status statuses[])
+{
+    if (r->errors && statuses != MPI_STATUSES_IGNORE)
+        for (int i = 0; i < n; i++)
+            statuses[i].MPI_ERROR = r->rc[i];
+    if (r->rc != r->stack)
+        free(r->rc);
+    return r->errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* Finishes every request: an error makes the call return
+ * MPI_ERR_IN_STATUS, each status saying its own. */
 static int finish_all(int count, MPI_Request requests[], ol_request_t **reqs,
                       MPI_Status statuses[])
 {
-    int errors = 0;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = status_at(statuses, i);
-        if (is_inactive(reqs[i])) {
-            set_empty(st);
-            continue;
-        }
-        int rc = finish(&requests[i], reqs[i], st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = rc;
-        errors += rc != MPI_SUCCESS;
-    }
-    return errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    results_t r;
+    if (!results_init(&r, count))
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < count; i++)
+        result_into(&r, i, &requests[i], reqs[i], status_at(statuses, i));
+    return results_return(&r, count, statuses);
 }
 
 typedef struct {
@@ -293,19 +334,18 @@ int ol_api_testany(int count, MPI_Request array_of_requests[], int *indx, int *f
 static int finish_some(int incount, MPI_Request requests[], ol_request_t **reqs, int *outcount,
                        int indices[], MPI_Status statuses[])
 {
-    int n = 0, errors = 0;
+    results_t r;
+    if (!results_init(&r, incount))
+        return MPI_ERR_NO_MEM;
+    int n = 0;
     for (int i = 0; i < incount; i++) {
         if (is_inactive(reqs[i]) || !ol_request_is_complete(reqs[i]))
             continue;
-        MPI_Status *st = status_at(statuses, n);
-        int rc = finish(&requests[i], reqs[i], st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = rc;
-        errors += rc != MPI_SUCCESS;
+        result_into(&r, n, &requests[i], reqs[i], status_at(statuses, n));
         indices[n++] = i;
     }
     *outcount = n;
-    return errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    return results_return(&r, n, statuses);
 }
 
 static int some(int incount, MPI_Request requests[], int *outcount, int indices[],
@@ -407,17 +447,16 @@ int ol_api_request_get_status_all(int count, const MPI_Request array_of_requests
     if (!all_complete(&w))
         ol_progress();
     *flag = all_complete(&w);
-    for (int i = 0; *flag && i < count; i++) {
-        MPI_Status *st = status_at(array_of_statuses, i);
-        if (is_inactive(a.reqs[i])) {
-            set_empty(st);
-            continue;
-        }
-        query_status(a.reqs[i]);
-        set_status(st, &a.reqs[i]->status);
+    results_t r;
+    if (*flag && !results_init(&r, count))
+        rc = MPI_ERR_NO_MEM;
+    else if (*flag) {
+        for (int i = 0; i < count; i++)
+            result_into(&r, i, NULL, a.reqs[i], status_at(array_of_statuses, i));
+        rc = results_return(&r, count, array_of_statuses);
     }
     unload(&a);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int ol_api_request_get_status_some(int incount, const MPI_Request array_of_requests[],
@@ -433,17 +472,21 @@ int ol_api_request_get_status_some(int incount, const MPI_Request array_of_reque
         ol_progress();
         any_complete(&w);
     }
+    results_t r;
+    if (!results_init(&r, incount)) {
+        unload(&a);
+        return MPI_ERR_NO_MEM;
+    }
     int n = 0;
     for (int i = 0; w.index != MPI_UNDEFINED && i < incount; i++) {
         if (is_inactive(a.reqs[i]) || !ol_request_is_complete(a.reqs[i]))
             continue;
-        query_status(a.reqs[i]);
-        set_status(status_at(array_of_statuses, n), &a.reqs[i]->status);
+        result_into(&r, n, NULL, a.reqs[i], status_at(array_of_statuses, n));
         array_of_indices[n++] = i;
     }
     *outcount = w.index == MPI_UNDEFINED ? MPI_UNDEFINED : n;
     unload(&a);
-    return MPI_SUCCESS;
+    return results_return(&r, n, array_of_statuses);
 }
 
 /* ---- freeing, cancelling, starting ------------------------------------------- */

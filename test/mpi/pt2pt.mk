@@ -10,6 +10,7 @@ test_p2p_scripts = \
 	test/mpi/p2p_sendrecv.sh \
 	test/mpi/p2p_order.sh \
 	test/mpi/p2p_truncate.sh \
+	test/mpi/p2p_status_error.sh \
 	test/mpi/p2p_errors.sh \
 	test/mpi/p2p_threads.sh \
 	test/mpi/p2p_large.sh \
@@ -26,6 +27,7 @@ check_PROGRAMS += \
 	test/mpi/p2p_sendrecv \
 	test/mpi/p2p_order \
 	test/mpi/p2p_truncate \
+	test/mpi/p2p_status_error \
 	test/mpi/p2p_errors \
 	test/mpi/p2p_threads \
 	test/mpi/p2p_large \
@@ -72,6 +74,10 @@ test_mpi_p2p_order_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_order_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_order_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
+test_mpi_p2p_status_error_SOURCES = test/mpi/p2p_status_error.c $(P2P_UTIL)
+test_mpi_p2p_status_error_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_status_error_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_status_error_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 test_mpi_p2p_truncate_SOURCES = test/mpi/p2p_truncate.c $(P2P_UTIL)
 test_mpi_p2p_truncate_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_truncate_LDADD = $(MPI_TEST_LIBS)
