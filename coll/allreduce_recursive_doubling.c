@@ -23,8 +23,11 @@ static int old_rank_of(int newrank, int rem)
 }
 
 /* Where this rank's partial result is: in sendbuf until the first
- * combine (unless in place), then in recvbuf. */
+ * combine (unless in place), then in recvbuf. tmp, for a partner's vector
+ * that cannot land in recvbuf, is taken on first need (on 2 processes with
+ * a commutative op, never: 1 MiB less scratch at 1 MiB). */
 typedef struct {
+    ol_sched_t *s;
     const ol_coll_args_t *a;
     void *tmp;
     bool in_recvbuf;
@@ -38,10 +41,25 @@ static const void *partial_of(const partial_t *x)
 /* Where to receive the vector of a partner (lower: below this rank):
  * straight into recvbuf while the partial result is still in sendbuf,
  * where the combine allows it. */
-static void *landing(const partial_t *x, bool partner_lower)
+static bool lands_in_recvbuf(const partial_t *x, bool partner_lower)
 {
-    bool straight = !x->in_recvbuf && (x->a->op->commutative || !partner_lower);
-    return straight ? x->a->recvbuf : x->tmp;
+    return !x->in_recvbuf && (x->a->op->commutative || !partner_lower);
+}
+
+/* NULL: out of memory. */
+static void *landing(partial_t *x, bool partner_lower)
+{
+    if (lands_in_recvbuf(x, partner_lower))
+        return x->a->recvbuf;
+    if (!x->tmp)
+        x->tmp = ol_sched_scratch_typed(x->s, x->a->recvtype, x->a->recvcount);
+    return x->tmp;
+}
+
+static ol_status_t recv_partner(partial_t *x, int peer, bool partner_lower)
+{
+    void *at = landing(x, partner_lower);
+    return at ? ol_sched_recv(x->s, at, x->a->recvcount, x->a->recvtype, peer) : MPI_ERR_NO_MEM;
 }
 
 /* After the receive into landing(): recvbuf = the combined vector, in rank
@@ -51,7 +69,7 @@ static ol_status_t combine(ol_sched_t *s, partial_t *x, bool partner_lower)
     const ol_coll_args_t *a = x->a;
     MPI_Count n = a->recvcount;
     ol_datatype_t *dt = a->recvtype;
-    bool straight = landing(x, partner_lower) == a->recvbuf;
+    bool straight = lands_in_recvbuf(x, partner_lower);
     ol_status_t rc = OL_OK;
     if (!straight && !x->in_recvbuf) /* non-commutative, the partner's vector on the left */
         rc = ol_sched_copy(s, a->sendbuf, n, dt, a->recvbuf, n, dt);
@@ -68,10 +86,7 @@ ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_ar
     int rank = a->comm->rank, p = a->comm->size;
     MPI_Count n = a->recvcount;
     ol_datatype_t *dt = a->recvtype;
-    partial_t x = {.a = a, .tmp = ol_sched_scratch_typed(s, dt, n),
-                   .in_recvbuf = a->sendbuf == MPI_IN_PLACE};
-    if (!x.tmp)
-        return MPI_ERR_NO_MEM;
+    partial_t x = {.s = s, .a = a, .tmp = NULL, .in_recvbuf = a->sendbuf == MPI_IN_PLACE};
     ol_status_t rc = OL_OK;
     int pof2 = 1;
     while (pof2 * 2 <= p)
@@ -83,7 +98,7 @@ ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_ar
             rc = ol_sched_send(s, partial_of(&x), n, dt, rank + 1);
             newrank = -1;
         } else {
-            rc = ol_sched_recv(s, landing(&x, true), n, dt, rank - 1);
+            rc = recv_partner(&x, rank - 1, true);
             if (rc == OL_OK)
                 rc = ol_sched_round(s);
             if (rc == OL_OK)
@@ -97,7 +112,7 @@ ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_ar
         if (rc == OL_OK)
             rc = ol_sched_send(s, partial_of(&x), n, dt, peer);
         if (rc == OL_OK)
-            rc = ol_sched_recv(s, landing(&x, peer < rank), n, dt, peer);
+            rc = recv_partner(&x, peer, peer < rank);
         if (rc == OL_OK)
             rc = ol_sched_round(s);
         if (rc == OL_OK)

@@ -842,12 +842,7 @@ int main(int argc, char **argv)
     /* Ranks are all reaped here, unless we were told to exit early. */
     if (d.nfinished < d.nranks) {
         ol_ranks_kill(&d);
-        for (uint32_t i = 0; i < d.nranks; i++) {
-            if (d.ranks[i].pid > 0 && !d.ranks[i].reaped) {
-                killpg(d.ranks[i].pid, SIGKILL);
-                waitpid(d.ranks[i].pid, NULL, 0);
-            }
-        }
+        ol_ranks_kill_now(&d);
     }
     ol_trace("finalizing PMIx");
     ol_dpmix_finalize(&d);

@@ -191,6 +191,9 @@ int ol_ranks_launch(struct ol_daemon *d, char **err);
 /* Reaps every dead child; `first` (the pid SIGCHLD named, or 0) first. */
 void ol_ranks_reap(struct ol_daemon *d, pid_t first);
 void ol_ranks_kill(struct ol_daemon *d);
+/* SIGKILLs the ranks not reaped yet and waits for them (the daemon exits
+ * early), removing their files as a reaping would. */
+void ol_ranks_kill_now(struct ol_daemon *d);
 void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len);
 void ol_ranks_free(struct ol_daemon *d);
 

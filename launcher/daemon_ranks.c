@@ -17,7 +17,10 @@
  *   newline, and the tail at EOF);
  * - a reaped rank's files in /dev/shm (ol_shm_names.h) are removed: the
  *   library unlinks them once mapped, so what is left belongs to a rank
- *   killed in between, and nobody will unlink it after the job. */
+ *   killed in between, and nobody will unlink it after the job. The
+ *   collective segments are found by the pid the daemon started: a rank
+ *   started through a program that forks the MPI process instead of
+ *   exec'ing it (`sh -c 'prog; true'`) leaves those to the next reboot. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -490,6 +493,18 @@ void ol_ranks_kill(struct ol_daemon *d)
     struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
     d->kill_timer = evtimer_new(d->base, on_kill_grace_over, d);
     evtimer_add(d->kill_timer, &tv);
+}
+
+void ol_ranks_kill_now(struct ol_daemon *d)
+{
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct ol_rank *r = &d->ranks[i];
+        if (r->pid > 0 && !r->reaped) {
+            killpg(r->pid, SIGKILL);
+            waitpid(r->pid, NULL, 0);
+            remove_shared_files(d, r);
+        }
+    }
 }
 
 void ol_ranks_free(struct ol_daemon *d)

@@ -684,6 +684,7 @@ typedef struct {
     dev_ctl_t ctl;
     ucx_count_t ctl_recv;
     size_t bytes;          /* what lands: the message, at most the capacity */
+    bool truncated;        /* the control message told more than the capacity */
     ol_status_t error;
     ucp_ep_h ep;           /* to the sender */
     host_buf_t landing;    /* packed data when it cannot go straight to buf */
@@ -766,8 +767,10 @@ static void recv_on_control(dev_recv_t *r)
 {
     size_t capacity = (size_t)r->count * r->dt->size;
     r->bytes = r->ctl.bytes < capacity ? (size_t)r->ctl.bytes : capacity;
-    if (r->ctl.bytes > capacity)
+    if (r->ctl.bytes > capacity) {
+        r->truncated = true;
         r->error = MPI_ERR_TRUNCATE;
+    }
     ol_status_t rc = ol_ep_get(r->ctl.sender_world, &r->ep);
     if (rc != OL_OK) {
         r->error = rc;
@@ -790,7 +793,7 @@ static void recv_finish(dev_recv_t *r)
     if (r->landing.ptr)
         host_buf_free(&r->landing);
     /* a truncated message's status tells its size, as on the host paths */
-    r->done(r->ctx, r->error, r->error == MPI_ERR_TRUNCATE ? (size_t)r->ctl.bytes : r->bytes);
+    r->done(r->ctx, r->error, r->truncated ? (size_t)r->ctl.bytes : r->bytes);
     free(r);
 }
 

@@ -186,15 +186,18 @@ static inline void unlock(void)
 
 /* ---- record memory ------------------------------------------------------------ */
 
-/* Backlog and unexpected records come from two free lists, by the size of
- * their payload: up to SMALL_PAYLOAD (announcements, CMA references,
- * small messages) and up to eager_bytes. Up to KEEP_BYTES of freed records
- * stay on the lists instead of going back to malloc: a flood of eager sends
- * (the root of back-to-back broadcasts) queues a thousand records and frees
- * them all, and malloc then gave the pages back to the kernel, so the next
- * flood faulted on every page: a 2-rank osu_bcast of 4 KiB took 1.2-2.2 us
- * a call, 0.32 with malloc's trimming turned off. Callers hold lock(). */
-#define SMALL_PAYLOAD 64
+/* Backlog and unexpected records come from free lists, one per power of
+ * two of payload from 64 bytes to CLASS_PAYLOAD_MAX (larger payloads, from
+ * a raised P2P_SHM_EAGER_BYTES, use malloc). Up to KEEP_BYTES of freed
+ * records stay on the lists instead of going back to malloc: a flood of
+ * eager sends (the root of back-to-back broadcasts) queues a thousand
+ * records and frees them all, and malloc then gave the pages back to the
+ * kernel, so the next flood faulted on every page: a 2-rank osu_bcast of
+ * 4 KiB took 1.2-2.2 us a call, 0.32 with malloc's trimming turned off.
+ * Callers hold lock(). */
+#define CLASS_PAYLOAD_MIN 64
+#define CLASSES 7 /* 64 B .. 4 KiB */
+#define CLASS_PAYLOAD_MAX (CLASS_PAYLOAD_MIN << (CLASSES - 1))
 #define KEEP_BYTES (16u << 20)
 
 typedef union free_record {
@@ -202,7 +205,7 @@ typedef union free_record {
     max_align_t align;
 } free_record_t;
 
-static free_record_t *free_records[2]; /* small, full */
+static free_record_t *free_records[CLASSES];
 static size_t kept_bytes;
 
 /* Both kinds of record share the lists, so a block has room for the
@@ -210,11 +213,18 @@ static size_t kept_bytes;
 #define RECORD_HEADER sizeof(unexpected_t)
 _Static_assert(sizeof(backlog_record_t) <= RECORD_HEADER, "a backlog record fits a block");
 
-/* The size class of a record with `payload` bytes: 0, 1, or 2 (malloc). */
+/* The size class of a record with `payload` bytes (CLASSES: malloc), and
+ * the bytes of its block. */
 static int record_class(size_t payload, size_t *bytes)
 {
-    int c = payload <= SMALL_PAYLOAD ? 0 : payload <= eager_bytes ? 1 : 2;
-    *bytes = RECORD_HEADER + (c == 0 ? SMALL_PAYLOAD : c == 1 ? eager_bytes : payload);
+    if (payload > CLASS_PAYLOAD_MAX) {
+        *bytes = RECORD_HEADER + payload;
+        return CLASSES;
+    }
+    int c = 0;
+    while (((size_t)CLASS_PAYLOAD_MIN << c) < payload)
+        c++;
+    *bytes = RECORD_HEADER + ((size_t)CLASS_PAYLOAD_MIN << c);
     return c;
 }
 
@@ -222,7 +232,7 @@ static void *record_alloc(size_t payload)
 {
     size_t bytes;
     int c = record_class(payload, &bytes);
-    free_record_t *f = c < 2 ? free_records[c] : NULL;
+    free_record_t *f = c < CLASSES ? free_records[c] : NULL;
     if (!f)
         return malloc(bytes);
     free_records[c] = f->next;
@@ -234,7 +244,7 @@ static void record_free(void *record, size_t payload)
 {
     size_t bytes;
     int c = record_class(payload, &bytes);
-    if (c == 2 || kept_bytes + bytes > KEEP_BYTES) {
+    if (c == CLASSES || kept_bytes + bytes > KEEP_BYTES) {
         free(record);
         return;
     }
@@ -246,7 +256,7 @@ static void record_free(void *record, size_t payload)
 
 static void records_release(void)
 {
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < CLASSES; c++) {
         while (free_records[c]) {
             free_record_t *f = free_records[c];
             free_records[c] = f->next;
