@@ -81,18 +81,18 @@
  * On 2 processes of one host recursive doubling is one exchange of the
  * whole vector; since it sends straight from sendbuf and combines into
  * what arrived in recvbuf (no copy first), it beats Rabenseifner's two
- * exchanges of halves up to 512 KiB (2 ranks, medians of 5 alternating
- * runs, us):
+ * exchanges of halves below 64 KiB (2 ranks, medians of 5 alternating
+ * runs, two sessions, us):
  *
- *   bytes     rec.doubling  rabenseifner
- *   16 KiB        3.0           4.6
- *   32 KiB        5.4           6.3
- *   64 KiB       11.7          12.4
- *   128 KiB      22.8          22.6
- *   256 KiB      41.7          48.1
- *   512 KiB      86.4          89.6
- *   1 MiB       173.9         156.2
- *   2 MiB       473.5         301.7
+ *   bytes     rec.doubling   rabenseifner
+ *   16 KiB        3.0            4.6
+ *   32 KiB        5.4            6.3
+ *   64 KiB     11.7 / 11.7    12.4 /  9.5
+ *   128 KiB    22.8 / 21.1    22.6 / 16.2
+ *   256 KiB    41.7 / 44.6    48.1 / 45.6
+ *   512 KiB    86.4 / 85.1    89.6 / 87.2
+ *   1 MiB     173.9 / 166.9  156.2 / 146.3
+ *   2 MiB     473.5 / 327.7  301.7 / 267.1
  *
  * hence recursive doubling below ALLREDUCE_PAIR_RD_BYTES there. */
 #include "reduce_util.h"
@@ -140,7 +140,7 @@ static const ol_param_t params[] = {
      &ol_coll_reproducible},
     {"ALLREDUCE_SHORT_BYTES", OL_PARAM_INT, "16384",
      "allreduce: recursive doubling below this many bytes", &short_bytes},
-    {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "1048576",
+    {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "65536",
      "allreduce on 2 processes of one host: recursive doubling below this many bytes",
      &pair_rd_bytes},
     {"ALLREDUCE_NET_SHORT_BYTES", OL_PARAM_INT, "8192",
