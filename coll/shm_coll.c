@@ -40,7 +40,15 @@
  *   whole        19.4    25.8    37.1     72.2    125.4
  *   sliced       23.0    35.6    39.3     52.6     66.9
  *
- * hence COLL_SHM_SLICE_BYTES = 16 KiB. */
+ * hence COLL_SHM_SLICE_BYTES = 16 KiB. On 2 ranks, each on its own core,
+ * slicing wins from 2 KiB (osu_allreduce, medians of 5 alternating runs,
+ * us):
+ *
+ *   bytes       1 KiB   2 KiB   4 KiB   8 KiB   16 KiB
+ *   whole        0.41    0.73    1.17    2.44    3.34
+ *   sliced       0.47    0.61    0.93    1.84    3.35
+ *
+ * hence COLL_SHM_PAIR_SLICE_BYTES = 2 KiB. */
 #include "shm.h"
 #include "coll_select.h"
 #include "coll_util.h"
@@ -362,7 +370,8 @@ static ol_status_t copy_out_result(const call_t *c, MPI_Count count, void *dst)
 
 static bool sliced(const call_t *c, MPI_Count count)
 {
-    return bytes_of(count, c->a->recvtype) >= ol_coll_shm_slice_bytes && count >= c->p;
+    int from = c->p == 2 ? ol_coll_shm_pair_slice_bytes : ol_coll_shm_slice_bytes;
+    return bytes_of(count, c->a->recvtype) >= from && count >= c->p;
 }
 
 static ol_status_t allreduce(const call_t *c)
