@@ -385,8 +385,8 @@ static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
 
 /* Copies what fits of an OL_RING_CMA message out of its sender's memory:
  * straight into a contiguous receive, through a copy of the bytes into a
- * derived type. Returns the bytes copied and sets *st. */
-static size_t copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t address,
+ * derived type. Sets *st (truncated: the first bytes are in place). */
+static void copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t address,
                                size_t bytes, ucs_status_t *st)
 {
     size_t capacity = data_bytes(data);
@@ -405,7 +405,6 @@ static size_t copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t add
     }
     if (data->dt)
         free(landing);
-    return read ? n : 0;
 }
 
 /* A receive meets an OL_RING_CMA message: the copy waits for progress, not
@@ -436,14 +435,13 @@ static int copy_matched(void)
         if (!copies.head)
             copies.tail = NULL;
         ucs_status_t st;
-        size_t n = copy_from_sender(&r->data, r->sender, r->source.address, r->bytes, &st);
-        if (st == UCS_ERR_MESSAGE_TRUNCATED)
-            n = r->bytes;
+        copy_from_sender(&r->data, r->sender, r->source.address, r->bytes, &st);
+        bool arrived = st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED;
         ol_ring_envelope_t done = {.token = r->source.request, .kind = OL_RING_CMA_DONE};
         if (enqueue(r->sender, &done, NULL) != ENQUEUED)
             OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
                     "completed", r->sender, r->bytes);
-        recv_complete(r, st, r->sender_tag, n);
+        recv_complete(r, st, r->sender_tag, arrived ? r->bytes : 0);
         events++;
     }
     return events;

@@ -152,52 +152,43 @@ static MPI_Status *status_at(MPI_Status statuses[], int i)
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-/* The results of the n requests a call of several completions finished,
- * for their statuses' MPI_ERROR fields. MPI 3.2.5: the call writes those
- * fields if and only if it returns MPI_ERR_IN_STATUS, every one then (the
- * ones that succeeded get MPI_SUCCESS). */
+/* The results of a call of several completions, into its statuses.
+ * MPI 3.2.5: the call writes their MPI_ERROR fields if and only if it
+ * returns MPI_ERR_IN_STATUS, every one then (MPI_SUCCESS for those that
+ * succeeded). So a field keeps its value until the first error, which
+ * marks the statuses before it as succeeded; from there on each gets its
+ * result. No array of results: Waitall is on the hot path. */
 typedef struct {
-    int stack[16];
-    int *rc;
+    MPI_Status *statuses; /* or MPI_STATUSES_IGNORE */
     int errors;
 } results_t;
 
-static bool results_init(results_t *r, int n)
-{
-    r->rc = n <= (int)OL_ARRAY_SIZE(r->stack) ? r->stack : malloc(sizeof(int) * (size_t)n);
-    r->errors = 0;
-    return r->rc != NULL;
-}
-
-/* Result i: the status of req into st, MPI_ERROR kept as it was; the
+/* Result i: the status of req into st (statuses[i] or ignored); the
  * request is finished (freed unless persistent), or left as it is when
  * handle is NULL (MPI_Request_get_status_all and _some). */
-static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *req,
-                        MPI_Status *st)
+static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *req)
 {
+    MPI_Status *st = status_at(r->statuses, i);
     int kept = st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
+    int rc;
     if (is_inactive(req)) {
         set_empty(st);
-        r->rc[i] = MPI_SUCCESS;
+        rc = MPI_SUCCESS;
     } else if (handle) {
-        r->rc[i] = finish(handle, req, st);
+        rc = finish(handle, req, st);
     } else {
-        r->rc[i] = query_status(req);
+        rc = query_status(req);
         set_status(st, &req->status);
     }
+    if (rc != MPI_SUCCESS && r->errors++ == 0 && r->statuses != MPI_STATUSES_IGNORE)
+        for (int j = 0; j < i; j++)
+            r->statuses[j].MPI_ERROR = MPI_SUCCESS;
     if (st != MPI_STATUS_IGNORE)
-        st->MPI_ERROR = kept;
-    r->errors += r->rc[i] != MPI_SUCCESS;
+        st->MPI_ERROR = r->errors ? rc : kept;
 }
 
-/* MPI_ERR_IN_STATUS, with every status's error, or MPI_SUCCESS. */
-static int results_return(results_t *r, int n, MPI_Status statuses[])
+static int results_return(const results_t *r)
 {
-    if (r->errors && statuses != MPI_STATUSES_IGNORE)
-        for (int i = 0; i < n; i++)
-            statuses[i].MPI_ERROR = r->rc[i];
-    if (r->rc != r->stack)
-        free(r->rc);
     return r->errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
@@ -206,12 +197,10 @@ static int results_return(results_t *r, int n, MPI_Status statuses[])
 static int finish_all(int count, MPI_Request requests[], ol_request_t **reqs,
                       MPI_Status statuses[])
 {
-    results_t r;
-    if (!results_init(&r, count))
-        return MPI_ERR_NO_MEM;
+    results_t r = {statuses, 0};
     for (int i = 0; i < count; i++)
-        result_into(&r, i, &requests[i], reqs[i], status_at(statuses, i));
-    return results_return(&r, count, statuses);
+        result_into(&r, i, &requests[i], reqs[i]);
+    return results_return(&r);
 }
 
 typedef struct {
@@ -334,18 +323,16 @@ int ol_api_testany(int count, MPI_Request array_of_requests[], int *indx, int *f
 static int finish_some(int incount, MPI_Request requests[], ol_request_t **reqs, int *outcount,
                        int indices[], MPI_Status statuses[])
 {
-    results_t r;
-    if (!results_init(&r, incount))
-        return MPI_ERR_NO_MEM;
+    results_t r = {statuses, 0};
     int n = 0;
     for (int i = 0; i < incount; i++) {
         if (is_inactive(reqs[i]) || !ol_request_is_complete(reqs[i]))
             continue;
-        result_into(&r, n, &requests[i], reqs[i], status_at(statuses, n));
+        result_into(&r, n, &requests[i], reqs[i]);
         indices[n++] = i;
     }
     *outcount = n;
-    return results_return(&r, n, statuses);
+    return results_return(&r);
 }
 
 static int some(int incount, MPI_Request requests[], int *outcount, int indices[],
@@ -447,16 +434,11 @@ int ol_api_request_get_status_all(int count, const MPI_Request array_of_requests
     if (!all_complete(&w))
         ol_progress();
     *flag = all_complete(&w);
-    results_t r;
-    if (*flag && !results_init(&r, count))
-        rc = MPI_ERR_NO_MEM;
-    else if (*flag) {
-        for (int i = 0; i < count; i++)
-            result_into(&r, i, NULL, a.reqs[i], status_at(array_of_statuses, i));
-        rc = results_return(&r, count, array_of_statuses);
-    }
+    results_t r = {array_of_statuses, 0};
+    for (int i = 0; *flag && i < count; i++)
+        result_into(&r, i, NULL, a.reqs[i]);
     unload(&a);
-    return rc;
+    return results_return(&r);
 }
 
 int ol_api_request_get_status_some(int incount, const MPI_Request array_of_requests[],
@@ -472,21 +454,17 @@ int ol_api_request_get_status_some(int incount, const MPI_Request array_of_reque
         ol_progress();
         any_complete(&w);
     }
-    results_t r;
-    if (!results_init(&r, incount)) {
-        unload(&a);
-        return MPI_ERR_NO_MEM;
-    }
+    results_t r = {array_of_statuses, 0};
     int n = 0;
     for (int i = 0; w.index != MPI_UNDEFINED && i < incount; i++) {
         if (is_inactive(a.reqs[i]) || !ol_request_is_complete(a.reqs[i]))
             continue;
-        result_into(&r, n, NULL, a.reqs[i], status_at(array_of_statuses, n));
+        result_into(&r, n, NULL, a.reqs[i]);
         array_of_indices[n++] = i;
     }
     *outcount = w.index == MPI_UNDEFINED ? MPI_UNDEFINED : n;
     unload(&a);
-    return results_return(&r, n, array_of_statuses);
+    return results_return(&r);
 }
 
 /* ---- freeing, cancelling, starting ------------------------------------------- */

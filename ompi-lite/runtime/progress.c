@@ -1,8 +1,8 @@
 /* The progress engine's waiting loop, in three phases: poll UCX for spin_us
  * (0 when the host has fewer cores than local ranks); then keep polling but
  * give the core away between polls (sched_yield) for yield_us (parameter
- * YIELD_US); then sleep
- * on the worker's event fd until UCX signals an event.
+ * YIELD_US); then sleep on the worker's event fd until UCX signals an
+ * event.
  *
  * Why the yielding phase: a rank that sleeps at once costs its peer a
  * wakeup signal and itself the scheduler's latency on every message, while
