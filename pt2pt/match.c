@@ -447,23 +447,37 @@ static int copy_matched(void)
     return events;
 }
 
-/* A receive meets its message from world rank peer: bytes from the ring or
- * the unexpected queue (payload), an announcement, or where to copy the
- * bytes from. */
-static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *envelope,
-                    const void *payload)
+/* Lets go of the record a message came in once a receive has what it needs
+ * of it: the unexpected copy `kept`, or (NULL) the oldest record of the
+ * ring from world rank peer. */
+static void release_message(int peer, unexpected_t *kept)
 {
-    if (envelope->kind == OL_RING_ANNOUNCE) {
-        receive_announced(r, envelope);
-        return;
+    if (kept)
+        unexpected_free(kept);
+    else
+        ol_ring_consume(peer);
+}
+
+/* A receive meets its message from world rank peer: bytes in the record
+ * (payload), an announcement, or where to copy the bytes from. The record
+ * is let go of before the receive completes: its callback may post or send
+ * again, and find the ring moved on. */
+static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *record,
+                    const void *payload, unexpected_t *kept)
+{
+    ol_ring_envelope_t envelope = *record; /* the record goes first */
+    if (envelope.kind == OL_RING_ANNOUNCE) {
+        release_message(peer, kept);
+        receive_announced(r, &envelope);
+    } else if (envelope.kind == OL_RING_CMA) {
+        receive_from_sender(r, peer, &envelope, payload); /* keeps the reference */
+        release_message(peer, kept);
+    } else {
+        ucs_status_t st;
+        copy_out(&r->data, payload, envelope.bytes, &st);
+        release_message(peer, kept);
+        recv_complete(r, st, envelope.tag, envelope.bytes);
     }
-    if (envelope->kind == OL_RING_CMA) {
-        receive_from_sender(r, peer, envelope, payload);
-        return;
-    }
-    ucs_status_t st;
-    copy_out(&r->data, payload, envelope->bytes, &st);
-    recv_complete(r, st, envelope->tag, envelope->bytes);
 }
 
 /* The receiver of an OL_RING_CMA message is done with its bytes. */
@@ -541,8 +555,7 @@ static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const voi
 }
 
 /* Takes what the ring from peer holds, or up to the record that `until`
- * takes (NULL: all), setting *reached then. A record leaves the ring before
- * the receive's callback runs, which may post or send again. */
+ * takes (NULL: all), setting *reached then. */
 static int drain_ring(int peer, const local_recv_t *until, bool *reached)
 {
     int events = 0;
@@ -558,22 +571,12 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
         }
         local_recv_t *r = take_posted(envelope.tag);
         *reached = r != NULL && r == until; /* compared before a callback recycles r */
-        if (!r) {
+        if (r) {
+            deliver(r, peer, &envelope, payload, NULL);
+        } else {
             if (!keep_arrived(peer, &envelope, payload))
                 break; /* stays in the ring until memory is back */
             ol_ring_consume(peer);
-        } else if (envelope.kind == OL_RING_ANNOUNCE) {
-            ol_ring_consume(peer);
-            receive_announced(r, &envelope);
-        } else if (envelope.kind == OL_RING_CMA) {
-            ol_ring_cma_ref_t ref = *(const ol_ring_cma_ref_t *)payload;
-            ol_ring_consume(peer);
-            receive_from_sender(r, peer, &envelope, &ref);
-        } else {
-            ucs_status_t st;
-            copy_out(&r->data, payload, envelope.bytes, &st);
-            ol_ring_consume(peer);
-            recv_complete(r, st, envelope.tag, envelope.bytes);
         }
         events++;
         if (*reached)
@@ -810,8 +813,7 @@ void *ol_match_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
     unexpected_t *u = find_arrived(tag, mask);
     if (u) {
         unlink_arrived(u);
-        deliver(r, u->peer, &u->envelope, u->payload);
-        unexpected_free(u);
+        deliver(r, u->peer, &u->envelope, u->payload, u);
     } else {
         post(r);
         drain_rings_until(r); /* a message in a ring lands in the buffer without a copy between */
@@ -846,10 +848,8 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
     unexpected_t *u = message;
     lock();
     local_recv_t *r = recv_new(data, param);
-    if (r) {
-        deliver(r, u->peer, &u->envelope, u->payload);
-        unexpected_free(u);
-    }
+    if (r)
+        deliver(r, u->peer, &u->envelope, u->payload, u);
     unlock();
     if (!r) /* the message stays the caller's */
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);

@@ -1,7 +1,7 @@
 /* The predefined reduction operators: one loop per (op, C type), written
  * as plain indexed loops over restrict pointers so that the compiler
- * vectorises them (GCC 12 does at -O2), and a table from (op, datatype) to
- * the loop. */
+ * vectorises them (GCC 12 at -O2 with -fvect-cost-model=dynamic, which
+ * configure adds: see there), and a table from (op, datatype) to the loop. */
 #include "ol_op.h"
 
 #include <complex.h>
