@@ -80,20 +80,21 @@
  *
  * On 2 processes of one host recursive doubling is one exchange of the
  * whole vector; since it sends straight from sendbuf and combines into
- * what arrived in recvbuf (no copy first), it beats Rabenseifner's two
- * exchanges of halves below 64 KiB (2 ranks, medians of 5 alternating
- * runs, two sessions, us):
+ * what arrived in recvbuf (no copy first), and the reduction loops are
+ * vectorised, it beats Rabenseifner's two exchanges of halves up to 1 MiB
+ * (2 ranks, shared memory off, medians of 7 alternating runs, us):
  *
- *   bytes     rec.doubling   rabenseifner
- *   16 KiB        3.0            4.6
- *   32 KiB        5.4            6.3
- *   64 KiB     11.7 / 11.7    12.4 /  9.5
- *   128 KiB    22.8 / 21.1    22.6 / 16.2
- *   256 KiB    41.7 / 44.6    48.1 / 45.6
- *   512 KiB    86.4 / 85.1    89.6 / 87.2
- *   1 MiB     173.9 / 166.9  156.2 / 146.3
- *   2 MiB     473.5 / 327.7  301.7 / 267.1
+ *   bytes     rec.doubling   rabenseifner   ring
+ *   16 KiB        2.39           2.51        2.39
+ *   64 KiB        6.61           6.79        6.59
+ *   128 KiB      14.11          11.82       11.99
+ *   256 KiB      27.51          38.33       38.22
+ *   512 KiB      56.20          71.73       71.29
+ *   1 MiB       107.56         118.53      117.71
+ *   2 MiB       212.78         197.74      191.34
  *
+ * (at 128 KiB Rabenseifner's 64 KiB halves go eager, the whole vector by
+ * the single copy; the 1.6 us are not worth a second threshold),
  * hence recursive doubling below ALLREDUCE_PAIR_RD_BYTES there. */
 #include "reduce_util.h"
 
@@ -140,7 +141,7 @@ static const ol_param_t params[] = {
      &ol_coll_reproducible},
     {"ALLREDUCE_SHORT_BYTES", OL_PARAM_INT, "16384",
      "allreduce: recursive doubling below this many bytes", &short_bytes},
-    {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "65536",
+    {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "2097152",
      "allreduce on 2 processes of one host: recursive doubling below this many bytes",
      &pair_rd_bytes},
     {"ALLREDUCE_NET_SHORT_BYTES", OL_PARAM_INT, "8192",

@@ -107,9 +107,14 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * receiver copies once, out of the FIFO, instead of the segment's copy in
  * and copy out): 4/8/16/32 KiB 0.64/0.94/1.8/3.5 us against
  * 0.84/1.6/2.9/5.4 (allgather, quiet machine; alltoall alike), 1 KiB
- * even, below it the segment wins (0.19 against 0.24 us at 8 B). On 4
- * ranks the segment wins at every size up to its limit (bcast 0.9-4 us
- * against 0.7-50, reduce 0.8-63 against 2.3-180, at load 5). */
+ * even, below it the segment wins (0.19 against 0.24 us at 8 B). Since
+ * the reduction loops are vectorised, one message each way and a local
+ * reduction win from 4 KiB of vector for allreduce (4/8/16/32 KiB
+ * 0.70/1.29/2.13/3.69 us against 0.84/1.67/3.05/5.43, quiet machine,
+ * medians of 7 alternating runs) and at 32 KiB for reduce_scatter_block
+ * (2.60 against 3.46 us; 8/16 KiB 0.87/1.75 against 0.80/1.61, 9 runs).
+ * On 4 ranks the segment wins at every size up to its limit (bcast 0.9-4
+ * us against 0.7-50, reduce 0.8-63 against 2.3-180, at load 5). */
 static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
 {
     if (a->comm->size != 2)
@@ -119,6 +124,8 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     case OL_COLL_REDUCE: return true;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
+    case OL_COLL_ALLREDUCE: return slot_bytes >= 4096;
+    case OL_COLL_REDUCE_SCATTER_BLOCK: return slot_bytes >= 32768; /* the whole vector */
     default: return false;
     }
 }
