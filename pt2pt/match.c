@@ -6,12 +6,14 @@
  * the rings, every message to a rank of the job goes through the ring to
  * it, in order, which keeps MPI's non-overtaking rule:
  * - up to EAGER_BYTES, the bytes themselves (the send completes at once);
- * - contiguous ones from CMA_BYTES, their address: the receiver copies the
- *   bytes straight out of the sender's memory (process_vm_readv) when the
- *   announcement matches and says so through its ring to the sender, whose
- *   send (synchronous or not) then completes: one copy and no handshake
- *   but the two records (osu_bw 128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s);
- *   where the kernel forbids the copy, as below:
+ * - contiguous ones from CMA_BYTES, and those of more than a backlog copy
+ *   (BACKLOG_COPY_BYTES) that find the ring full, their address: the
+ *   receiver copies the bytes straight out of the sender's memory
+ *   (process_vm_readv) when the announcement matches and says so through
+ *   its ring to the sender, whose send (synchronous or not) then
+ *   completes: one copy and no handshake but the two records (osu_bw
+ *   128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s); where the kernel forbids the
+ *   copy, as below:
  * - other larger and synchronous sends, an announcement with a private UCX
  *   tag (the token), under which the data follows over UCX; the receiver
  *   posts a UCX receive of exactly that token when the announcement
@@ -44,17 +46,24 @@ static const ol_param_t match_params[] = {
      "point-to-point messages between ranks of a job that runs on one host go through "
      "shared-memory rings with ompi-lite's own matching (0: UCX's tag matching); every rank "
      "of the job must agree", &shm_param},
-    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "16384",
-     "messages of at most this many bytes are copied through the ring; larger ones are "
-     "announced there and their data goes over UCX (at most a quarter of the ring). UCX's "
-     "eager path costs a page fault per fresh buffer until its FIFO has gone round once "
-     "(2-rank MPI_Sendrecv of 8 KiB: 8-10 us for the first 256 calls, 1.4 us after): with "
-     "4096, 8-16 KiB MPI_Allreduce in batches of 20 calls took 10-23 us a call against "
-     "1.1-1.9 through the ring; osu_latency 8 KiB 0.73 -> 0.61 us, osu_bw 8-16 KiB 8.9-9.5 "
-     "-> 23-24 GB/s (medians of 5-7 alternating runs)",
+    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
+     "messages of at most this many bytes (and at most a quarter of the ring) are copied "
+     "through the ring; larger ones, and those that find the ring full, are announced there "
+     "and copied out of their sender (contiguous, where the kernel lets it) or their data "
+     "goes over UCX. UCX's eager path costs a page fault per fresh buffer until its FIFO has "
+     "gone round once (2-rank MPI_Sendrecv of 8 KiB: 8-10 us for the first 256 calls, 1.4 "
+     "us after); the rings are populated at start-up. 2 ranks, medians of 5-7 alternating "
+     "runs, eager up to 4 KiB (64 KiB rings) -> 64 KiB (256 KiB rings): osu_latency "
+     "8/64 KiB 0.73/3.31 -> 0.62/3.94 us; osu_bw 8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB "
+     "10.2 -> 12.3; osu_bibw 64 KiB 26.9 -> 22.3 (Open MPI 16.5); osu_bcast and "
+     "osu_allgather 32/64 KiB 15-30 -> 3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 "
+     "calls (coll_perf) 10-23 -> 1.1-1.9 us a call",
      &eager_param},
-    {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "65536",
-     "bytes of each ring from one rank to another (a power of two, at least 4096)", &ring_param},
+    {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "0",
+     "bytes of each ring from one rank to another (a power of two, at least 4096); 0: "
+     "262144 for jobs of up to 8 ranks, 65536 for larger ones (each rank's segment holds a "
+     "ring from every rank: 2 MiB at 8 ranks, 4 MiB at 64)",
+     &ring_param},
     {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "65537",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
@@ -758,13 +767,19 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     size_t bytes = data_bytes(data);
-    if (bytes >= cma_bytes && !data->dt && ol_ring_peer_reads_here(peer))
+    bool by_address = !data->dt && ol_ring_peer_reads_here(peer);
+    if (bytes >= cma_bytes && by_address)
         return send_by_address(peer, data, tag, param);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
         enqueue_result_t result = enqueue(peer, &envelope, data);
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+        /* Past a full ring the receiver copies it out of this buffer: an
+         * announcement's data would take UCX's eager path, whose fresh
+         * buffers fault (osu_bibw 32 KiB: 12.1 GB/s that way, 18.9 this). */
+        if (by_address)
+            return send_by_address(peer, data, tag, param);
     }
     ucp_tag_t token = next_token();
     ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,
@@ -994,12 +1009,21 @@ static bool is_power_of_two(size_t n)
     return n && (n & (n - 1)) == 0;
 }
 
+/* P2P_SHM_RING_BYTES, or its default for the job's size (0 for a negative
+ * setting). */
+static size_t ring_bytes_for_job(void)
+{
+    if (ring_param == 0)
+        return ol_rt.size <= 8 ? 262144 : 65536;
+    return ring_param > 0 ? (size_t)ring_param : 0;
+}
+
 /* Whether this rank offers the rings; the job uses them only if all do. */
-static bool offers_rings(void)
+static bool offers_rings(size_t ring_bytes)
 {
     if (!shm_param || ol_rt.size > max_procs_param)
         return false;
-    if (ring_param < 4096 || !is_power_of_two((size_t)ring_param)) {
+    if (ring_bytes < 4096 || !is_power_of_two(ring_bytes)) {
         OL_WARN("pt2pt", "OMPI_LITE_P2P_SHM_RING_BYTES=%d is not a power of two of at least "
                 "4096: point-to-point keeps UCX's shared memory", ring_param);
         return false;
@@ -1012,7 +1036,8 @@ ol_status_t ol_match_init(void)
     if (ol_rt.singleton || ol_rt.size < 2 || ol_rt.local_size != ol_rt.size)
         return OL_OK;
     bool usable;
-    ol_status_t rc = ol_ring_init((size_t)ring_param, offers_rings(), &usable);
+    size_t ring_bytes = ring_bytes_for_job();
+    ol_status_t rc = ol_ring_init(ring_bytes, offers_rings(ring_bytes), &usable);
     if (rc != OL_OK || !usable)
         return rc;
     backlogs = calloc((size_t)ol_rt.size, sizeof(*backlogs));
@@ -1028,9 +1053,9 @@ ol_status_t ol_match_init(void)
     ol_ucx_transport_packs_bytes = eager_bytes;
     post_wake_recv();
     ol_rt_channel = &channel;
-    OL_INFO("pt2pt", "matching over shared-memory rings of %d bytes, eager up to %zu bytes, "
+    OL_INFO("pt2pt", "matching over shared-memory rings of %zu bytes, eager up to %zu bytes, "
             "contiguous messages from %d bytes (0: none) copied out of their sender",
-            ring_param, eager_bytes, cma_param > 0 ? cma_param : 0);
+            ring_bytes, eager_bytes, cma_param > 0 ? cma_param : 0);
     return OL_OK;
 }
 

@@ -244,6 +244,21 @@ static void attach_rings(void)
     }
 }
 
+/* Each segment's owner maps it populated, but this process's mapping of a
+ * peer's segment would take a page fault per page of the ring it writes
+ * there on its first lap: 2-rank 4 KiB allreduces in batches of 20 calls
+ * took 2.4 instead of 0.6 us a call through 256 KiB rings. Touched here,
+ * before this rank's first record, while its rings are still all zero. */
+static void prefault_producer_rings(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (int r = 0; r < ol_rt.size; r++) {
+        volatile char *data = producers[r].ring->data;
+        for (size_t off = 0; off < ring_bytes; off += page)
+            data[off] = 0;
+    }
+}
+
 ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
 {
     *usable = false;
@@ -276,6 +291,7 @@ ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
         return rc;
     }
     attach_rings();
+    prefault_producer_rings();
     try_reading_peers();
     *usable = true;
     return OL_OK;
@@ -288,7 +304,7 @@ void ol_ring_finalize(void)
 
 size_t ol_ring_max_payload(void)
 {
-    return ring_bytes / 4; /* 16 KiB messages in the default 64 KiB rings */
+    return ring_bytes / 4;
 }
 
 /* ---- producer ----------------------------------------------------------- */
