@@ -82,7 +82,8 @@
  * whole vector; since it sends straight from sendbuf and combines into
  * what arrived in recvbuf (no copy first), and the reduction loops are
  * vectorised, it beats Rabenseifner's two exchanges of halves up to 1 MiB
- * (2 ranks, shared memory off, medians of 7 alternating runs, us):
+ * (2 ranks, shared memory off, medians of 7 alternating runs, us; with the
+ * rings' eager limit then at 4 KiB):
  *
  *   bytes     rec.doubling   rabenseifner   ring
  *   16 KiB        2.39           2.51        2.39
@@ -93,7 +94,7 @@
  *   1 MiB       107.56         118.53      117.71
  *   2 MiB       212.78         197.74      191.34
  *
- * (at 128 KiB Rabenseifner's 64 KiB halves go eager, the whole vector by
+ * (at 128 KiB Rabenseifner's 64 KiB halves went eager, the whole vector by
  * the single copy; the 1.6 us are not worth a second threshold),
  * hence recursive doubling below ALLREDUCE_PAIR_RD_BYTES there. */
 #include "reduce_util.h"

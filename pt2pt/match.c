@@ -6,9 +6,8 @@
  * the rings, every message to a rank of the job goes through the ring to
  * it, in order, which keeps MPI's non-overtaking rule:
  * - up to EAGER_BYTES, the bytes themselves (the send completes at once);
- * - contiguous ones from CMA_BYTES, and those of more than a backlog copy
- *   (BACKLOG_COPY_BYTES) that find the ring full, their address: the
- *   receiver copies the bytes straight out of the sender's memory
+ * - contiguous ones from CMA_BYTES, their address: the receiver copies
+ *   the bytes straight out of the sender's memory
  *   (process_vm_readv) when the announcement matches and says so through
  *   its ring to the sender, whose send (synchronous or not) then
  *   completes: one copy and no handshake but the two records (osu_bw
@@ -48,14 +47,13 @@ static const ol_param_t match_params[] = {
      "of the job must agree", &shm_param},
     {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
-     "through the ring; larger ones, and those that find the ring full, are announced there "
-     "and copied out of their sender (contiguous, where the kernel lets it) or their data "
-     "goes over UCX. UCX's eager path costs a page fault per fresh buffer until its FIFO has "
+     "through the ring; larger ones, and those of more than 2 KiB that find the ring full, "
+     "are announced there and their data goes over UCX. UCX's eager path costs a page fault per fresh buffer until its FIFO has "
      "gone round once (2-rank MPI_Sendrecv of 8 KiB: 8-10 us for the first 256 calls, 1.4 "
      "us after); the rings are populated at start-up. 2 ranks, medians of 5-7 alternating "
      "runs, eager up to 4 KiB (64 KiB rings) -> 64 KiB (256 KiB rings): osu_latency "
      "8/64 KiB 0.73/3.31 -> 0.62/3.94 us; osu_bw 8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB "
-     "10.2 -> 12.3; osu_bibw 64 KiB 26.9 -> 22.3 (Open MPI 16.5); osu_bcast and "
+     "10.2 -> 25.5; osu_bibw 32/64 KiB 28.5/26.9 -> 12.1/21.3 (Open MPI 12.9/16.5); osu_bcast and "
      "osu_allgather 32/64 KiB 15-30 -> 3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 "
      "calls (coll_perf) 10-23 -> 1.1-1.9 us a call",
      &eager_param},
@@ -67,8 +65,9 @@ static const ol_param_t match_params[] = {
     {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "65537",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
-     "(process_vm_readv) instead of taking them over UCX (0: never). Below it they keep "
-     "UCX's eager protocol, which measured faster up to 64 KiB (see UCX_SHM_RNDV_THRESH)",
+     "(process_vm_readv) instead of taking them over UCX (0: never). Below it they go "
+     "through the ring (P2P_SHM_EAGER_BYTES) or UCX's eager protocol, which measured "
+     "faster up to 64 KiB (see UCX_SHM_RNDV_THRESH)",
      &cma_param},
     {"P2P_SHM_MAX_PROCS", OL_PARAM_INT, "64",
      "the rings are used by jobs of at most this many ranks (each rank maps one ring per rank "
@@ -201,8 +200,9 @@ static inline void unlock(void)
 /* ---- record memory ------------------------------------------------------------ */
 
 /* Backlog and unexpected records come from free lists, one per power of
- * two of payload from 64 bytes to CLASS_PAYLOAD_MAX (larger payloads, from
- * a raised P2P_SHM_EAGER_BYTES, use malloc). Up to KEEP_BYTES of freed
+ * two of payload from 64 bytes to CLASS_PAYLOAD_MAX, the largest record of
+ * the rings' default sizes (larger ones, from a raised P2P_SHM_RING_BYTES,
+ * use malloc). Up to KEEP_BYTES of freed
  * records stay on the lists instead of going back to malloc: a flood of
  * eager sends (the root of back-to-back broadcasts) queues a thousand
  * records and frees them all, and malloc then gave the pages back to the
@@ -210,7 +210,7 @@ static inline void unlock(void)
  * 4 KiB took 1.2-2.2 us a call, 0.32 with malloc's trimming turned off.
  * Callers hold lock(). */
 #define CLASS_PAYLOAD_MIN 64
-#define CLASSES 7 /* 64 B .. 4 KiB */
+#define CLASSES 11 /* 64 B .. 64 KiB */
 #define CLASS_PAYLOAD_MAX (CLASS_PAYLOAD_MIN << (CLASSES - 1))
 #define KEEP_BYTES (16u << 20)
 
@@ -767,19 +767,13 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     size_t bytes = data_bytes(data);
-    bool by_address = !data->dt && ol_ring_peer_reads_here(peer);
-    if (bytes >= cma_bytes && by_address)
+    if (bytes >= cma_bytes && !data->dt && ol_ring_peer_reads_here(peer))
         return send_by_address(peer, data, tag, param);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
         enqueue_result_t result = enqueue(peer, &envelope, data);
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
-        /* Past a full ring the receiver copies it out of this buffer: an
-         * announcement's data would take UCX's eager path, whose fresh
-         * buffers fault (osu_bibw 32 KiB: 12.1 GB/s that way, 18.9 this). */
-        if (by_address)
-            return send_by_address(peer, data, tag, param);
     }
     ucp_tag_t token = next_token();
     ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,

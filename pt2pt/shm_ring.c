@@ -253,6 +253,8 @@ static void prefault_producer_rings(void)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     for (int r = 0; r < ol_rt.size; r++) {
+        if (r == ol_rt.rank)
+            continue; /* in this process's own segment */
         volatile char *data = producers[r].ring->data;
         for (size_t off = 0; off < ring_bytes; off += page)
             data[off] = 0;

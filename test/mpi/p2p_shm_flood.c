@@ -16,7 +16,9 @@
  *    other rank before it receives any. This needs the library to buffer
  *    small messages (it is not safe MPI), which ompi-lite does and must
  *    keep doing: a full ring must queue a small send, not block it.
- *    Received with MPI_ANY_SOURCE; each sender's order is checked.
+ *    Received with MPI_ANY_SOURCE; each sender's order is checked. Again
+ *    with NMID messages of 8 KiB and NLARGE of 32 KiB: eager sizes that
+ *    fill a ring after a few and must then still complete at once.
  * 4. Every other rank sends NLAST 1 KiB messages with MPI_Send and calls
  *    MPI_Finalize at once, while rank 0 sleeps 200 ms before receiving
  *    them: sends that have returned must still be delivered (the standard's
@@ -39,6 +41,10 @@ enum {
     NSMALL = 1000, /* part 3, per ordered pair */
     NLAST = 2000,  /* part 4, per sender */
     SMALL_BYTES = 64,
+    NMID = 100, /* part 3 again, with messages a ring holds a few of */
+    MID_BYTES = 8192,
+    NLARGE = 24,
+    LARGE_BYTES = 32768,
     TAG = 9,
 };
 
@@ -135,37 +141,39 @@ static void part2_send_flood(void)
         }
 }
 
-static void part3_all_to_all(void)
+/* Part 3: `count` blocking sends of `bytes` to every other rank, then the
+ * receives; `seed` tells the rounds apart. */
+static void part3_all_to_all(int bytes, int count, int seed)
 {
-    unsigned char buf[SMALL_BYTES + SHM_GUARD];
+    unsigned char *buf = shm_malloc((size_t)bytes + SHM_GUARD);
     int next[p2p_size];
 
-    for (int seq = 0; seq < NSMALL; seq++)
+    for (int seq = 0; seq < count; seq++)
         for (int j = 1; j < p2p_size; j++) {
             int dst = (p2p_rank + j) % p2p_size;
 
-            shm_make(buf, SMALL_BYTES, shm_msg_seed(3, p2p_rank, dst, seq));
-            p2p_check_ok("MPI_Send",
-                         MPI_Send(buf, SMALL_BYTES, MPI_BYTE, dst, TAG, MPI_COMM_WORLD));
+            shm_make(buf, (size_t)bytes, shm_msg_seed(seed, p2p_rank, dst, seq));
+            p2p_check_ok("MPI_Send", MPI_Send(buf, bytes, MPI_BYTE, dst, TAG, MPI_COMM_WORLD));
         }
     memset(next, 0, sizeof next);
-    for (int m = 0; m < NSMALL * (p2p_size - 1); m++) {
+    for (int m = 0; m < count * (p2p_size - 1); m++) {
         MPI_Status st;
         int src;
         char what[96];
 
-        shm_guard_set(buf + SMALL_BYTES);
-        p2p_check_ok("MPI_Recv",
-                     MPI_Recv(buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, TAG, MPI_COMM_WORLD, &st));
+        shm_guard_set(buf + bytes);
+        p2p_check_ok("MPI_Recv", MPI_Recv(buf, bytes + SHM_GUARD, MPI_BYTE, MPI_ANY_SOURCE, TAG,
+                                          MPI_COMM_WORLD, &st));
         src = st.MPI_SOURCE;
-        if (src < 0 || src >= p2p_size || src == p2p_rank || next[src] >= NSMALL)
-            p2p_die("part 3: receive %d: unexpected source %d", m, src);
-        snprintf(what, sizeof what, "part 3: message %d of rank %d", next[src], src);
-        p2p_check_status(what, &st, src, TAG, MPI_BYTE, SMALL_BYTES);
-        shm_check(what, buf, SMALL_BYTES, shm_msg_seed(3, src, p2p_rank, next[src]));
-        shm_guard_check(what, buf + SMALL_BYTES);
+        if (src < 0 || src >= p2p_size || src == p2p_rank || next[src] >= count)
+            p2p_die("part 3 (%d B): receive %d: unexpected source %d", bytes, m, src);
+        snprintf(what, sizeof what, "part 3: %d B message %d of rank %d", bytes, next[src], src);
+        p2p_check_status(what, &st, src, TAG, MPI_BYTE, bytes);
+        shm_check(what, buf, (size_t)bytes, shm_msg_seed(seed, src, p2p_rank, next[src]));
+        shm_guard_check(what, buf + bytes);
         next[src]++;
     }
+    free(buf);
 }
 
 /* Part 4: no barrier after the sends, the senders finalize at once. */
@@ -207,7 +215,11 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     part2_send_flood();
     MPI_Barrier(MPI_COMM_WORLD);
-    part3_all_to_all();
+    part3_all_to_all(SMALL_BYTES, NSMALL, 3);
+    MPI_Barrier(MPI_COMM_WORLD); /* a round's wildcard receives take only its messages */
+    part3_all_to_all(MID_BYTES, NMID, 5);
+    MPI_Barrier(MPI_COMM_WORLD);
+    part3_all_to_all(LARGE_BYTES, NLARGE, 6);
     MPI_Barrier(MPI_COMM_WORLD);
     part4_send_and_finalize();
     return 0;
