@@ -6,13 +6,12 @@
  * the rings, every message to a rank of the job goes through the ring to
  * it, in order, which keeps MPI's non-overtaking rule:
  * - up to EAGER_BYTES, the bytes themselves (the send completes at once);
- * - contiguous ones from CMA_BYTES, their address: the receiver copies
- *   the bytes straight out of the sender's memory
- *   (process_vm_readv) when the announcement matches and says so through
- *   its ring to the sender, whose send (synchronous or not) then
- *   completes: one copy and no handshake but the two records (osu_bw
- *   128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s); where the kernel forbids the
- *   copy, as below:
+ * - contiguous ones from CMA_BYTES, their address: the receiver copies the
+ *   bytes straight out of the sender's memory (process_vm_readv) when the
+ *   announcement matches and says so through its ring to the sender, whose
+ *   send (synchronous or not) then completes: one copy and no handshake
+ *   but the two records (osu_bw 128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s);
+ *   where the kernel forbids the copy, as below:
  * - other larger and synchronous sends, an announcement with a private UCX
  *   tag (the token), under which the data follows over UCX; the receiver
  *   posts a UCX receive of exactly that token when the announcement
@@ -48,14 +47,15 @@ static const ol_param_t match_params[] = {
     {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
      "through the ring; larger ones, and those of more than 2 KiB that find the ring full, "
-     "are announced there and their data goes over UCX. UCX's eager path costs a page fault per fresh buffer until its FIFO has "
-     "gone round once (2-rank MPI_Sendrecv of 8 KiB: 8-10 us for the first 256 calls, 1.4 "
-     "us after); the rings are populated at start-up. 2 ranks, medians of 5-7 alternating "
-     "runs, eager up to 4 KiB (64 KiB rings) -> 64 KiB (256 KiB rings): osu_latency "
-     "8/64 KiB 0.73/3.31 -> 0.62/3.94 us; osu_bw 8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB "
-     "10.2 -> 25.5; osu_bibw 32/64 KiB 28.5/26.9 -> 12.1/21.3 (Open MPI 12.9/16.5); osu_bcast and "
-     "osu_allgather 32/64 KiB 15-30 -> 3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 "
-     "calls (coll_perf) 10-23 -> 1.1-1.9 us a call",
+     "are announced there and their data goes over UCX. UCX's eager path costs a page "
+     "fault per fresh buffer until its FIFO has gone round once (2-rank MPI_Sendrecv of "
+     "8 KiB: 8-10 us for the first 256 calls, 1.4 us after); the rings are populated at "
+     "start-up. 2 ranks, medians of 5-7 alternating runs, eager up to 4 KiB (64 KiB rings) "
+     "-> 64 KiB (256 KiB rings): osu_latency 8/64 KiB 0.73/3.31 -> 0.62/3.94 us; osu_bw "
+     "8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB 10.2 -> 25.5; osu_bibw 32/64 KiB 28.5/26.9 "
+     "-> 27.2/24.3 (Open MPI 12.9/16.5); osu_bcast and osu_allgather 32/64 KiB 15-30 -> "
+     "3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 calls (coll_perf) 10-23 -> 1.1-1.9 "
+     "us a call",
      &eager_param},
     {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "0",
      "bytes of each ring from one rank to another (a power of two, at least 4096); 0: "
@@ -199,15 +199,15 @@ static inline void unlock(void)
 
 /* ---- record memory ------------------------------------------------------------ */
 
-/* Backlog and unexpected records come from free lists, one per power of
- * two of payload from 64 bytes to CLASS_PAYLOAD_MAX, the largest record of
- * the rings' default sizes (larger ones, from a raised P2P_SHM_RING_BYTES,
- * use malloc). Up to KEEP_BYTES of freed
- * records stay on the lists instead of going back to malloc: a flood of
- * eager sends (the root of back-to-back broadcasts) queues a thousand
- * records and frees them all, and malloc then gave the pages back to the
- * kernel, so the next flood faulted on every page: a 2-rank osu_bcast of
- * 4 KiB took 1.2-2.2 us a call, 0.32 with malloc's trimming turned off.
+/* Backlog and unexpected records come from free lists, one per power of two
+ * of payload from 64 bytes to CLASS_PAYLOAD_MAX, the largest record of the
+ * rings' default sizes (larger ones, from a raised P2P_SHM_RING_BYTES, use
+ * malloc). Up to KEEP_BYTES of freed records stay on the lists instead of
+ * going back to malloc: a flood of eager sends (the root of back-to-back
+ * broadcasts) queues a thousand records and frees them all, and malloc then
+ * gave the pages back to the kernel, so the next flood faulted on every
+ * page: a 2-rank osu_bcast of 4 KiB took 1.2-2.2 us a call, 0.32 with
+ * malloc's trimming turned off.
  * Callers hold lock(). */
 #define CLASS_PAYLOAD_MIN 64
 #define CLASSES 11 /* 64 B .. 64 KiB */
