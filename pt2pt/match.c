@@ -11,6 +11,7 @@
  *   announcement matches and says so through its ring to the sender, whose
  *   send (synchronous or not) then completes: one copy and no handshake
  *   but the two records (osu_bw 128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s);
+ *   a sender waiting meanwhile copies part of it too (shm_copy.h);
  *   where the kernel forbids the copy, as below:
  * - other larger and synchronous sends, an announcement with a private UCX
  *   tag (the token), under which the data follows over UCX; the receiver
@@ -28,16 +29,19 @@
 #include "endpoint.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
+#include "shm_copy.h"
 #include "shm_ring.h"
 #include "tag_layout.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- parameters ------------------------------------------------------------ */
 
 static int shm_param, eager_param, ring_param, max_procs_param, cma_param;
+static int shared_copy_param, shared_chunk_param;
 
 static const ol_param_t match_params[] = {
     {"P2P_SHM", OL_PARAM_INT, "1",
@@ -69,6 +73,16 @@ static const ol_param_t match_params[] = {
      "through the ring (P2P_SHM_EAGER_BYTES) or UCX's eager protocol, which measured "
      "faster up to 64 KiB (see UCX_SHM_RNDV_THRESH)",
      &cma_param},
+    {"P2P_SHM_SHARED_COPY_BYTES", OL_PARAM_INT, "131072",
+     "a message copied out of its sender's memory (P2P_SHM_CMA_BYTES) of at least this many "
+     "bytes is copied by both ranks at once when its sender waits in MPI meanwhile: the "
+     "receiver reads chunks and the sender writes the others (0: never; only while the job "
+     "has no more ranks than the host has cores)",
+     &shared_copy_param},
+    {"P2P_SHM_SHARED_COPY_CHUNK", OL_PARAM_INT, "262144",
+     "the most bytes of a chunk that one of the two ranks of a shared copy takes at a time "
+     "(a message is cut in halves up to that)",
+     &shared_chunk_param},
     {"P2P_SHM_MAX_PROCS", OL_PARAM_INT, "64",
      "the rings are used by jobs of at most this many ranks (each rank maps one ring per rank "
      "of the job from every rank)", &max_procs_param},
@@ -100,11 +114,14 @@ typedef struct local_recv {
     ucs_status_t status;
     recv_state_t state;
     bool freed;
-    struct local_recv *prev, *next; /* the posted queue; the copy queue; the free list */
-    /* An OL_RING_CMA message matched, waiting in the copy queue: */
+    /* the posted queue; the copy or the finishing queue; the free list */
+    struct local_recv *prev, *next;
+    /* An OL_RING_CMA message matched: */
     int sender;              /* world rank */
     size_t bytes;
     ol_ring_cma_ref_t source;
+    void *landing;           /* where its bytes go: the buffer, or a copy for a derived type */
+    size_t landed;           /* what fits of them */
 } local_recv_t;
 
 /* A send whose receiver copies the bytes out of this process (OL_RING_CMA);
@@ -112,6 +129,7 @@ typedef struct local_recv {
 typedef struct {
     ucp_send_nbx_callback_t callback; /* NULL: the caller polls the status */
     void *user_data;
+    uint32_t copy_slot; /* shm_copy.h */
     bool done, freed;
 } local_send_t;
 
@@ -146,6 +164,7 @@ static struct {
 static struct {
     local_recv_t *head, *tail;
 } copies; /* receives whose bytes wait to be copied out of their sender */
+static local_recv_t *finishing; /* receives whose senders still copy chunks (shm_copy.h) */
 static local_recv_t *free_recvs;
 static backlog_t *backlogs;  /* by world rank */
 static int backlogged;       /* peers with a backlog */
@@ -397,28 +416,52 @@ typedef enum { ENQUEUED, RING_FULL, NO_MEMORY } enqueue_result_t;
 static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
                                 const ol_ucx_data_t *data);
 
-/* Copies what fits of an OL_RING_CMA message out of its sender's memory:
- * straight into a contiguous receive, through a copy of the bytes into a
- * derived type. Sets *st (truncated: the first bytes are in place). */
-static void copy_from_sender(const ol_ucx_data_t *data, int peer, uint64_t address,
-                               size_t bytes, ucs_status_t *st)
+/* Starts copying what fits of an OL_RING_CMA message out of its sender's
+ * memory: straight into a contiguous receive, into a copy of the bytes for
+ * a derived type. */
+static ol_shm_copy_state_t copy_begin(local_recv_t *r)
 {
-    size_t capacity = data_bytes(data);
-    size_t n = bytes <= capacity ? bytes : capacity;
-    void *landing = data->dt ? malloc(n ? n : 1) : data->buffer;
-    /* A receive of nothing (truncated to 0 bytes) may have no buffer. */
-    bool read = n == 0 || (landing && ol_ring_read_peer(peer, landing, address, n));
-    if (!read) {
-        OL_WARN("pt2pt", "cannot copy a message of %zu bytes out of rank %d: %s", bytes, peer,
-                 landing ? strerror(errno) : "out of memory");
-        *st = landing ? UCS_ERR_IO_ERROR : UCS_ERR_NO_MEMORY;
-    } else {
-        if (data->dt)
-            ol_dt_unpack_first(data->dt, data->buffer, (MPI_Count)data->count, landing, n);
-        *st = bytes <= capacity ? UCS_OK : UCS_ERR_MESSAGE_TRUNCATED;
+    size_t capacity = data_bytes(&r->data);
+    r->landed = r->bytes <= capacity ? r->bytes : capacity;
+    r->landing = r->data.dt ? malloc(r->landed ? r->landed : 1) : r->data.buffer;
+    if (r->landed == 0) /* a receive of nothing may have no buffer */
+        return OL_SHM_COPY_DONE;
+    if (!r->landing) {
+        errno = ENOMEM;
+        return OL_SHM_COPY_FAILED;
     }
-    if (data->dt)
-        free(landing);
+    return ol_shm_copy_receive(r->sender, r->source.copy_slot, r->landing, r->source.address,
+                               r->landed);
+}
+
+static ol_shm_copy_state_t copy_check(local_recv_t *r)
+{
+    return ol_shm_copy_check(r->sender, r->source.copy_slot, r->landing, r->source.address,
+                             r->landed);
+}
+
+/* The copy has ended: the sender learns that its buffer is free again, and
+ * the receive completes (truncated: the first bytes are in place). */
+static void copy_end(local_recv_t *r, ol_shm_copy_state_t state)
+{
+    ucs_status_t st;
+    if (state == OL_SHM_COPY_FAILED) {
+        OL_WARN("pt2pt", "cannot copy a message of %zu bytes out of rank %d: %s", r->bytes,
+                r->sender, strerror(errno));
+        st = errno == ENOMEM ? UCS_ERR_NO_MEMORY : UCS_ERR_IO_ERROR;
+    } else {
+        if (r->data.dt)
+            ol_dt_unpack_first(r->data.dt, r->data.buffer, (MPI_Count)r->data.count, r->landing,
+                               r->landed);
+        st = r->landed == r->bytes ? UCS_OK : UCS_ERR_MESSAGE_TRUNCATED;
+    }
+    if (r->data.dt)
+        free(r->landing);
+    ol_ring_envelope_t done = {.token = r->source.request, .kind = OL_RING_CMA_DONE};
+    if (enqueue(r->sender, &done, NULL) != ENQUEUED)
+        OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
+                "completed", r->sender, r->bytes);
+    recv_complete(r, st, r->sender_tag, state == OL_SHM_COPY_FAILED ? 0 : r->bytes);
 }
 
 /* A receive meets an OL_RING_CMA message: the copy waits for progress, not
@@ -438,8 +481,9 @@ static void receive_from_sender(local_recv_t *r, int peer, const ol_ring_envelop
     copies.tail = r;
 }
 
-/* Copies the bytes of matched OL_RING_CMA messages, tells each sender
- * (whose buffer is then free again), and completes the receives. */
+/* Copies the bytes of matched OL_RING_CMA messages and completes their
+ * receives; one whose sender still copies a chunk waits in the finishing
+ * queue, and this rank goes on with the next. */
 static int copy_matched(void)
 {
     int events = 0;
@@ -448,14 +492,30 @@ static int copy_matched(void)
         copies.head = r->next;
         if (!copies.head)
             copies.tail = NULL;
-        ucs_status_t st;
-        copy_from_sender(&r->data, r->sender, r->source.address, r->bytes, &st);
-        bool arrived = st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED;
-        ol_ring_envelope_t done = {.token = r->source.request, .kind = OL_RING_CMA_DONE};
-        if (enqueue(r->sender, &done, NULL) != ENQUEUED)
-            OL_WARN("pt2pt", "out of memory: rank %d never learns that its send of %zu bytes "
-                    "completed", r->sender, r->bytes);
-        recv_complete(r, st, r->sender_tag, arrived ? r->bytes : 0);
+        ol_shm_copy_state_t state = copy_begin(r);
+        if (state == OL_SHM_COPY_SENDER_BUSY) {
+            r->next = finishing;
+            finishing = r;
+        } else {
+            copy_end(r, state);
+        }
+        events++;
+    }
+    return events;
+}
+
+static int finish_copies(void)
+{
+    int events = 0;
+    for (local_recv_t **at = &finishing; *at;) {
+        local_recv_t *r = *at;
+        ol_shm_copy_state_t state = copy_check(r);
+        if (state == OL_SHM_COPY_SENDER_BUSY) {
+            at = &r->next;
+            continue;
+        }
+        *at = r->next;
+        copy_end(r, state);
         events++;
     }
     return events;
@@ -501,6 +561,7 @@ static void send_complete(uint64_t request)
     ucp_send_nbx_callback_t callback = send->callback;
     void *user_data = send->user_data;
     bool freed = send->freed;
+    ol_shm_copy_withdraw(send->copy_slot);
     __atomic_store_n(&send->done, true, __ATOMIC_RELEASE); /* a poller may free it now */
     if (callback)
         callback(send_handle_of(send), UCS_OK, user_data); /* which frees it */
@@ -748,12 +809,19 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
                            .user_data = param->op_attr_mask & UCP_OP_ATTR_FIELD_USER_DATA
                                             ? param->user_data
                                             : NULL};
+    lock();
+    send->copy_slot = ol_shm_copy_offer(peer, data->buffer, data->count);
+    unlock();
     ol_ring_cma_ref_t ref = {.address = (uint64_t)(uintptr_t)data->buffer,
-                             .request = (uint64_t)(uintptr_t)send};
+                             .request = (uint64_t)(uintptr_t)send,
+                             .copy_slot = send->copy_slot};
     ol_ucx_data_t ref_bytes;
     ol_ucx_describe_bytes(&ref, sizeof(ref), &ref_bytes);
     ol_ring_envelope_t envelope = {.tag = tag, .bytes = data->count, .kind = OL_RING_CMA};
     if (enqueue(peer, &envelope, &ref_bytes) != ENQUEUED) {
+        lock();
+        ol_shm_copy_withdraw(send->copy_slot);
+        unlock();
         free(send);
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     }
@@ -935,6 +1003,10 @@ static int channel_progress(void)
         events += flush_backlogs();
     if (copies.head)
         events += copy_matched();
+    if (finishing)
+        events += finish_copies();
+    if (ol_shm_copy_offers_out())
+        events += ol_shm_copy_progress(!posted.head && !finishing);
     if (OL_UNLIKELY(wake_needed) && !wake_stopping)
         post_wake_recv();
     unlock();
@@ -947,10 +1019,12 @@ static bool channel_sleep_begin(void)
     return !ol_ring_any_pending();
 }
 
-/* Records wait for room in a ring: the peer that makes room wakes nobody. */
+/* Records wait for room in a ring, or receives for a sender's last chunks:
+ * the peer that makes room or copies the chunk wakes nobody. */
 static bool channel_owes_progress(void)
 {
-    return __atomic_load_n(&backlogged, __ATOMIC_RELAXED) > 0;
+    return __atomic_load_n(&backlogged, __ATOMIC_RELAXED) > 0 ||
+           __atomic_load_n(&finishing, __ATOMIC_RELAXED) != NULL;
 }
 
 static void channel_close(void);
@@ -1025,6 +1099,16 @@ static bool offers_rings(size_t ring_bytes)
     return true;
 }
 
+/* A shared copy needs its sender running while its receiver copies: not
+ * when ranks wait for a core (more ranks than cores). */
+static void init_shared_copies(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    bool shared = shared_copy_param >= 8192 && shared_chunk_param >= 4096 && ol_rt.size <= cores;
+    ol_shm_copy_init(shared ? (size_t)shared_copy_param : 0,
+                     shared ? (size_t)shared_chunk_param : 0);
+}
+
 ol_status_t ol_match_init(void)
 {
     if (ol_rt.singleton || ol_rt.size < 2 || ol_rt.local_size != ol_rt.size)
@@ -1043,6 +1127,7 @@ ol_status_t ol_match_init(void)
     eager_bytes = eager_param < 0 ? 0 : (size_t)eager_param < largest ? (size_t)eager_param
                                                                       : largest;
     cma_bytes = cma_param > 0 ? (size_t)cma_param : SIZE_MAX;
+    init_shared_copies();
     rings = true;
     ol_ucx_transport_packs_bytes = eager_bytes;
     post_wake_recv();
@@ -1091,6 +1176,7 @@ static void channel_close(void)
     ol_rt_channel = NULL;
     rings = false;
     ol_ucx_transport_packs_bytes = 0;
+    ol_shm_copy_finalize();
     ol_ring_finalize();
     while (arrived.head) {
         unexpected_t *u = arrived.head;

@@ -4,6 +4,7 @@
 #include "ol_log.h"
 #include "ol_runtime.h"
 #include "ol_shm_names.h"
+#include "shm_copy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,9 +86,17 @@ static size_t round_to_line(size_t bytes)
     return (bytes + LINE - 1) & ~(size_t)(LINE - 1);
 }
 
+/* A segment: its header, the slots of its owner's shared copies
+ * (shm_copy.h), then the rings. */
 static ring_t *ring_in(char *segment, int from)
 {
-    return (ring_t *)(segment + sizeof(segment_header_t) + (size_t)from * (LINE + ring_bytes));
+    return (ring_t *)(segment + sizeof(segment_header_t) + OL_SHM_COPY_AREA_BYTES +
+                      (size_t)from * (LINE + ring_bytes));
+}
+
+void *ol_ring_copy_area(int rank)
+{
+    return segments[rank] + sizeof(segment_header_t);
 }
 
 static segment_header_t *header_of(int rank)
@@ -189,23 +198,35 @@ static void introduce_self(void)
     own->probe_address = (uint64_t)(uintptr_t)&cma_probe;
 }
 
-bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes)
+/* Moves `bytes` between here and `address` in world rank peer's memory,
+ * in calls of at most what Linux moves in one (2 GiB - 4 KiB). */
+static bool move_with_peer(int peer, char *here, uint64_t address, size_t bytes, bool to_peer)
 {
     pid_t pid = header_of(peer)->pid;
-    char *to = dst;
-    while (bytes > 0) { /* Linux moves at most 2 GiB - 4 KiB a call */
-        struct iovec local = {to, bytes}, remote = {(void *)(uintptr_t)address, bytes};
-        ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    while (bytes > 0) {
+        struct iovec local = {here, bytes}, remote = {(void *)(uintptr_t)address, bytes};
+        ssize_t n = to_peer ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+                            : process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if (n <= 0) {
             if (n == 0)
                 errno = EFAULT;
             return false;
         }
-        to += n;
+        here += n;
         address += (uint64_t)n;
         bytes -= (size_t)n;
     }
     return true;
+}
+
+bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes)
+{
+    return move_with_peer(peer, dst, address, bytes, false);
+}
+
+bool ol_ring_write_peer(int peer, uint64_t address, const void *src, size_t bytes)
+{
+    return move_with_peer(peer, (char *)src, address, bytes, true);
 }
 
 /* Each rank tells the producer of each of its rings whether it can read the
@@ -222,6 +243,11 @@ static void try_reading_peers(void)
         __atomic_store_n(&consumers[r].ring->cma, works ? CMA_WORKS : CMA_REFUSED,
                          __ATOMIC_RELEASE);
     }
+}
+
+bool ol_ring_reads_peer(int peer)
+{
+    return __atomic_load_n(&consumers[peer].ring->cma, __ATOMIC_RELAXED) == CMA_WORKS;
 }
 
 bool ol_ring_peer_reads_here(int peer)
@@ -265,7 +291,8 @@ ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
 {
     *usable = false;
     ring_bytes = bytes_per_ring;
-    segment_bytes = sizeof(segment_header_t) + (size_t)ol_rt.size * (LINE + ring_bytes);
+    segment_bytes = sizeof(segment_header_t) + OL_SHM_COPY_AREA_BYTES +
+                    (size_t)ol_rt.size * (LINE + ring_bytes);
     segments = calloc((size_t)ol_rt.size, sizeof(*segments));
     producers = calloc((size_t)ol_rt.size, sizeof(*producers));
     consumers = calloc((size_t)ol_rt.size, sizeof(*consumers));

@@ -1,8 +1,9 @@
 /* Shared-memory rings between the ranks of one host, private to pt2pt/:
  * the transport of match.c's own matching (see there for what travels).
  *
- * Each rank owns one segment in /dev/shm that holds a ring from every rank
- * of the job (itself included) to it. A ring is single-producer,
+ * Each rank owns one segment in /dev/shm that holds the slots of the copies
+ * it shares with its receivers (shm_copy.h) and a ring from every rank of
+ * the job (itself included) to it. A ring is single-producer,
  * single-consumer: records of a 40-byte header and a payload, each starting
  * on a cache line. The producer writes the payload and the header, then the
  * header's seal (the record's position + 1) last; the consumer polls the
@@ -46,6 +47,8 @@ typedef struct {
 typedef struct {
     uint64_t address; /* in the sender's memory */
     uint64_t request; /* the sender's, handed back in OL_RING_CMA_DONE */
+    uint32_t copy_slot; /* the sender's slot for sharing the copy (shm_copy.h) */
+    uint32_t unused;
 } ol_ring_cma_ref_t;
 
 /* The bytes of a record after its header. */
@@ -87,9 +90,17 @@ bool ol_ring_any_pending(void);
  * memory (process_vm_readv, which a kernel or container may forbid); false
  * until it has looked, at the end of ol_ring_init. */
 bool ol_ring_peer_reads_here(int peer);
-/* Copies `bytes` at `address` in world rank peer's memory to dst; false
- * (errno set) when the kernel refuses or moves less. */
+/* Whether this rank found that it can read world rank peer's memory (and
+ * so write it: the kernel asks the same of both). */
+bool ol_ring_reads_peer(int peer);
+/* Copies `bytes` at `address` in world rank peer's memory to dst, or from
+ * src to there; false (errno set) when the kernel refuses or moves less. */
 bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes);
+bool ol_ring_write_peer(int peer, uint64_t address, const void *src, size_t bytes);
+
+/* The OL_SHM_COPY_AREA_BYTES of world rank's segment that its shared
+ * copies use (shm_copy.h); zero at first. */
+void *ol_ring_copy_area(int rank);
 
 /* Counts a wake-up message sent to world rank peer (in its segment), and
  * those sent to this rank: it takes them all before UCX stops. */

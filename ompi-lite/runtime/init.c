@@ -1,6 +1,6 @@
 /* Process start and end: parameters, PMIx (or singleton), UCX context and
  * worker, and the publication of this rank's UCX address. */
-#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, process_vm_readv */
 #include "ol_accel.h"
 #include "ol_log.h"
 #include "ol_params.h"
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define UCX_ADDRESS_KEY "ol.ucx.addr"
@@ -81,6 +82,17 @@ static bool peers_over_shm_and_tcp(void)
     return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !host_has_rdma_device();
 }
 
+/* Whether the kernel lets this process read and write another's memory,
+ * tried on itself: a container may forbid either, and UCX then leaves its
+ * cma transport out. */
+static bool kernel_allows_cma(void)
+{
+    uint64_t word = 1, copy = 0;
+    struct iovec here = {&copy, sizeof(copy)}, there = {&word, sizeof(word)};
+    return process_vm_readv(getpid(), &here, 1, &there, 1, 0) == sizeof(word) &&
+           process_vm_writev(getpid(), &here, 1, &there, 1, 0) == sizeof(word);
+}
+
 /* UCX settings whose defaults ompi-lite changes (each a row of the parameter
  * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
  * A setting is applied with ucp_config_modify only where the user has set
@@ -105,9 +117,10 @@ static const struct {
     {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only, false},
     {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp,
      false},
-    /* Not where the user picks the transports: were cma not among them,
-     * UCX would warn of an unused variable. */
-    {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", NULL, true},
+    /* Not where the user picks the transports or the kernel forbids cma:
+     * were cma not among them, UCX would warn of an unused variable. */
+    {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
+     true},
 };
 
 static bool user_set_any(const char *vars)

@@ -21,7 +21,8 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_threads \
 	test/mpi/p2p_shm_threads_mprobe \
 	test/mpi/p2p_shm_wake \
-	test/mpi/p2p_shm_backlog
+	test/mpi/p2p_shm_backlog \
+	test/mpi/p2p_shm_shared
 check_PROGRAMS += $(p2p_shm_programs)
 # p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
 # rings; p2p_shm_nocma.sh runs it and p2p_shm_truncate where the kernel
@@ -31,7 +32,8 @@ p2p_shm_scripts = $(p2p_shm_programs:=.sh) test/mpi/p2p_shm_fallback.sh \
 TESTS += $(p2p_shm_scripts)
 EXTRA_DIST += $(p2p_shm_scripts)
 
-# The LD_PRELOAD shim of p2p_shm_nocma: a libtool module, never installed.
+# The LD_PRELOAD shim of p2p_shm_nocma and p2p_shm_shared: a libtool module,
+# never installed.
 check_LTLIBRARIES += test/mpi/deny_cma.la
 test_mpi_deny_cma_la_SOURCES = test/mpi/deny_cma.c
 test_mpi_deny_cma_la_LDFLAGS = -module -avoid-version -rpath /nowhere
@@ -99,3 +101,8 @@ test_mpi_p2p_shm_backlog_SOURCES = test/mpi/p2p_shm_backlog.c test/mpi/p2p_util.
 test_mpi_p2p_shm_backlog_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_shm_backlog_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_shm_backlog_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_shm_shared_SOURCES = test/mpi/p2p_shm_shared.c $(P2P_SHM_UTIL)
+test_mpi_p2p_shm_shared_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_shm_shared_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_shm_shared_LDFLAGS = $(MPI_TEST_LINK_FLAGS)

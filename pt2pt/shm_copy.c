@@ -1,0 +1,233 @@
+/* A large message's copy shared by its receiver and its sender: see
+ * shm_copy.h. */
+#include "shm_copy.h"
+#include "ol_common.h"
+#include "ol_log.h"
+#include "ol_runtime.h"
+#include "shm_ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SLOT_IDLE, SLOT_OFFERED, SLOT_STARTED };
+
+/* A slot, in its sender's segment. The sender resets it before it
+ * publishes the message's record; the receiver fills in where the bytes go,
+ * then marks it started; both claim chunks and count those copied. */
+typedef struct {
+    uint32_t state;
+    uint32_t sender_failed; /* a chunk the sender could not write */
+    int32_t receiver_error; /* errno of a chunk the receiver could not read */
+    uint32_t unused;
+    uint64_t target;        /* the receiver's buffer */
+    uint64_t bytes;         /* what the receiver takes of the message */
+    uint64_t chunk_bytes;
+    uint64_t claimed;       /* chunks */
+    uint64_t copied;        /* chunks */
+    char pad[64 - 56];
+} slot_t;
+
+/* A rank's copy area: whether it waits in progress with nothing of its own
+ * to do, so its receivers cut its messages in chunks, on a line of its own;
+ * then the slots. */
+typedef struct {
+    uint32_t helping;
+    char pad[64 - 4];
+    slot_t slots[OL_SHM_COPY_SLOTS];
+} area_t;
+
+_Static_assert(sizeof(area_t) == OL_SHM_COPY_AREA_BYTES, "a line, then a slot a line");
+
+/* What the sender alone knows of its offers. */
+typedef struct {
+    int receiver;
+    const char *source;
+    bool finished; /* no chunk left to claim */
+} offer_t;
+
+static size_t min_bytes;   /* 0: no sharing */
+static size_t max_chunk_bytes;
+static uint64_t offered;   /* a bit per slot of ours that is out */
+static bool helping;       /* as said in our area */
+static bool *unwritable;   /* by world rank: a write into its memory failed */
+static offer_t offers[OL_SHM_COPY_SLOTS];
+
+void ol_shm_copy_init(size_t min_shared, size_t chunk)
+{
+    unwritable = calloc((size_t)ol_rt.size, sizeof(*unwritable));
+    min_bytes = unwritable ? min_shared : 0;
+    max_chunk_bytes = chunk;
+    offered = 0;
+    helping = false;
+}
+
+void ol_shm_copy_finalize(void)
+{
+    free(unwritable);
+    unwritable = NULL;
+}
+
+static area_t *area_of(int owner)
+{
+    return ol_ring_copy_area(owner);
+}
+
+static slot_t *slot_of(int owner, uint32_t index)
+{
+    return &area_of(owner)->slots[index];
+}
+
+static void say_helping(bool now)
+{
+    if (now != helping) {
+        helping = now;
+        __atomic_store_n(&area_of(ol_rt.rank)->helping, now, __ATOMIC_RELAXED);
+    }
+}
+
+uint32_t ol_shm_copy_offer(int receiver, const void *source, size_t bytes)
+{
+    if (min_bytes == 0 || bytes < min_bytes || receiver == ol_rt.rank ||
+        offered == UINT64_MAX || unwritable[receiver] || !ol_ring_reads_peer(receiver))
+        return OL_SHM_COPY_NONE;
+    uint32_t index = (uint32_t)__builtin_ctzll(~offered);
+    slot_t *s = slot_of(ol_rt.rank, index);
+    s->sender_failed = 0;
+    s->receiver_error = 0;
+    s->claimed = 0;
+    s->copied = 0;
+    /* Seen by the receiver through the record's publication, which orders
+     * these stores before it. */
+    s->state = SLOT_OFFERED;
+    offers[index] = (offer_t){.receiver = receiver, .source = source};
+    offered |= UINT64_C(1) << index;
+    return index;
+}
+
+void ol_shm_copy_withdraw(uint32_t index)
+{
+    if (index == OL_SHM_COPY_NONE)
+        return;
+    slot_of(ol_rt.rank, index)->state = SLOT_IDLE;
+    offered &= ~(UINT64_C(1) << index);
+    if (!offered)
+        say_helping(false);
+}
+
+bool ol_shm_copy_offers_out(void)
+{
+    return offered != 0;
+}
+
+static size_t chunk_length(const slot_t *s, uint64_t chunk, uint64_t *offset)
+{
+    *offset = chunk * s->chunk_bytes;
+    return s->bytes - *offset < s->chunk_bytes ? s->bytes - *offset : s->chunk_bytes;
+}
+
+static uint64_t chunk_count(const slot_t *s)
+{
+    return (s->bytes + s->chunk_bytes - 1) / s->chunk_bytes;
+}
+
+/* The receiver copies the whole message again, and alone from now on: a
+ * kernel may refuse writes into another process where it allows reads. */
+static void stop_writing(int receiver, slot_t *s)
+{
+    if (!unwritable[receiver])
+        OL_INFO("pt2pt", "cannot write into the memory of rank %d (%s): it copies the large "
+                "messages of this rank alone", receiver, strerror(errno));
+    unwritable[receiver] = true;
+    __atomic_store_n(&s->sender_failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Writes the chunks of a started offer that nobody claimed yet. */
+static int help(uint32_t index)
+{
+    slot_t *s = slot_of(ol_rt.rank, index);
+    offer_t *o = &offers[index];
+    int chunks = 0;
+    uint64_t total = chunk_count(s), chunk, offset;
+    while ((chunk = __atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED)) < total) {
+        size_t length = chunk_length(s, chunk, &offset);
+        if (!ol_ring_write_peer(o->receiver, s->target + offset, o->source + offset, length))
+            stop_writing(o->receiver, s);
+        __atomic_fetch_add(&s->copied, 1, __ATOMIC_RELEASE);
+        chunks++;
+    }
+    o->finished = true;
+    return chunks;
+}
+
+int ol_shm_copy_progress(bool free_to_help)
+{
+    say_helping(free_to_help);
+    if (!free_to_help)
+        return 0;
+    int chunks = 0;
+    for (uint64_t out = offered; out; out &= out - 1) {
+        uint32_t index = (uint32_t)__builtin_ctzll(out);
+        if (!offers[index].finished &&
+            __atomic_load_n(&slot_of(ol_rt.rank, index)->state, __ATOMIC_ACQUIRE) == SLOT_STARTED)
+            chunks += help(index);
+    }
+    return chunks;
+}
+
+/* Halves, up to the largest chunk, when the sender says it may help: it
+ * starts a little later, and the chunks of a few hundred KiB copied fastest
+ * (osu_bw, 2 ranks: 128 KiB chunks of 256 KiB-16 MiB messages 24.5-13.3
+ * GB/s, 256 KiB ones 24.1-13.9, 512 KiB ones 24.4-13.0; 64 KiB ones
+ * 21.5-11.3). Else one chunk: each costs a system call, and a busy sender
+ * would not take any (osu_bibw 128 KiB-1 MiB lost 5-10 % to chunks). */
+static size_t chunk_for(int sender, size_t bytes)
+{
+    if (!__atomic_load_n(&area_of(sender)->helping, __ATOMIC_RELAXED))
+        return bytes;
+    size_t page = 4096, half = (bytes / 2 + page - 1) / page * page;
+    return half < max_chunk_bytes ? half : max_chunk_bytes;
+}
+
+static ol_shm_copy_state_t alone(int sender, void *dst, uint64_t address, size_t bytes)
+{
+    return ol_ring_read_peer(sender, dst, address, bytes) ? OL_SHM_COPY_DONE
+                                                          : OL_SHM_COPY_FAILED;
+}
+
+ol_shm_copy_state_t ol_shm_copy_receive(int sender, uint32_t index, void *dst, uint64_t address,
+                                        size_t bytes)
+{
+    if (index >= OL_SHM_COPY_SLOTS)
+        return alone(sender, dst, address, bytes);
+    slot_t *s = slot_of(sender, index);
+    s->target = (uint64_t)(uintptr_t)dst;
+    s->bytes = bytes;
+    s->chunk_bytes = bytes ? chunk_for(sender, bytes) : 1;
+    __atomic_store_n(&s->state, SLOT_STARTED, __ATOMIC_RELEASE);
+    uint64_t total = chunk_count(s), chunk, offset;
+    while ((chunk = __atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED)) < total) {
+        size_t length = chunk_length(s, chunk, &offset);
+        if (!ol_ring_read_peer(sender, (char *)dst + offset, address + offset, length))
+            s->receiver_error = errno;
+        __atomic_fetch_add(&s->copied, 1, __ATOMIC_RELAXED);
+    }
+    return ol_shm_copy_check(sender, index, dst, address, bytes);
+}
+
+ol_shm_copy_state_t ol_shm_copy_check(int sender, uint32_t index, void *dst, uint64_t address,
+                                      size_t bytes)
+{
+    if (index >= OL_SHM_COPY_SLOTS)
+        return OL_SHM_COPY_DONE; /* copied alone, at once */
+    slot_t *s = slot_of(sender, index);
+    if (__atomic_load_n(&s->copied, __ATOMIC_ACQUIRE) < chunk_count(s))
+        return OL_SHM_COPY_SENDER_BUSY;
+    if (s->receiver_error) {
+        errno = s->receiver_error;
+        return OL_SHM_COPY_FAILED;
+    }
+    if (__atomic_load_n(&s->sender_failed, __ATOMIC_RELAXED))
+        return alone(sender, dst, address, bytes); /* all of it again */
+    return OL_SHM_COPY_DONE;
+}
