@@ -446,9 +446,10 @@ static void copy_end(local_recv_t *r, ol_shm_copy_state_t state)
 {
     ucs_status_t st;
     if (state == OL_SHM_COPY_FAILED) {
+        int error = errno;
         OL_WARN("pt2pt", "cannot copy a message of %zu bytes out of rank %d: %s", r->bytes,
-                r->sender, strerror(errno));
-        st = errno == ENOMEM ? UCS_ERR_NO_MEMORY : UCS_ERR_IO_ERROR;
+                r->sender, strerror(error));
+        st = error == ENOMEM ? UCS_ERR_NO_MEMORY : UCS_ERR_IO_ERROR;
     } else {
         if (r->data.dt)
             ol_dt_unpack_first(r->data.dt, r->data.buffer, (MPI_Count)r->data.count, r->landing,
@@ -1013,18 +1014,19 @@ static int channel_progress(void)
     return events;
 }
 
-static bool channel_sleep_begin(void)
-{
-    ol_ring_sleep_begin();
-    return !ol_ring_any_pending();
-}
-
 /* Records wait for room in a ring, or receives for a sender's last chunks:
  * the peer that makes room or copies the chunk wakes nobody. */
 static bool channel_owes_progress(void)
 {
     return __atomic_load_n(&backlogged, __ATOMIC_RELAXED) > 0 ||
            __atomic_load_n(&finishing, __ATOMIC_RELAXED) != NULL;
+}
+
+/* Also false when another thread's progress has just left work owed. */
+static bool channel_sleep_begin(void)
+{
+    ol_ring_sleep_begin();
+    return !ol_ring_any_pending() && !channel_owes_progress();
 }
 
 static void channel_close(void);

@@ -51,6 +51,7 @@ static size_t max_chunk_bytes;
 static uint64_t offered;   /* a bit per slot of ours that is out */
 static bool helping;       /* as said in our area */
 static bool *unwritable;   /* by world rank: a write into its memory failed */
+static uint64_t chunks_written, bytes_written; /* told at the end, for the curious */
 static offer_t offers[OL_SHM_COPY_SLOTS];
 
 void ol_shm_copy_init(size_t min_shared, size_t chunk)
@@ -64,6 +65,11 @@ void ol_shm_copy_init(size_t min_shared, size_t chunk)
 
 void ol_shm_copy_finalize(void)
 {
+    if (chunks_written)
+        OL_INFO("pt2pt", "wrote %llu chunks (%llu bytes) of large messages into their "
+                "receivers while waiting", (unsigned long long)chunks_written,
+                (unsigned long long)bytes_written);
+    chunks_written = bytes_written = 0;
     free(unwritable);
     unwritable = NULL;
 }
@@ -131,14 +137,15 @@ static uint64_t chunk_count(const slot_t *s)
     return (s->bytes + s->chunk_bytes - 1) / s->chunk_bytes;
 }
 
-/* The receiver copies the whole message again, and alone from now on: a
- * kernel may refuse writes into another process where it allows reads. */
-static void stop_writing(int receiver, slot_t *s)
+/* The receiver copies the whole message again; alone from now on where the
+ * kernel refuses writes into its memory (it may allow reads only). */
+static void writing_failed(int receiver, slot_t *s)
 {
-    if (!unwritable[receiver])
+    if ((errno == EPERM || errno == ENOSYS) && !unwritable[receiver]) {
         OL_INFO("pt2pt", "cannot write into the memory of rank %d (%s): it copies the large "
                 "messages of this rank alone", receiver, strerror(errno));
-    unwritable[receiver] = true;
+        unwritable[receiver] = true;
+    }
     __atomic_store_n(&s->sender_failed, 1, __ATOMIC_RELAXED);
 }
 
@@ -151,10 +158,18 @@ static int help(uint32_t index)
     uint64_t total = chunk_count(s), chunk, offset;
     while ((chunk = __atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED)) < total) {
         size_t length = chunk_length(s, chunk, &offset);
-        if (!ol_ring_write_peer(o->receiver, s->target + offset, o->source + offset, length))
-            stop_writing(o->receiver, s);
+        bool written = ol_ring_write_peer(o->receiver, s->target + offset, o->source + offset,
+                                          length);
+        if (written) {
+            chunks_written++;
+            bytes_written += length;
+        } else {
+            writing_failed(o->receiver, s);
+        }
         __atomic_fetch_add(&s->copied, 1, __ATOMIC_RELEASE);
         chunks++;
+        if (!written)
+            break; /* the receiver takes the rest, then copies it all again */
     }
     o->finished = true;
     return chunks;
@@ -183,9 +198,10 @@ int ol_shm_copy_progress(bool free_to_help)
  * would not take any (osu_bibw 128 KiB-1 MiB lost 5-10 % to chunks). */
 static size_t chunk_for(int sender, size_t bytes)
 {
-    if (!__atomic_load_n(&area_of(sender)->helping, __ATOMIC_RELAXED))
-        return bytes;
-    size_t page = 4096, half = (bytes / 2 + page - 1) / page * page;
+    size_t page = 4096;
+    if (bytes < 2 * page || !__atomic_load_n(&area_of(sender)->helping, __ATOMIC_RELAXED))
+        return bytes ? bytes : 1;
+    size_t half = (bytes / 2 + page - 1) / page * page;
     return half < max_chunk_bytes ? half : max_chunk_bytes;
 }
 
@@ -203,7 +219,7 @@ ol_shm_copy_state_t ol_shm_copy_receive(int sender, uint32_t index, void *dst, u
     slot_t *s = slot_of(sender, index);
     s->target = (uint64_t)(uintptr_t)dst;
     s->bytes = bytes;
-    s->chunk_bytes = bytes ? chunk_for(sender, bytes) : 1;
+    s->chunk_bytes = chunk_for(sender, bytes);
     __atomic_store_n(&s->state, SLOT_STARTED, __ATOMIC_RELEASE);
     uint64_t total = chunk_count(s), chunk, offset;
     while ((chunk = __atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED)) < total) {

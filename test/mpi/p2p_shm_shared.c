@@ -9,7 +9,7 @@
  *     helps; even ranks send first, then odd ones);
  *  2. MPI_Ssend against an MPI_Recv posted 20 ms late;
  *  3. an MPI_Isend whose sender then computes for 30 ms without calling MPI
- *     (the receiver copies alone), then waits;
+ *     (the receiver, waiting, copies alone), then waits;
  *  4. into a vector of every other 8-byte block (a derived receive type:
  *     the bytes land in a copy, then are unpacked);
  *  5. into a receive 1000 bytes short: MPI_ERR_TRUNCATE under
@@ -33,14 +33,23 @@ static const size_t sizes[] = {128 * 1024, 128 * 1024 + 1, 300001, 1024 * 1024 +
 
 static int left, right;
 
+/* Each message its own bytes: the size's index as the pass (shm_msg_seed
+ * keeps 4 bits of it), the test and the message's place as the sequence. */
 static unsigned seed_of(unsigned test, size_t size_index, int seq)
 {
-    return shm_msg_seed(test * 16 + (unsigned)size_index, p2p_rank, right, seq);
+    return shm_msg_seed((unsigned)size_index, p2p_rank, right, (int)test * 1000 + seq);
 }
 
 static unsigned seed_from_left(unsigned test, size_t size_index, int seq)
 {
-    return shm_msg_seed(test * 16 + (unsigned)size_index, left, p2p_rank, seq);
+    return shm_msg_seed((unsigned)size_index, left, p2p_rank, (int)test * 1000 + seq);
+}
+
+/* A receive buffer that holds no earlier message, and its guard. */
+static void clear(unsigned char *in, size_t n)
+{
+    memset(in, 0, n);
+    shm_guard_set(in + n);
 }
 
 /* Even ranks send first, odd ones receive first (round an odd ring, the
@@ -62,7 +71,7 @@ static void window(size_t si, unsigned char **out, unsigned char **in)
                 p2p_check_ok("MPI_Isend", MPI_Isend(out[k], (int)n, MPI_BYTE, right, TAG,
                                                     MPI_COMM_WORLD, &req[k]));
             } else {
-                shm_guard_set(in[k] + n);
+                clear(in[k], n);
                 p2p_check_ok("MPI_Irecv", MPI_Irecv(in[k], (int)n, MPI_BYTE, left, TAG,
                                                     MPI_COMM_WORLD, &req[k]));
             }
@@ -82,7 +91,7 @@ static void late_receive(size_t si, unsigned char *out, unsigned char *in)
     size_t n = sizes[si];
     MPI_Request req;
     shm_make(out, n, seed_of(2, si, 0));
-    shm_guard_set(in + n);
+    clear(in, n);
     for (int turn = 0; turn < 2; turn++) {
         if (sends_in_turn(turn)) {
             p2p_check_ok("MPI_Ssend",
@@ -98,17 +107,24 @@ static void late_receive(size_t si, unsigned char *out, unsigned char *in)
     shm_guard_check("MPI_Ssend to a late receive", in + n);
 }
 
+/* The receiver waits at once; the sender computes before it waits. */
 static void busy_sender(size_t si, unsigned char *out, unsigned char *in)
 {
     size_t n = sizes[si];
-    MPI_Request req[2];
+    MPI_Request req;
     shm_make(out, n, seed_of(3, si, 0));
-    shm_guard_set(in + n);
-    p2p_check_ok("MPI_Irecv", MPI_Irecv(in, (int)n, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[1]));
-    p2p_check_ok("MPI_Isend",
-                 MPI_Isend(out, (int)n, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[0]));
-    shm_spin_us(30000);
-    p2p_check_ok("MPI_Waitall", MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    clear(in, n);
+    for (int turn = 0; turn < 2; turn++) {
+        if (sends_in_turn(turn)) {
+            p2p_check_ok("MPI_Isend",
+                         MPI_Isend(out, (int)n, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req));
+            shm_spin_us(30000);
+        } else {
+            p2p_check_ok("MPI_Irecv",
+                         MPI_Irecv(in, (int)n, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req));
+        }
+        p2p_check_ok("MPI_Wait", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
     shm_check("a message whose sender computed", in, n, seed_from_left(3, si, 0));
     shm_guard_check("a message whose sender computed", in + n);
 }
@@ -142,8 +158,10 @@ static void truncated(size_t si, unsigned char *out, unsigned char *in)
     MPI_Status st[2];
     shm_make(out, n, seed_of(5, si, 0));
     memset(in, SHM_GUARD_BYTE, n);
-    MPI_Irecv(in, (int)room, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[1]);
-    MPI_Isend(out, (int)n, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[0]);
+    p2p_check_ok("MPI_Irecv",
+                 MPI_Irecv(in, (int)room, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[1]));
+    p2p_check_ok("MPI_Isend", MPI_Isend(out, (int)n, MPI_BYTE, right, TAG, MPI_COMM_WORLD,
+                                        &req[0]));
     int rc = MPI_Waitall(2, req, st);
     if (rc != MPI_ERR_IN_STATUS)
         p2p_die("a truncated receive of %zu bytes: MPI_Waitall returned %d, not "
