@@ -136,13 +136,20 @@ const char *ol_coll_why(const char *fmt, ...)
     return buf;
 }
 
-/* "forced by OMPI_LITE_ALLREDUCE_ALGORITHM=ring". */
-static const char *forced_why(const ol_coll_table_t *t)
+/* "ALLREDUCE_ALGORITHM": the parameter that forces the collective's
+ * algorithm. */
+static const char *forced_param_name(const ol_coll_table_t *t)
 {
     for (int i = 0; i < t->nparams; i++)
         if (t->params[i].storage == (const void *)t->forced)
-            return ol_coll_why("forced by OMPI_LITE_%s=%s", t->params[i].name, *t->forced);
-    return "forced";
+            return t->params[i].name;
+    return "?";
+}
+
+/* "forced by OMPI_LITE_ALLREDUCE_ALGORITHM=ring". */
+static const char *forced_why(const ol_coll_table_t *t)
+{
+    return ol_coll_why("forced by OMPI_LITE_%s=%s", forced_param_name(t), *t->forced);
 }
 
 /* "; ALLREDUCE_SHORT_MSG=2048, ..." : the values of the collective's
@@ -268,10 +275,31 @@ ol_status_t ol_coll_restart(ol_request_t *request)
     return ol_sched_restart(request);
 }
 
+/* A forced algorithm of another name is a typo the user must hear of, at
+ * start-up (the calls that then choose their own say so in the warn log
+ * only). */
+static void check_forced_name(const ol_coll_table_t *t)
+{
+    const char *name = *t->forced;
+    if (!name || !*name)
+        return;
+    for (int i = 0; i < t->count; i++)
+        if (strcmp(t->algorithms[i].name, name) == 0)
+            return;
+    char known[256] = "";
+    for (int i = 0; i < t->count; i++)
+        snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
+                 t->algorithms[i].name);
+    fprintf(stderr, "ompi-lite: OMPI_LITE_%s=%s is not an algorithm of %s (%s); each call "
+            "chooses its own\n", forced_param_name(t), name, t->name, known);
+}
+
 void ol_coll_params_load(void)
 {
-    for (int k = 0; k < OL_COLL_KINDS; k++)
+    for (int k = 0; k < OL_COLL_KINDS; k++) {
         ol_param_table_load(ol_coll_tables[k]->params, (size_t)ol_coll_tables[k]->nparams);
+        check_forced_name(ol_coll_tables[k]);
+    }
     ol_param_table_load(ol_coll_shm_params, (size_t)ol_coll_shm_nparams);
 }
 

@@ -34,6 +34,7 @@
 #include "tag_layout.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1094,8 +1095,9 @@ static bool offers_rings(size_t ring_bytes)
     if (!shm_param || ol_rt.size > max_procs_param)
         return false;
     if (ring_bytes < 4096 || !is_power_of_two(ring_bytes)) {
-        OL_WARN("pt2pt", "OMPI_LITE_P2P_SHM_RING_BYTES=%d is not a power of two of at least "
-                "4096: point-to-point keeps UCX's shared memory", ring_param);
+        fprintf(stderr, "ompi-lite: OMPI_LITE_P2P_SHM_RING_BYTES=%d is not a power of two of at "
+                "least 4096 (or 0 for the default); point-to-point keeps UCX's shared memory\n",
+                ring_param);
         return false;
     }
     return true;
