@@ -32,8 +32,12 @@
  * With one rank per host Bruck's log2 p messages per rank beat p - 1 up to
  * 16 KiB: hence Bruck below ALLTOALL_NET_BRUCK_BYTES there. Linear won or
  * tied up to 1 MiB in both layouts (the cores, not memory, are the limit),
- * hence pairwise only from ALLTOALL_NET_LARGE_BYTES on jobs that span
- * hosts. */
+ * and kept winning beyond on 2 hosts x 2 ranks (medians of 5 alternating
+ * runs, 3 at 16 MiB; linear / pairwise, ms): 1 MiB 3.50 / 4.25, 2 MiB
+ * 6.95 / 8.26, 4 MiB 14.1 / 16.8, 8 MiB 26.9 / 30.7, 16 MiB 50.6 / 55.0:
+ * pairwise's steps wait for their slowest message, and in each step a
+ * different number of them crosses the network. So jobs that span hosts
+ * exchange pairwise only from ALLTOALL_NET_LARGE_BYTES if that is set. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_alltoall_pairwise(ol_sched_t *s, const ol_coll_args_t *a);
@@ -66,9 +70,9 @@ static const ol_param_t params[] = {
      "on jobs with one rank per host, blocks below this many bytes use Bruck's algorithm "
      "(log2 p network messages per rank instead of p - 1)",
      &net_bruck_bytes},
-    {"ALLTOALL_NET_LARGE_BYTES", OL_PARAM_INT, "2097152",
+    {"ALLTOALL_NET_LARGE_BYTES", OL_PARAM_INT, "0",
      "on jobs that span hosts, blocks of at least this many bytes are exchanged pairwise "
-     "(ALLTOALL_LARGE_BYTES on one host)",
+     "(0: never, up to ALLTOALL_LINEAR_PROCS processes; ALLTOALL_LARGE_BYTES on one host)",
      &net_large_bytes},
 };
 
@@ -86,7 +90,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
         return BRUCK;
     }
     int large = layout == OL_COLL_ONE_HOST ? large_bytes : net_large_bytes;
-    if (p <= 2 || bytes >= large) {
+    if (p <= 2 || (large > 0 && bytes >= large)) {
         *why = ol_coll_why("2 processes, or at least %s=%d",
                            layout == OL_COLL_ONE_HOST ? "ALLTOALL_LARGE_BYTES"
                                                       : "ALLTOALL_NET_LARGE_BYTES",

@@ -32,10 +32,13 @@
  *
  * With one rank per host halving won up to 1 MiB (its log2 p messages
  * against the ring's p - 1): the ring from REDUCE_SCATTER_RANK_PER_HOST_RING_BYTES
- * there. With two ranks per host halving's first exchange crosses the
- * network with half the vector, which from 64 KiB goes as a rendezvous
- * over TCP; the ring's blocks are a quarter: the ring from
- * REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES there. Both apply to both forms. */
+ * there. With two ranks per host the load above hid that halving wins there
+ * too: measured again on a quiet machine (2 hosts x 2 ranks, medians of 5
+ * alternating runs, 3 from 1 MiB; halving / ring, us): 32 KiB 62 / 113,
+ * 64 KiB 112 / 110, 128 KiB 120 / 127, 256 KiB 222 / 234, 512 KiB 497 /
+ * 514, 1 MiB 620 / 919, 2 MiB 1367 / 1697, 4 MiB 3680 / 3366, 8 MiB 7313 /
+ * 7312: the ring from REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES (4 MiB) there.
+ * Both apply to both forms. */
 #include "reduce_util.h"
 
 ol_status_t ol_coll_reduce_scatter_recursive_halving(ol_sched_t *s, const ol_coll_args_t *a);
@@ -68,7 +71,7 @@ static const ol_param_t params[] = {
      "reduce_scatter(_block) on jobs with one rank per host: recursive halving below this many "
      "bytes of whole vector, the ring from here on (instead of the RING_BYTES thresholds)",
      &rank_per_host_ring_bytes},
-    {"REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES", OL_PARAM_INT, "65536",
+    {"REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES", OL_PARAM_INT, "4194304",
      "reduce_scatter(_block) on jobs with several ranks on each of several hosts: recursive "
      "halving below this many bytes of whole vector, the ring from here on",
      &shared_hosts_ring_bytes},
