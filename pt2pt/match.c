@@ -1026,8 +1026,7 @@ static bool channel_owes_progress(void)
 /* Also false when another thread's progress has just left work owed. */
 static bool channel_sleep_begin(void)
 {
-    ol_ring_sleep_begin();
-    return !ol_ring_any_pending() && !channel_owes_progress();
+    return ol_ring_sleep_begin() && !ol_ring_any_pending() && !channel_owes_progress();
 }
 
 static void channel_close(void);

@@ -108,8 +108,10 @@ void ol_ring_count_wake(int peer);
 uint64_t ol_ring_wakes_sent_here(void);
 
 /* A rank about to sleep says so; senders that publish afterwards see it,
- * or the rank sees their records in ol_ring_any_pending. */
-void ol_ring_sleep_begin(void);
+ * or the rank sees their records in ol_ring_any_pending. False: it cannot
+ * be sure of that now (a failed membarrier), and must not sleep; it still
+ * calls ol_ring_sleep_end. */
+bool ol_ring_sleep_begin(void);
 void ol_ring_sleep_end(void);
 
 #endif
