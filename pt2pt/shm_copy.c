@@ -50,7 +50,7 @@ static size_t min_bytes;   /* 0: no sharing */
 static size_t max_chunk_bytes;
 static uint64_t offered;   /* a bit per slot of ours that is out */
 static bool helping;       /* as said in our area */
-static bool *unwritable;   /* by world rank: a write into its memory failed */
+static bool *unwritable;   /* by world rank: the kernel refused a write into its memory */
 static uint64_t chunks_written, bytes_written; /* told at the end, for the curious */
 static offer_t offers[OL_SHM_COPY_SLOTS];
 
