@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ---- parameters ------------------------------------------------------------ */
 
@@ -1106,8 +1105,8 @@ static bool offers_rings(size_t ring_bytes)
  * when ranks wait for a core (more ranks than cores). */
 static void init_shared_copies(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    bool shared = shared_copy_param >= 8192 && shared_chunk_param >= 4096 && ol_rt.size <= cores;
+    bool shared = shared_copy_param >= 8192 && shared_chunk_param >= 4096 &&
+                  ol_rt_core_per_local_rank();
     ol_shm_copy_init(shared ? (size_t)shared_copy_param : 0,
                      shared ? (size_t)shared_chunk_param : 0);
 }

@@ -147,4 +147,8 @@ double ol_rt_wtime(void);
 /* True when world_rank runs on this host (PMIx's local peers). */
 bool ol_rt_same_host(int world_rank);
 
+/* True when the host has a core for each rank of the job on it (online
+ * cores: ranks bound to one core each still have one apiece). */
+bool ol_rt_core_per_local_rank(void);
+
 #endif

@@ -23,10 +23,10 @@ const ol_rt_channel_t *ol_rt_channel;
 static ucp_address_t *own_address;
 static size_t own_address_length;
 
-static int host_cores(void)
+bool ol_rt_core_per_local_rank(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return ol_rt.local_size <= (cores > 0 ? cores : 1);
 }
 
 /* Busy polling before yielding (see progress.c) pays only when every local
@@ -40,7 +40,7 @@ static int choose_spin_us(void)
 {
     if (ol_param.spin_us >= 0)
         return ol_param.spin_us;
-    return ol_rt.local_size > host_cores() ? 0 : 5;
+    return ol_rt_core_per_local_rank() ? 5 : 0;
 }
 
 static bool host_has_rdma_device(void)
