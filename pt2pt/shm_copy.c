@@ -10,13 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLOT_IDLE, SLOT_OFFERED, SLOT_STARTED };
-
 /* A slot, in its sender's segment. The sender resets it before it
  * publishes the message's record; the receiver fills in where the bytes go,
  * then marks it started; both claim chunks and count those copied. */
 typedef struct {
-    uint32_t state;
+    uint32_t started;       /* the receiver has filled in the fields below */
     uint32_t sender_failed; /* a chunk the sender could not write */
     int32_t receiver_error; /* errno of a chunk the receiver could not read */
     uint32_t unused;
@@ -105,7 +103,7 @@ uint32_t ol_shm_copy_offer(int receiver, const void *source, size_t bytes)
     s->copied = 0;
     /* Seen by the receiver through the record's publication, which orders
      * these stores before it. */
-    s->state = SLOT_OFFERED;
+    s->started = 0;
     offers[index] = (offer_t){.receiver = receiver, .source = source};
     offered |= UINT64_C(1) << index;
     return index;
@@ -115,7 +113,6 @@ void ol_shm_copy_withdraw(uint32_t index)
 {
     if (index == OL_SHM_COPY_NONE)
         return;
-    slot_of(ol_rt.rank, index)->state = SLOT_IDLE;
     offered &= ~(UINT64_C(1) << index);
     if (!offered)
         say_helping(false);
@@ -184,7 +181,7 @@ int ol_shm_copy_progress(bool free_to_help)
     for (uint64_t out = offered; out; out &= out - 1) {
         uint32_t index = (uint32_t)__builtin_ctzll(out);
         if (!offers[index].finished &&
-            __atomic_load_n(&slot_of(ol_rt.rank, index)->state, __ATOMIC_ACQUIRE) == SLOT_STARTED)
+            __atomic_load_n(&slot_of(ol_rt.rank, index)->started, __ATOMIC_ACQUIRE))
             chunks += help(index);
     }
     return chunks;
@@ -220,7 +217,7 @@ ol_shm_copy_state_t ol_shm_copy_receive(int sender, uint32_t index, void *dst, u
     s->target = (uint64_t)(uintptr_t)dst;
     s->bytes = bytes;
     s->chunk_bytes = chunk_for(sender, bytes);
-    __atomic_store_n(&s->state, SLOT_STARTED, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->started, 1, __ATOMIC_RELEASE);
     uint64_t total = chunk_count(s), chunk, offset;
     while ((chunk = __atomic_fetch_add(&s->claimed, 1, __ATOMIC_RELAXED)) < total) {
         size_t length = chunk_length(s, chunk, &offset);
