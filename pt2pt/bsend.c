@@ -140,7 +140,7 @@ static size_t aligned(size_t n)
     return (n + 15) & ~(size_t)15;
 }
 
-ol_status_t ol_bsend_start(const ol_op_args_t *a)
+ol_status_t ol_bsend_start(const ol_op_args_t *a, uint32_t *ring_seq)
 {
     ol_bsend_buffer_t *b = a->comm->bsend_buffer ? a->comm->bsend_buffer : process_buffer;
     size_t bytes = (size_t)a->count * a->dt->size;
@@ -175,7 +175,6 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a)
     }
     req->bounce = seg;
     req->on_complete = copy_sent;
-    ol_request_free_when_complete(req); /* nobody waits for it */
     __atomic_add_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
     rc = ol_pt2pt_start(req);
     if (rc != OL_OK) {
@@ -184,5 +183,7 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a)
         ol_request_release(req);
         return rc;
     }
+    *ring_seq = req->ring_seq; /* MPI_Cancel of the user's request names this message */
+    ol_request_free_when_complete(req); /* nobody waits for it */
     return OL_OK;
 }

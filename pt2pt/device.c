@@ -329,7 +329,9 @@ static void counted_announce(ucx_count_t *c, ucp_ep_h ep, int peer, ucp_tag_t ta
     ucp_request_param_t param;
     ol_ucx_data_t nothing;
     ol_ucx_describe_bytes(NULL, 0, &nothing);
-    counted_started(c, ol_match_send(ep, peer, &nothing, tag, false, counted_param(c, &param)));
+    uint32_t seq; /* never cancelled */
+    counted_started(c,
+                    ol_match_send(ep, peer, &nothing, tag, false, counted_param(c, &param), &seq));
 }
 
 /* Receives exactly tag into buf, counted in c. */

@@ -167,6 +167,7 @@ static struct {
 static local_recv_t *finishing; /* receives whose senders still copy chunks (shm_copy.h) */
 static local_recv_t *free_recvs;
 static backlog_t *backlogs;  /* by world rank */
+static uint32_t *messages_sent; /* by world rank: the last message's seq (ol_ring_envelope_t) */
 static int backlogged;       /* peers with a backlog */
 static bool draining;        /* a completion callback must not drain again */
 static uint32_t token_counter;
@@ -413,8 +414,7 @@ static void receive_announced(local_recv_t *r, const ol_ring_envelope_t *envelop
 }
 
 typedef enum { ENQUEUED, RING_FULL, NO_MEMORY } enqueue_result_t;
-static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
-                                const ol_ucx_data_t *data);
+static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol_ucx_data_t *data);
 
 /* Starts copying what fits of an OL_RING_CMA message out of its sender's
  * memory: straight into a contiguous receive, into a copy of the bytes for
@@ -630,6 +630,97 @@ static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const voi
     return true;
 }
 
+/* ---- cancelled sends ------------------------------------------------------------ */
+
+static void discarded(void *ucx_request, ucs_status_t st, const ucp_tag_recv_info_t *info,
+                      void *user_data)
+{
+    (void)st;
+    (void)info;
+    free(user_data);
+    ucp_request_free(ucx_request);
+}
+
+/* The data of an announced message that nobody will receive is taken into
+ * scratch memory all the same: its sender's UCX send completes so. */
+static bool discard_announced(const ol_ring_envelope_t *envelope)
+{
+    void *scratch = malloc(envelope->bytes ? envelope->bytes : 1);
+    if (!scratch)
+        return false;
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+        .cb.recv = discarded,
+        .user_data = scratch,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    void *u = ucp_tag_recv_nbx(ol_rt.ucp_worker, scratch, envelope->bytes, envelope->token,
+                               ~(ucp_tag_t)0, &param);
+    if (UCS_PTR_IS_ERR(u)) {
+        free(scratch);
+        return false;
+    }
+    return true;
+}
+
+/* Message seq from world rank peer leaves the unexpected queue, if it is
+ * there (no receive has it yet), and its sender is let go: the bytes of an
+ * OL_RING_CMA message count as copied, an announced one's are discarded. */
+static bool take_back(int peer, uint32_t seq)
+{
+    unexpected_t *u = arrived.head;
+    while (u && (u->peer != peer || u->envelope.seq != seq))
+        u = u->next;
+    if (!u)
+        return false;
+    if (u->envelope.kind == OL_RING_ANNOUNCE && !discard_announced(&u->envelope))
+        return false;
+    if (u->envelope.kind == OL_RING_CMA) {
+        const ol_ring_cma_ref_t *ref = (const ol_ring_cma_ref_t *)u->payload;
+        ol_ring_envelope_t done = {.token = ref->request, .kind = OL_RING_CMA_DONE};
+        if (enqueue(peer, &done, NULL) != ENQUEUED)
+            return false;
+    }
+    unlink_arrived(u);
+    unexpected_free(u);
+    return true;
+}
+
+/* A record that is no message: sends' ends and cancels. */
+static bool is_control(const ol_ring_envelope_t *envelope)
+{
+    return envelope->kind == OL_RING_CMA_DONE || envelope->kind == OL_RING_CANCEL ||
+           envelope->kind == OL_RING_CANCEL_REPLY;
+}
+
+static void take_control(int peer, const ol_ring_envelope_t *envelope)
+{
+    if (envelope->kind == OL_RING_CMA_DONE) {
+        send_complete(envelope->token);
+    } else if (envelope->kind == OL_RING_CANCEL_REPLY) {
+        ol_match_cancel_answered((void *)(uintptr_t)envelope->token, envelope->bytes != 0);
+    } else {
+        ol_ring_envelope_t reply = {.token = envelope->token,
+                                    .bytes = take_back(peer, envelope->seq),
+                                    .kind = OL_RING_CANCEL_REPLY};
+        if (enqueue(peer, &reply, NULL) != ENQUEUED)
+            OL_WARN("pt2pt", "out of memory: rank %d waits for ever in the cancel of a send",
+                    peer);
+    }
+}
+
+bool ol_match_cancel_send(int peer, uint32_t seq, void *asker)
+{
+    if (!rings || seq == 0)
+        return false;
+    ol_ring_envelope_t ask = {.token = (uint64_t)(uintptr_t)asker, .kind = OL_RING_CANCEL,
+                              .seq = seq};
+    return enqueue(peer, &ask, NULL) == ENQUEUED;
+}
+
+/* ---- draining the rings ------------------------------------------------------- */
+
 /* Takes what the ring from peer holds, or up to the record that `until`
  * takes (NULL: all), setting *reached then. */
 static int drain_ring(int peer, const local_recv_t *until, bool *reached)
@@ -639,9 +730,9 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
     const ol_ring_envelope_t *record;
     while ((record = ol_ring_peek(peer, &payload)) != NULL) {
         ol_ring_envelope_t envelope = *record;
-        if (envelope.kind == OL_RING_CMA_DONE) {
+        if (OL_UNLIKELY(is_control(&envelope))) {
             ol_ring_consume(peer);
-            send_complete(envelope.token);
+            take_control(peer, &envelope);
             events++;
             continue;
         }
@@ -768,14 +859,25 @@ static int flush_backlogs(void)
  * osu_bw from 6.4 to 11.2 (medians of 5 batches, 3 runs). */
 #define BACKLOG_COPY_BYTES 2048
 
+static bool is_message(const ol_ring_envelope_t *envelope)
+{
+    return envelope->kind == OL_RING_INLINE || envelope->kind == OL_RING_ANNOUNCE ||
+           envelope->kind == OL_RING_CMA;
+}
+
 /* Into the ring to peer, or behind what waits for room there; RING_FULL
- * (nothing done) for an inline record too large to wait in a copy. */
-static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
-                                const ol_ucx_data_t *data)
+ * (nothing done) for an inline record too large to wait in a copy. A
+ * message that goes is numbered (envelope->seq). */
+static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol_ucx_data_t *data)
 {
     bool sleeping = false;
     enqueue_result_t result = ENQUEUED;
     lock();
+    uint32_t seq = messages_sent[peer] + 1;
+    if (seq == 0) /* 0 names no message */
+        seq = 1;
+    if (is_message(envelope))
+        envelope->seq = seq;
     /* What waits goes first, and now: a sender whose sends all complete at
      * once may not call progress for a long time (the root of a loop of
      * 2-rank broadcasts of 1-2 KiB waited 100-500 us a call). */
@@ -791,6 +893,8 @@ static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
     } else if (!backlog_add(peer, envelope, data)) {
         result = NO_MEMORY;
     }
+    if (result == ENQUEUED && is_message(envelope))
+        messages_sent[peer] = seq;
     unlock();
     if (sleeping)
         wake(peer);
@@ -800,7 +904,7 @@ static enqueue_result_t enqueue(int peer, const ol_ring_envelope_t *envelope,
 /* A contiguous message the receiver copies out of this process: it completes
  * (a synchronous send too) when the receiver says it is done. */
 static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
-                             const ucp_request_param_t *param)
+                             const ucp_request_param_t *param, uint32_t *seq)
 {
     local_send_t *send = malloc(sizeof(*send));
     if (!send)
@@ -826,21 +930,24 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
         free(send);
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     }
+    *seq = envelope.seq;
     return send_handle_of(send);
 }
 
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
-                    const ucp_request_param_t *param)
+                    const ucp_request_param_t *param, uint32_t *seq)
 {
+    *seq = 0;
     if (!rings)
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     size_t bytes = data_bytes(data);
     if (bytes >= cma_bytes && !data->dt && ol_ring_peer_reads_here(peer))
-        return send_by_address(peer, data, tag, param);
+        return send_by_address(peer, data, tag, param, seq);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
         enqueue_result_t result = enqueue(peer, &envelope, data);
+        *seq = envelope.seq;
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     }
@@ -849,6 +956,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
                                    .kind = OL_RING_ANNOUNCE};
     if (enqueue(peer, &envelope, data) != ENQUEUED)
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+    *seq = envelope.seq;
     return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, token, param)
                 : ucp_tag_send_nbx(ep, data->buffer, data->count, token, param);
 }
@@ -1121,7 +1229,10 @@ ol_status_t ol_match_init(void)
     if (rc != OL_OK || !usable)
         return rc;
     backlogs = calloc((size_t)ol_rt.size, sizeof(*backlogs));
-    if (!backlogs) {
+    messages_sent = calloc((size_t)ol_rt.size, sizeof(*messages_sent));
+    if (!backlogs || !messages_sent) {
+        free(backlogs);
+        free(messages_sent);
         ol_ring_finalize();
         return MPI_ERR_NO_MEM;
     }
@@ -1194,4 +1305,6 @@ static void channel_close(void)
     }
     free(backlogs);
     backlogs = NULL;
+    free(messages_sent);
+    messages_sent = NULL;
 }

@@ -26,9 +26,10 @@ void ol_match_params_print(FILE *out);
 
 /* A send of data to world rank peer (ep is its endpoint) with MPI's tag;
  * sync: completes once a receive matched it. Returns NULL when complete
- * at once, a request, or an error pointer (UCS_PTR_IS_ERR). */
+ * at once, a request, or an error pointer (UCS_PTR_IS_ERR). *seq names the
+ * message for ol_match_cancel_send (0: it cannot be cancelled). */
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
-                    const ucp_request_param_t *param);
+                    const ucp_request_param_t *param, uint32_t *seq);
 
 /* Posts a receive of data matching (tag, mask); param has a callback and
  * UCP_OP_ATTR_FLAG_NO_IMM_CMPL. When UCX took an arrived message, its tag
@@ -47,6 +48,15 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
 /* A receive that has not matched completes with UCS_ERR_CANCELED; one that
  * has goes on. */
 void ol_match_cancel(void *request);
+
+/* Asks world rank peer to take back message seq (from ol_match_send) if no
+ * receive has it yet: the answer comes to ol_match_cancel_answered(asker)
+ * in a later progress call; a message taken back lets its send complete
+ * too (before or after the answer). False: the message cannot be taken back (it did not go
+ * through the shared-memory rings, or memory ran out), and no answer comes. */
+bool ol_match_cancel_send(int peer, uint32_t seq, void *asker);
+/* Defined by the caller of ol_match_cancel_send (send_recv.c). */
+void ol_match_cancel_answered(void *asker, bool taken_back);
 void ol_match_request_free(void *request);
 ucs_status_t ol_match_request_status(void *request);
 

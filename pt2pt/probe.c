@@ -84,7 +84,7 @@ ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, i
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         if (status)
-            ol_status_set_empty(status);
+            ol_status_set_proc_null(status);
         if (remove)
             *message = &message_no_proc;
         return OL_OK;
@@ -164,7 +164,7 @@ ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_me
         return rc;
     ol_request_t *req = *request;
     if (message == &message_no_proc) {
-        ol_status_set_empty(&req->status);
+        ol_status_set_proc_null(&req->status);
         ol_request_complete(req, OL_OK);
         return OL_OK;
     }

@@ -39,8 +39,10 @@ ol_status_t ol_pt2pt_start(ol_request_t *request);
 /* Waits for a request, copies its status out (status may be NULL) and,
  * unless it is persistent, releases it. Returns the operation's error. */
 ol_status_t ol_pt2pt_wait(ol_request_t *request, MPI_Status *status);
-/* Asks a pending receive to complete as cancelled; sends cannot be
- * cancelled once handed to UCX (MPI lets a cancel fail). */
+/* Asks a pending receive to complete as cancelled, or the receiver of a
+ * send to take it back if no receive has it yet (only on one host, where
+ * messages go through the shared-memory rings: UCX cannot take a send
+ * back, and MPI lets a cancel fail). */
 void ol_pt2pt_cancel(ol_request_t *request);
 
 /* Probes: a matching message, without receiving it (or, with a message
@@ -64,7 +66,7 @@ ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size);
 ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size);
 ol_status_t ol_bsend_flush(ol_comm_t *comm);
 /* Copies the message into the attached buffer and starts sending the copy. */
-ol_status_t ol_bsend_start(const ol_op_args_t *args);
+ol_status_t ol_bsend_start(const ol_op_args_t *args, uint32_t *ring_seq);
 void ol_bsend_finalize(void);
 
 /* Packs all of (buf, count, dt) into dst / unpacks it from src, for
@@ -76,7 +78,12 @@ ol_status_t ol_pt2pt_unpack(const void *src, void *buf, MPI_Count count, ol_data
  * hold the received byte count, [2] the cancelled flag. */
 void ol_status_set_bytes(MPI_Status *status, MPI_Count bytes);
 MPI_Count ol_status_get_bytes(const MPI_Status *status);
+/* The empty status (MPI 3.7.3) of a null or inactive request:
+ * MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, no bytes. */
 void ol_status_set_empty(MPI_Status *status);
+/* The status of a receive or probe from MPI_PROC_NULL (MPI 3.11):
+ * source MPI_PROC_NULL, tag MPI_ANY_TAG, no bytes. */
+void ol_status_set_proc_null(MPI_Status *status);
 static inline void ol_status_set_cancelled(MPI_Status *status, bool cancelled)
 {
     status->MPI_internal[2] = cancelled;

@@ -68,6 +68,10 @@ struct ol_request {
     void *ucx_bounce;         /* small non-contiguous messages: the pool buffer UCX sends
                                  from or receives into (ucx_datatype.h) */
     bool matched;             /* a device message matched: no UCX request left to cancel */
+    uint32_t ring_seq;        /* a send through the shared-memory rings: its number there
+                                 (ol_match_cancel_send), else 0 */
+    bool cancel_asked;        /* MPI_Cancel of a send asked its receiver */
+    volatile bool cancel_pending; /* ... which has not answered yet: not complete till then */
     bool sender_known;        /* the receive took an arrived message: its tag is sender_tag */
     uint64_t sender_tag;
     ol_request_t *parent;     /* compound requests: who waits for this child */
@@ -98,7 +102,8 @@ void ol_request_free_when_complete(ol_request_t *request);
 
 static inline bool ol_request_is_complete(const ol_request_t *request)
 {
-    return __atomic_load_n(&request->complete, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&request->complete, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&request->cancel_pending, __ATOMIC_ACQUIRE);
 }
 
 /* Waits for one request (progressing and sleeping as needed). */

@@ -79,11 +79,17 @@ MPI_Count ol_status_get_bytes(const MPI_Status *status)
 
 void ol_status_set_empty(MPI_Status *status)
 {
-    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;
     ol_status_set_bytes(status, 0);
     ol_status_set_cancelled(status, false);
+}
+
+void ol_status_set_proc_null(MPI_Status *status)
+{
+    ol_status_set_empty(status);
+    status->MPI_SOURCE = MPI_PROC_NULL;
 }
 
 ol_status_t ol_ucx_status(ucs_status_t st)
@@ -129,7 +135,7 @@ void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int
         *mask &= ~OL_TAG_MASK;
         tag = 0;
     }
-    *ucx_tag = ol_tag_make(comm->context_id, space, source, tag);
+    *ucx_tag = ol_tag_make(comm->context_id, space, ol_comm_tag_rank(comm, source), tag);
 }
 
 /* ---- UCX completion callbacks ------------------------------------------ */
@@ -243,14 +249,15 @@ static ol_status_t start_send(ol_request_t *req)
         return OL_OK;
     }
     if (a->mode == OL_SEND_BUFFERED) { /* completes once the data is copied */
-        ol_status_t rc = ol_bsend_start(a);
+        ol_status_t rc = ol_bsend_start(a, &req->ring_seq);
         if (rc == OL_OK)
             ol_request_complete(req, OL_OK);
         return rc;
     }
     ucp_ep_h ep;
     ol_ucx_data_t data;
-    ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space, a->comm->rank, a->tag);
+    ucp_tag_t tag = ol_tag_make(a->comm->context_id, a->space,
+                                ol_comm_tag_rank(a->comm, a->comm->rank), a->tag);
     int peer = ol_comm_world_rank(a->comm, a->peer);
     ol_status_t rc = ol_ep_get(peer, &ep);
     if (OL_UNLIKELY(rc != OL_OK))
@@ -268,7 +275,8 @@ static ol_status_t start_send(ol_request_t *req)
         .user_data = req,
         .datatype = data.datatype,
     };
-    void *ucx_req = ol_match_send(ep, peer, &data, tag, a->mode == OL_SEND_SYNCHRONOUS, &param);
+    void *ucx_req = ol_match_send(ep, peer, &data, tag, a->mode == OL_SEND_SYNCHRONOUS, &param,
+                                  &req->ring_seq);
     if (ucx_req == NULL) {
         send_complete(req, OL_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
@@ -286,7 +294,7 @@ static ol_status_t start_recv(ol_request_t *req)
 {
     const ol_op_args_t *a = &req->args;
     if (a->peer == MPI_PROC_NULL) {
-        ol_status_set_empty(&req->status);
+        ol_status_set_proc_null(&req->status);
         ol_request_complete(req, OL_OK);
         return OL_OK;
     }
@@ -338,6 +346,9 @@ ol_status_t ol_pt2pt_start(ol_request_t *req)
     req->complete = 0;
     req->active = true;
     req->error = OL_OK;
+    req->ring_seq = 0;
+    req->cancel_asked = false;
+    ol_status_set_cancelled(&req->status, false);
     req->matched = false;
     req->sender_known = false;
     req->ucx_request = NULL;
@@ -386,10 +397,33 @@ ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
     return rc;
 }
 
+/* A send is taken back only from the unexpected queue of a receiver on
+ * this host (match.h); the request stays incomplete until it answers. */
+static void cancel_send(ol_request_t *req)
+{
+    if (req->cancel_asked || req->ring_seq == 0)
+        return;
+    req->cancel_asked = true;
+    __atomic_store_n(&req->cancel_pending, true, __ATOMIC_RELEASE);
+    int peer = ol_comm_world_rank(req->args.comm, req->args.peer);
+    if (!ol_match_cancel_send(peer, req->ring_seq, req))
+        __atomic_store_n(&req->cancel_pending, false, __ATOMIC_RELEASE);
+}
+
+void ol_match_cancel_answered(void *asker, bool taken_back)
+{
+    ol_request_t *req = asker;
+    if (taken_back)
+        ol_status_set_cancelled(&req->status, true);
+    __atomic_store_n(&req->cancel_pending, false, __ATOMIC_RELEASE);
+}
+
 void ol_pt2pt_cancel(ol_request_t *req)
 {
     void *ucx_req = req->ucx_request;
-    if (req->kind == OL_REQ_RECV && ucx_req && !req->matched && !ol_request_is_complete(req))
+    if (req->kind == OL_REQ_SEND)
+        cancel_send(req);
+    else if (req->kind == OL_REQ_RECV && ucx_req && !req->matched && !ol_request_is_complete(req))
         ol_match_cancel(ucx_req);
 }
 
@@ -430,7 +464,8 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
         return OL_OK;
     if (mode == OL_SEND_BUFFERED) {
         ol_op_args_t args = {(void *)buf, count, dt, dest, tag, comm, space, mode};
-        return ol_bsend_start(&args);
+        uint32_t seq; /* a blocking send is never cancelled */
+        return ol_bsend_start(&args, &seq);
     }
     if (OL_UNLIKELY(ol_dev_buffer(buf, count, dt))) /* the device protocol needs a request */
         return wait_nonblocking_send(buf, count, dt, dest, tag, comm, space, mode);
@@ -444,8 +479,11 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
         return rc;
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                                  .datatype = data.datatype};
-    ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, comm->rank, tag);
-    void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS, &param);
+    ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, ol_comm_tag_rank(comm, comm->rank),
+                                    tag);
+    uint32_t seq; /* a blocking send is never cancelled */
+    void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS, &param,
+                                  &seq);
     ucs_status_t st = wait_ucx_send(ucx_req);
     ol_ucx_bounce_put(data.bounce);
     return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
@@ -503,7 +541,7 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
 {
     if (source == MPI_PROC_NULL) {
         if (status)
-            ol_status_set_empty(status);
+            ol_status_set_proc_null(status);
         return OL_OK;
     }
     if (OL_UNLIKELY(ol_dev_buffer(buf, count, dt))) { /* lands in host memory first */

@@ -32,6 +32,9 @@ typedef enum {
                            ol_ring_cma_ref_t follows the header */
     OL_RING_CMA_DONE,   /* back to the sender of OL_RING_CMA: its receiver is done with
                            the bytes; `token` is the ref's request */
+    OL_RING_CANCEL,     /* the sender asks to take back its message `seq` if no receive
+                           has it yet; `token` is the sender's, handed back in: */
+    OL_RING_CANCEL_REPLY, /* the answer; `bytes` is 1 if the message was taken back */
 } ol_ring_kind_t;
 
 /* What a record says of its message. */
@@ -40,7 +43,8 @@ typedef struct {
     uint64_t token; /* OL_RING_ANNOUNCE: the UCX tag of its data */
     uint64_t bytes; /* the message's size */
     uint32_t kind;  /* ol_ring_kind_t */
-    uint32_t unused;
+    uint32_t seq;   /* a message's number among those from its sender to this rank,
+                       from 1 (which MPI_Cancel names it by), 0 for other records */
 } ol_ring_envelope_t;
 
 /* Where the bytes of an OL_RING_CMA message are in its sender. */

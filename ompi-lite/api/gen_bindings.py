@@ -332,7 +332,7 @@ def status_error_kept(fn):
     name = status.name
     return (["    /* MPI 3.2.5: a call that returns one status leaves its MPI_ERROR alone */",
              "    int %s_error = %s != MPI_STATUS_IGNORE ? %s->MPI_ERROR : 0;" % (name, name, name)],
-            ["    if (%s != MPI_STATUS_IGNORE)" % name,
+            ["    if (%s != MPI_STATUS_IGNORE && !ol_api_status_is_empty(%s))" % (name, name),
              "        %s->MPI_ERROR = %s_error;" % (name, name)])
 
 

@@ -160,4 +160,12 @@ static inline ol_status_t ol_check_not_null(const void *ptr, const char *arg)
     return MPI_ERR_ARG;
 }
 
+/* An empty status (MPI 3.7.3: of a null or inactive request) is whole:
+ * its MPI_ERROR says MPI_SUCCESS even where a call leaves that field alone
+ * otherwise. No status of a message has MPI_ANY_SOURCE. */
+static inline bool ol_api_status_is_empty(const MPI_Status *status)
+{
+    return status->MPI_SOURCE == MPI_ANY_SOURCE && status->MPI_TAG == MPI_ANY_TAG;
+}
+
 #endif

@@ -172,8 +172,8 @@ static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *
     int kept = st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
     int rc;
     if (is_inactive(req)) {
-        set_empty(st);
-        rc = MPI_SUCCESS;
+        set_empty(st); /* whose error field is MPI_SUCCESS, always */
+        kept = rc = MPI_SUCCESS;
     } else if (handle) {
         rc = finish(handle, req, st);
     } else {
@@ -469,6 +469,11 @@ int ol_api_request_get_status_some(int incount, const MPI_Request array_of_reque
 
 /* ---- freeing, cancelling, starting ------------------------------------------- */
 
+static bool cancel_answered(void *arg)
+{
+    return !__atomic_load_n(&((ol_request_t *)arg)->cancel_pending, __ATOMIC_ACQUIRE);
+}
+
 int ol_api_request_free(MPI_Request *request)
 {
     ol_request_t *req;
@@ -482,6 +487,9 @@ int ol_api_request_free(MPI_Request *request)
     *request = MPI_REQUEST_NULL;
     if (req->kind == OL_REQ_GENERALIZED)
         grequest_free(req);
+    /* The answer to a send's cancel names the request: it must live till then. */
+    if (!cancel_answered(req))
+        ol_progress_wait(cancel_answered, req);
     /* An operation in flight finishes on its own, then frees itself. */
     if (is_inactive(req))
         ol_request_release(req);

@@ -30,6 +30,11 @@ typedef struct ol_comm {
     ol_group_t *remote_group; /* intercommunicators only */
     bool predefined;
     int coll_tag_base;       /* shifts collective tags (MPI_Comm_create_group) */
+    /* The rank that messages carry in their tag, by rank; NULL: the rank
+     * itself. A view of a subgroup (MPI_Comm_create_group) carries the
+     * parent's ranks: agreements of different subgroups on one parent then
+     * never take each other's messages. */
+    const int *tag_ranks;
     unsigned coll_sequence;  /* collective calls so far: names their traffic */
     uint64_t coll_logged[32]; /* per collective, size classes whose choice was logged */
     int8_t device_ipc_ready;  /* all members on one host with CUDA: 0 not yet agreed, 1, -1 */
@@ -59,6 +64,11 @@ static inline bool ol_comm_is_inter(const ol_comm_t *comm)
 static inline int ol_comm_world_rank(const ol_comm_t *comm, int rank)
 {
     return comm->world_ranks ? comm->world_ranks[rank] : rank;
+}
+
+static inline int ol_comm_tag_rank(const ol_comm_t *comm, int rank)
+{
+    return OL_UNLIKELY(comm->tag_ranks != NULL) ? comm->tag_ranks[rank] : rank;
 }
 
 #endif

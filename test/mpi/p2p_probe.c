@@ -13,9 +13,10 @@
  *    MPI_Recv, which must never return the probed one, and only then
  *    receives the probed one with MPI_Mrecv: its data must be what the
  *    probe said. The same with MPI_Improbe and MPI_Imrecv.
- * 4. MPI_PROC_NULL: Probe and Iprobe give an empty status; Mprobe and
- *    Improbe give MPI_MESSAGE_NO_PROC, whose Mrecv/Imrecv leaves the buffer
- *    untouched with an empty status. */
+ * 4. MPI_PROC_NULL: Probe and Iprobe give the status of MPI_PROC_NULL
+ *    (source MPI_PROC_NULL, no bytes); Mprobe and Improbe give
+ *    MPI_MESSAGE_NO_PROC, whose Mrecv/Imrecv leaves the buffer untouched
+ *    with that status too. */
 #include "p2p_util.h"
 
 #include <stdio.h>
@@ -250,19 +251,19 @@ static void proc_null(void)
     MPI_Status st;
 
     MPI_Probe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st);
-    p2p_check_empty("MPI_Probe(MPI_PROC_NULL)", &st);
+    p2p_check_proc_null("MPI_Probe(MPI_PROC_NULL)", &st);
     MPI_Iprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &flag, &st);
     if (!flag)
         p2p_die("MPI_Iprobe(MPI_PROC_NULL): flag false");
-    p2p_check_empty("MPI_Iprobe(MPI_PROC_NULL)", &st);
+    p2p_check_proc_null("MPI_Iprobe(MPI_PROC_NULL)", &st);
 
     MPI_Mprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &msg, &st);
     if (msg != MPI_MESSAGE_NO_PROC)
         p2p_die("MPI_Mprobe(MPI_PROC_NULL) did not return MPI_MESSAGE_NO_PROC");
-    p2p_check_empty("MPI_Mprobe(MPI_PROC_NULL)", &st);
+    p2p_check_proc_null("MPI_Mprobe(MPI_PROC_NULL)", &st);
     p2p_check_ok("MPI_Mrecv(MPI_MESSAGE_NO_PROC)",
                  MPI_Mrecv(untouched, 4, MPI_INT, &msg, &st));
-    p2p_check_empty("MPI_Mrecv(MPI_MESSAGE_NO_PROC)", &st);
+    p2p_check_proc_null("MPI_Mrecv(MPI_MESSAGE_NO_PROC)", &st);
     if (msg != MPI_MESSAGE_NULL)
         p2p_die("MPI_Mrecv(MPI_MESSAGE_NO_PROC) did not set the handle to MPI_MESSAGE_NULL");
 
@@ -271,11 +272,11 @@ static void proc_null(void)
     if (!flag || msg != MPI_MESSAGE_NO_PROC)
         p2p_die("MPI_Improbe(MPI_PROC_NULL): flag %d, %s MPI_MESSAGE_NO_PROC", flag,
                 msg == MPI_MESSAGE_NO_PROC ? "" : "not");
-    p2p_check_empty("MPI_Improbe(MPI_PROC_NULL)", &st);
+    p2p_check_proc_null("MPI_Improbe(MPI_PROC_NULL)", &st);
     p2p_check_ok("MPI_Imrecv(MPI_MESSAGE_NO_PROC)",
                  MPI_Imrecv(untouched, 4, MPI_INT, &msg, &req));
     p2p_check_ok("MPI_Wait of MPI_Imrecv(MPI_MESSAGE_NO_PROC)", MPI_Wait(&req, &st));
-    p2p_check_empty("MPI_Imrecv(MPI_MESSAGE_NO_PROC)", &st);
+    p2p_check_proc_null("MPI_Imrecv(MPI_MESSAGE_NO_PROC)", &st);
     if (untouched[0] != 1 || untouched[1] != 2 || untouched[2] != 3 || untouched[3] != 4)
         p2p_die("a receive of MPI_MESSAGE_NO_PROC wrote into the buffer");
 }

@@ -5,7 +5,7 @@
  *    one call; data and status checked.
  * 2. Along a chain (the ring cut between the last rank and rank 0): the
  *    ends send to or receive from MPI_PROC_NULL, whose receive leaves the
- *    buffer untouched with an empty status (and, for the replace forms,
+ *    buffer untouched with the status of MPI_PROC_NULL (and, for the replace forms,
  *    the buffer keeps the rank's own data).
  * 3. Each rank with itself as both destination and source.
  * 4. Along the chain with counts growing by one from rank to rank: each
@@ -105,7 +105,7 @@ static void exchange(const char *how, enum call c, int count, int dest, int sour
         memset(recvbuf, 0x6B, bytes);
     run_call(c, count, dest, source, tag, &st);
     if (source == MPI_PROC_NULL) {
-        p2p_check_empty(what, &st);
+        p2p_check_proc_null(what, &st);
         check_rest(what, c, count, 0); /* nothing came */
         return;
     }

@@ -15,6 +15,7 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_match \
 	test/mpi/p2p_shm_probe \
 	test/mpi/p2p_shm_cancel \
+	test/mpi/p2p_shm_send_cancel \
 	test/mpi/p2p_shm_truncate \
 	test/mpi/p2p_shm_dtype \
 	test/mpi/p2p_shm_oversub \
@@ -65,6 +66,11 @@ test_mpi_p2p_shm_cancel_SOURCES = test/mpi/p2p_shm_cancel.c $(P2P_SHM_UTIL)
 test_mpi_p2p_shm_cancel_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_shm_cancel_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_shm_cancel_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_shm_send_cancel_SOURCES = test/mpi/p2p_shm_send_cancel.c $(P2P_SHM_UTIL)
+test_mpi_p2p_shm_send_cancel_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_shm_send_cancel_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_shm_send_cancel_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_mpi_p2p_shm_truncate_SOURCES = test/mpi/p2p_shm_truncate.c $(P2P_SHM_UTIL)
 test_mpi_p2p_shm_truncate_CPPFLAGS = $(MPI_TEST_INCLUDES)

@@ -95,6 +95,13 @@ void p2p_check_status(const char *what, const MPI_Status *st, int source, int ta
 
 void p2p_check_empty(const char *what, const MPI_Status *st)
 {
+    p2p_check_status(what, st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_BYTE, 0);
+    if (st->MPI_ERROR != MPI_SUCCESS)
+        p2p_die("%s: an empty status holds error %d", what, st->MPI_ERROR);
+}
+
+void p2p_check_proc_null(const char *what, const MPI_Status *st)
+{
     p2p_check_status(what, st, MPI_PROC_NULL, MPI_ANY_TAG, MPI_BYTE, 0);
 }
 

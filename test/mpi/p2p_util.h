@@ -33,8 +33,12 @@ void p2p_check_fill(const char *what, const void *buf, size_t n, unsigned char v
  * MPI_ERR_IN_STATUS). */
 void p2p_check_status(const char *what, const MPI_Status *st, int source, int tag,
                       MPI_Datatype dt, MPI_Count count);
-/* An empty status: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
+/* An empty status (a null or inactive request): source MPI_ANY_SOURCE,
+ * tag MPI_ANY_TAG, error MPI_SUCCESS, count 0. */
 void p2p_check_empty(const char *what, const MPI_Status *st);
+/* The status of a receive from MPI_PROC_NULL: source MPI_PROC_NULL, tag
+ * MPI_ANY_TAG, count 0. */
+void p2p_check_proc_null(const char *what, const MPI_Status *st);
 
 /* rc is MPI_SUCCESS. */
 void p2p_check_ok(const char *what, int rc);
