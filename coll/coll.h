@@ -86,6 +86,12 @@ void ol_coll_comm_view(ol_comm_t *view);
 void ol_coll_params_load(void);
 void ol_coll_params_print(FILE *out);
 
+/* Work that waits for collectives it started and then starts others (the
+ * context-id agreement of MPI_Comm_idup): run after every progress call
+ * that advanced schedules, outside their lock. Set while such work is in
+ * flight, which always has a schedule in flight, else NULL. */
+extern int (*volatile ol_coll_followup)(void);
+
 /* Shortcuts for the communicator layer's agreements. */
 ol_status_t ol_coll_barrier(ol_comm_t *comm);
 ol_status_t ol_coll_bcast(void *buf, MPI_Count count, ol_datatype_t *dt, int root, ol_comm_t *comm);

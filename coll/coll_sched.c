@@ -406,6 +406,8 @@ static ol_status_t start_round(ol_sched_t *s)
 
 static int advance_all(void);
 
+int (*volatile ol_coll_followup)(void);
+
 static void activate(ol_sched_t *s)
 {
     pthread_mutex_lock(&active_lock);
@@ -460,7 +462,8 @@ static int advance_all(void)
         events++;
     }
     pthread_mutex_unlock(&active_lock);
-    return events;
+    int (*followup)(void) = ol_coll_followup;
+    return followup ? events + followup() : events;
 }
 
 static void release_sched(ol_request_t *req)

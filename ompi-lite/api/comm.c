@@ -7,10 +7,13 @@
 #include "ol_attr.h"
 #include "ol_errhandler.h"
 #include "ol_info.h"
+#include "ol_state.h"
 #include "ol_topo.h"
 #include "pt2pt.h"
 
 #include <hwloc.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +120,14 @@ MPI_Comm ol_comm_to_handle(ol_comm_t *comm)
 
 /* ---- agreements ------------------------------------------------------------ */
 
+/* The same in every participant of an agreement on parent, and distinct
+ * for the agreements of one process: nonblocking ones (MPI_Comm_idup) on
+ * one parent differ by the collective sequence number each took. */
+static uint64_t agreement_priority(const ol_comm_t *parent, unsigned sequence)
+{
+    return (uint64_t)parent->context_id << 32 | sequence;
+}
+
 static ol_status_t and_over(ol_comm_t *comm, uint64_t *words, int n)
 {
     return ol_coll_allreduce(MPI_IN_PLACE, words, n, ol_dt_from_handle(MPI_UINT64_T),
@@ -169,7 +180,7 @@ static ol_status_t and_inter(uint64_t *words, int n, void *intercomm)
 static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
 {
     return ol_cid_allocate(ol_comm_is_inter(parent) ? and_inter : and_intra, parent,
-                           parent->context_id, id);
+                           agreement_priority(parent, parent->coll_sequence), id);
 }
 
 /* ---- dup ---------------------------------------------------------------------- */
@@ -186,12 +197,10 @@ static int inherit(ol_comm_t *comm, ol_comm_t *c, const ol_info_t *info)
     return ol_attr_copy_comm(comm, c);
 }
 
-static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
+/* The duplicate of comm on the agreed context id. */
+static int dup_with_id(ol_comm_t *comm, const ol_info_t *info, uint32_t id, MPI_Comm *newcomm)
 {
-    uint32_t id;
-    int rc = new_context_id(comm, &id);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
     ol_group_retain(comm->group);
     if (comm->remote_group)
         ol_group_retain(comm->remote_group);
@@ -211,6 +220,13 @@ static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
     }
     *newcomm = ol_comm_to_handle(c);
     return MPI_SUCCESS;
+}
+
+static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
+{
+    uint32_t id;
+    int rc = new_context_id(comm, &id);
+    return rc == MPI_SUCCESS ? dup_with_id(comm, info, id, newcomm) : rc;
 }
 
 static int info_arg(MPI_Info handle, const ol_info_t **info)
@@ -234,20 +250,157 @@ int ol_api_comm_dup_with_info(ol_comm_t *comm, MPI_Info info, MPI_Comm *newcomm)
     return rc == MPI_SUCCESS ? dup_comm(comm, hints, newcomm) : rc;
 }
 
-/* The dup is made at once; the request is complete when returned. Every
- * process must call it in the same order on the communicator, as for any
- * collective, so this only waits where MPI would make the request wait. */
+/* ---- idup ---------------------------------------------------------------------- */
+
+/* MPI_Comm_idup returns before the other processes have called it: its
+ * context-id agreement (context_id.h) runs as nonblocking allreduces that
+ * progress advances, each step started when the previous one completes
+ * (ol_coll_followup). On an intercommunicator a step is two: the AND in the
+ * local group, then the allreduce between the groups, which gives each
+ * group the other's AND. The call takes one collective sequence number of
+ * the parent, and every step runs on views of the parent that keep it, so
+ * that the agreement's messages, repeated or not, meet no other collective
+ * of the parent. The duplicate is made, and *newcomm written, when the
+ * agreement ends. */
+typedef struct idup {
+    ol_comm_t *parent;
+    ol_info_t *info;          /* MPI_Comm_idup_with_info's hints (a copy), or NULL */
+    MPI_Comm *newcomm;
+    ol_request_t *request;    /* the user's */
+    unsigned sequence;        /* the parent's collective sequence number it took */
+    ol_comm_t local, between; /* the views: the (local) group, and for an
+                                 intercommunicator the two groups */
+    ol_cid_agreement_t agreement;
+    uint64_t remote[OL_CID_WORDS];
+    bool between_groups;      /* the step in flight is the allreduce between the groups */
+    ol_request_t *step;       /* the collective in flight */
+    struct idup *next;
+} idup_t;
+
+static idup_t *idups;        /* agreements in flight */
+static pthread_mutex_t idups_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ol_status_t start_and(idup_t *d, bool between_groups)
+{
+    ol_comm_t *view = between_groups ? &d->between : &d->local;
+    view->coll_sequence = d->sequence;
+    d->between_groups = between_groups;
+    ol_datatype_t *u64 = ol_dt_from_handle(MPI_UINT64_T);
+    ol_coll_args_t a = {.kind = OL_COLL_ALLREDUCE,
+                        .sendbuf = between_groups ? (void *)d->agreement.words : MPI_IN_PLACE,
+                        .recvbuf = between_groups ? d->remote : d->agreement.words,
+                        .sendcount = OL_CID_WORDS,
+                        .recvcount = OL_CID_WORDS,
+                        .sendtype = u64,
+                        .recvtype = u64,
+                        .op = ol_op_from_handle(MPI_BAND),
+                        .comm = view};
+    return ol_coll_start(&a, &d->step);
+}
+
+/* The agreement has ended (rc: how): the duplicate, and the user's request. */
+static void idup_finish(idup_t *d, int rc, uint32_t id)
+{
+    if (rc == MPI_SUCCESS)
+        rc = dup_with_id(d->parent, d->info, id, d->newcomm);
+    if (rc == MPI_SUCCESS)
+        ol_state_publish_comm(ol_comm_from_handle(*d->newcomm)); /* for hang reports */
+    if (d->info)
+        ol_info_release(d->info);
+    ol_request_complete(d->request, rc);
+    free(d);
+}
+
+/* Moves d on as far as its steps complete; true when it has ended. */
+static bool idup_advance(idup_t *d)
+{
+    while (ol_request_is_complete(d->step)) {
+        ol_status_t rc = d->step->error;
+        ol_request_free_when_complete(d->step);
+        uint32_t id = 0;
+        if (rc == OL_OK && ol_comm_is_inter(d->parent) && !d->between_groups) {
+            rc = start_and(d, true);
+        } else if (rc == OL_OK) {
+            for (int i = 0; d->between_groups && i < OL_CID_WORDS; i++)
+                d->agreement.words[i] &= d->remote[i];
+            ol_cid_step_t step = ol_cid_next(&d->agreement, &id);
+            if (step != OL_CID_AGAIN) {
+                idup_finish(d, step == OL_CID_AGREED ? MPI_SUCCESS : MPI_ERR_INTERN, id);
+                return true;
+            }
+            rc = start_and(d, false);
+        }
+        if (rc != OL_OK) {
+            ol_cid_abandon(&d->agreement);
+            idup_finish(d, rc, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+static int idups_advance(void)
+{
+    int events = 0;
+    if (pthread_mutex_trylock(&idups_lock) != 0)
+        return 0; /* another thread is at it */
+    for (idup_t **link = &idups; *link;) {
+        idup_t *d = *link;
+        if (idup_advance(d)) {
+            *link = d->next;
+            events++;
+        } else {
+            link = &d->next;
+        }
+    }
+    if (!idups)
+        ol_coll_followup = NULL;
+    pthread_mutex_unlock(&idups_lock);
+    return events;
+}
+
 static int idup(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int rc = dup_comm(comm, info, newcomm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    idup_t *d = calloc(1, sizeof(*d));
     ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
-    if (!req)
+    if (!d || !req || (info && !(d->info = ol_info_dup(info)))) {
+        free(d);
+        if (req)
+            ol_request_release(req);
         return MPI_ERR_NO_MEM;
+    }
     ol_status_set_empty(&req->status);
-    ol_request_complete(req, MPI_SUCCESS);
+    *newcomm = MPI_COMM_NULL; /* until the agreement ends */
+    d->parent = comm;
+    d->newcomm = newcomm;
+    d->request = req;
+    d->sequence = comm->coll_sequence++;
+    if (ol_comm_is_inter(comm)) {
+        local_view(comm, &d->local);
+        d->between = *comm;
+        ol_coll_comm_view(&d->between);
+    } else {
+        d->local = *comm;
+        ol_coll_comm_view(&d->local);
+    }
     *request = ol_request_to_handle(req);
+    ol_cid_begin(&d->agreement, agreement_priority(comm, d->sequence));
+    ol_status_t rc = start_and(d, false);
+    if (rc != OL_OK) {
+        ol_cid_abandon(&d->agreement);
+        if (d->info)
+            ol_info_release(d->info);
+        free(d);
+        ol_request_release(req);
+        return rc;
+    }
+    pthread_mutex_lock(&idups_lock);
+    if (!idup_advance(d)) {
+        d->next = idups;
+        idups = d;
+        ol_coll_followup = idups_advance;
+    }
+    pthread_mutex_unlock(&idups_lock);
     return MPI_SUCCESS;
 }
 
@@ -717,15 +870,25 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
         ol_api_set_detail("group must be a subgroup of the communicator that includes the caller");
         return MPI_ERR_GROUP;
     }
+    int *parent_ranks = malloc(sizeof(int) * (size_t)group->size);
+    if (!parent_ranks)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < group->size; i++)
+        parent_ranks[i] = ol_group_rank_of(comm->group, group->world_ranks[i]);
     ol_comm_t view = *comm;
     ol_coll_comm_view(&view);
     view.group = group;
     view.rank = group->rank;
     view.size = view.peer_size = group->size;
     view.world_ranks = group->world_ranks;
+    view.tag_ranks = parent_ranks;
     view.coll_tag_base = (3 + tag % 1024) * OL_COLL_TAG_RANGE;
+    /* Members may have called other collectives of the parent (MPI_Comm_idup
+     * takes a sequence number) in another order around this call. */
+    view.coll_sequence = 0;
     uint32_t id;
-    int rc = ol_cid_allocate(and_intra, &view, comm->context_id, &id);
+    int rc = ol_cid_allocate(and_intra, &view, agreement_priority(comm, UINT_MAX), &id);
+    free(parent_ranks);
     if (rc != MPI_SUCCESS)
         return rc;
     ol_group_retain(group);
@@ -822,7 +985,8 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
     creation_t how = {local_comm, local_leader, peer, remote_leader,
                       TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS)};
     uint32_t id;
-    rc = ol_cid_allocate(and_creation, &how, local_comm->context_id, &id);
+    rc = ol_cid_allocate(and_creation, &how,
+                         agreement_priority(local_comm, local_comm->coll_sequence), &id);
     if (rc != MPI_SUCCESS) {
         ol_group_release(remote);
         return rc;

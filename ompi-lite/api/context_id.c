@@ -7,7 +7,8 @@
  * same time would otherwise both take that bit: only one agreement at a time
  * lends the real mask, the others lend zeros and retry. Of the agreements
  * waiting in a process, only the one with the lowest priority value (its
- * parent's context id) may lend, as in MPICH: two processes can then not
+ * parent's context id, then the parent's collective sequence number) may
+ * lend, as in MPICH: two processes can then not
  * keep favouring different agreements, and every agreement ends. When every
  * lender was real and the window is full, all move on to the next window;
  * the decision depends only on the ANDed result, so all participants agree. */
@@ -20,7 +21,7 @@
 #include <string.h>
 
 #define CID_WORDS (OL_MAX_CONTEXT_IDS / 64)
-#define WINDOW_WORDS 32
+#define WINDOW_WORDS (OL_CID_WORDS - 1)
 
 static uint64_t free_ids[CID_WORDS]; /* bit set: the id is free here */
 static bool mask_lent;               /* an agreement of this process holds the mask */
@@ -28,7 +29,7 @@ static bool mask_lent;               /* an agreement of this process holds the m
 /* Agreements of this process in progress, by priority (a few at most: one
  * per thread creating a communicator). */
 #define MAX_WAITING 64
-static uint32_t waiting[MAX_WAITING];
+static uint64_t waiting[MAX_WAITING];
 static int nwaiting;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -46,7 +47,7 @@ void ol_cid_release(uint32_t id)
     pthread_mutex_unlock(&lock);
 }
 
-static bool is_first(uint32_t priority)
+static bool is_first(uint64_t priority)
 {
     for (int i = 0; i < nwaiting; i++)
         if (waiting[i] < priority)
@@ -54,7 +55,7 @@ static bool is_first(uint32_t priority)
     return true;
 }
 
-static void enter(uint32_t priority)
+static void enter(uint64_t priority)
 {
     pthread_mutex_lock(&lock);
     if (nwaiting < MAX_WAITING)
@@ -62,7 +63,7 @@ static void enter(uint32_t priority)
     pthread_mutex_unlock(&lock);
 }
 
-static void leave(uint32_t priority)
+static void leave(uint64_t priority)
 {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nwaiting; i++) {
@@ -76,7 +77,7 @@ static void leave(uint32_t priority)
 
 /* Fills words[0..WINDOW_WORDS) with the window and words[WINDOW_WORDS]
  * with 1 when this agreement may lend the real mask, zeros otherwise. */
-static bool lend_mask(int window, uint32_t priority, uint64_t *words)
+static bool lend_mask(int window, uint64_t priority, uint64_t *words)
 {
     pthread_mutex_lock(&lock);
     bool lent = !mask_lent && is_first(priority);
@@ -111,32 +112,54 @@ static bool take_lowest(int window, const uint64_t *words, bool lent, uint32_t *
     return found;
 }
 
-ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint32_t priority,
-                            uint32_t *context_id)
+void ol_cid_begin(ol_cid_agreement_t *a, uint64_t priority)
 {
-    uint64_t words[WINDOW_WORDS + 1];
-    int window = 0;
-    ol_status_t rc = MPI_ERR_INTERN;
+    a->priority = priority;
+    a->window = 0;
     enter(priority);
-    while (window < CID_WORDS / WINDOW_WORDS) {
-        bool lent = lend_mask(window, priority, words);
-        rc = and_all(words, WINDOW_WORDS + 1, ctx);
-        if (rc != OL_OK) {
-            take_lowest(window, (uint64_t[WINDOW_WORDS]){0}, lent, context_id);
-            break;
-        }
-        if (take_lowest(window, words, lent, context_id))
-            break;
-        if (words[WINDOW_WORDS]) /* every mask was real: this window is full */
-            window++;
-        else
-            sched_yield(); /* another agreement held some mask: try again */
+    a->lent = lend_mask(a->window, priority, a->words);
+}
+
+ol_cid_step_t ol_cid_next(ol_cid_agreement_t *a, uint32_t *context_id)
+{
+    if (take_lowest(a->window, a->words, a->lent, context_id)) {
+        leave(a->priority);
+        return OL_CID_AGREED;
     }
-    leave(priority);
-    if (window == CID_WORDS / WINDOW_WORDS) {
+    if (a->words[OL_CID_WORDS - 1] && ++a->window == CID_WORDS / WINDOW_WORDS) {
+        leave(a->priority);
         ol_error_detail("no communicator context id is free in all processes (%d in use)",
                         OL_MAX_CONTEXT_IDS);
-        rc = MPI_ERR_INTERN;
+        return OL_CID_EXHAUSTED;
     }
-    return rc;
+    /* Every mask was real, so the window is full (and the next one is
+     * tried), or another agreement held some mask: try again. */
+    a->lent = lend_mask(a->window, a->priority, a->words);
+    return OL_CID_AGAIN;
+}
+
+void ol_cid_abandon(ol_cid_agreement_t *a)
+{
+    uint32_t unused;
+    take_lowest(a->window, (uint64_t[WINDOW_WORDS]){0}, a->lent, &unused);
+    leave(a->priority);
+}
+
+ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint64_t priority,
+                            uint32_t *context_id)
+{
+    ol_cid_agreement_t a;
+    ol_cid_begin(&a, priority);
+    for (;;) {
+        ol_status_t rc = and_all(a.words, OL_CID_WORDS, ctx);
+        if (rc != OL_OK) {
+            ol_cid_abandon(&a);
+            return rc;
+        }
+        ol_cid_step_t step = ol_cid_next(&a, context_id);
+        if (step != OL_CID_AGAIN)
+            return step == OL_CID_AGREED ? OL_OK : MPI_ERR_INTERN;
+        if (!a.lent)
+            sched_yield(); /* another agreement holds the mask */
+    }
 }

@@ -11,10 +11,31 @@ typedef ol_status_t (*ol_cid_and_t)(uint64_t *words, int n, void *ctx);
 
 /* Agrees on the lowest context id free in every participant; and_all
  * defines who the participants are. priority orders concurrent agreements
- * of one process (the parent communicator's context id: lower goes first),
- * so that threads creating communicators at once cannot starve each other. */
-ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint32_t priority,
+ * of one process (the same in every participant; lower goes first), so
+ * that threads creating communicators at once, or nonblocking agreements
+ * in flight together, cannot starve each other. */
+ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint64_t priority,
                             uint32_t *context_id);
+
+/* The same agreement step by step, for nonblocking calls (MPI_Comm_idup):
+ * begin, then until agreed, AND `words` across the participants and call
+ * next. Every participant takes the same steps, as each depends only on
+ * the ANDed words. */
+enum { OL_CID_WORDS = 33 };
+typedef struct {
+    uint64_t words[OL_CID_WORDS];
+    uint64_t priority;
+    int window;
+    bool lent; /* words hold this process's real mask */
+} ol_cid_agreement_t;
+typedef enum { OL_CID_AGREED, OL_CID_AGAIN, OL_CID_EXHAUSTED } ol_cid_step_t;
+
+void ol_cid_begin(ol_cid_agreement_t *a, uint64_t priority);
+/* After the AND: the id (OL_CID_AGREED), another AND to do, or an error
+ * (OL_CID_EXHAUSTED, detail set). */
+ol_cid_step_t ol_cid_next(ol_cid_agreement_t *a, uint32_t *context_id);
+/* The AND failed: the agreement ends without an id. */
+void ol_cid_abandon(ol_cid_agreement_t *a);
 void ol_cid_release(uint32_t context_id);
 /* Marks the ids of the predefined communicators as used. */
 void ol_cid_init(void);

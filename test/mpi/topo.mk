@@ -4,11 +4,13 @@
 # point-to-point only).
 test_topo_scripts = \
 	test/mpi/topo_cart.sh test/mpi/topo_dims.sh test/mpi/topo_graph.sh \
-	test/mpi/topo_errors.sh test/mpi/comm_create.sh test/mpi/split_type.sh
+	test/mpi/topo_errors.sh test/mpi/comm_create.sh test/mpi/split_type.sh \
+	test/mpi/comm_idup.sh
 
 test_topo_programs = \
 	test/mpi/topo_cart test/mpi/topo_dims test/mpi/topo_graph \
-	test/mpi/topo_errors test/mpi/comm_create test/mpi/split_type
+	test/mpi/topo_errors test/mpi/comm_create test/mpi/split_type \
+	test/mpi/comm_idup
 
 check_PROGRAMS += $(test_topo_programs)
 TESTS += $(test_topo_scripts)
@@ -35,6 +37,11 @@ test_mpi_topo_errors_SOURCES = test/mpi/topo_errors.c $(TOPO_UTIL)
 test_mpi_topo_errors_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_topo_errors_LDADD = $(MPI_TEST_LIBS)
 test_mpi_topo_errors_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_comm_idup_SOURCES = test/mpi/comm_idup.c
+test_mpi_comm_idup_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_comm_idup_LDADD = $(MPI_TEST_LIBS)
+test_mpi_comm_idup_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_mpi_comm_create_SOURCES = test/mpi/comm_create.c $(TOPO_UTIL)
 test_mpi_comm_create_CPPFLAGS = $(MPI_TEST_INCLUDES)
