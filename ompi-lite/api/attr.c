@@ -111,15 +111,19 @@ static bool is_predefined_key(int keyval)
     return keyval >= MPI_TAG_UB && keyval <= MPI_UNIVERSE_SIZE;
 }
 
-/* The live keyval of that kind the program names, or NULL with the
- * detail said. */
-static keyval_t *lookup(int keyval, kind_t kind, const char *arg)
+typedef enum { LIVE, IN_USE } liveness_t;
+
+/* The keyval of that kind the program names, or NULL with the detail
+ * said. LIVE: not freed. IN_USE: or freed while attributes still use it,
+ * which MPI_*_delete_attr must still delete (MPI-4.1 7.7.2) and
+ * MPI_*_get_attr may still read. */
+static keyval_t *lookup_keyval(int keyval, kind_t kind, const char *arg, liveness_t need)
 {
     keyval_t *k = NULL;
     pthread_mutex_lock(&keyval_lock);
     if (keyval >= KEYVAL_BASE && keyval - KEYVAL_BASE < nkeyvals)
         k = keyvals[keyval - KEYVAL_BASE];
-    bool live = k && !k->freed;
+    bool live = k && (!k->freed || (need == IN_USE && k->refs > 0));
     kind_t made_for = live ? k->kind : kind;
     pthread_mutex_unlock(&keyval_lock);
     if (live && made_for == kind)
@@ -134,6 +138,11 @@ static keyval_t *lookup(int keyval, kind_t kind, const char *arg)
                           : keyval == MPI_KEYVAL_INVALID ? "MPI_KEYVAL_INVALID"
                                                          : "not a valid keyval");
     return NULL;
+}
+
+static keyval_t *lookup(int keyval, kind_t kind, const char *arg)
+{
+    return lookup_keyval(keyval, kind, arg, LIVE);
 }
 
 static int free_keyval(int *keyval, kind_t kind)
@@ -288,7 +297,7 @@ static int set_attr(const object_t *obj, int keyval, void *value)
 
 static int get_attr(const object_t *obj, int keyval, void *attribute_val, int *flag)
 {
-    keyval_t *k = lookup(keyval, obj->kind, "keyval");
+    keyval_t *k = lookup_keyval(keyval, obj->kind, "keyval", IN_USE);
     if (!k)
         return MPI_ERR_KEYVAL;
     const attr_t *a = find(obj, k);
@@ -301,7 +310,7 @@ static int get_attr(const object_t *obj, int keyval, void *attribute_val, int *f
 /* Deleting an attribute that is not set does nothing. */
 static int delete_attr(const object_t *obj, int keyval)
 {
-    keyval_t *k = lookup(keyval, obj->kind, "keyval");
+    keyval_t *k = lookup_keyval(keyval, obj->kind, "keyval", IN_USE);
     if (!k)
         return MPI_ERR_KEYVAL;
     attr_t *a = find(obj, k);

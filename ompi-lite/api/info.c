@@ -162,6 +162,17 @@ static const char *thread_level_name(int level)
     }
 }
 
+/* The job's size, before MPI_Init too (MPI_Info_create_env may be called
+ * then, and must answer the same): mpirun tells every rank; a process
+ * started otherwise is a singleton until MPI_Init says more. */
+static int job_size(void)
+{
+    if (ol_rt.size > 0)
+        return ol_rt.size;
+    const char *size = getenv("OMPI_LITE_SIZE");
+    return size && atoi(size) > 0 ? atoi(size) : 1;
+}
+
 /* The keys the standard reserves for MPI_INFO_ENV that this process can
  * answer ("soft" and "file" it cannot: it was not started by spawn). A
  * pair that finds no memory is left out: the object stays usable. */
@@ -170,10 +181,12 @@ static void fill_env(ol_info_t *info, int argc, char **argv)
     char value[MPI_MAX_INFO_VAL];
     struct utsname uts;
     set_command_line(info, argc, argv);
-    snprintf(value, sizeof(value), "%d", ol_rt.size);
+    snprintf(value, sizeof(value), "%d", job_size());
     ol_info_set(info, "maxprocs", value);
     if (ol_rt.hostname[0])
         ol_info_set(info, "host", ol_rt.hostname);
+    else if (gethostname(value, sizeof(value)) == 0)
+        ol_info_set(info, "host", value);
     if (uname(&uts) == 0)
         ol_info_set(info, "arch", uts.machine);
     if (getcwd(value, sizeof(value)))

@@ -5,7 +5,7 @@
  * MPI_Comm_delete_attr, when MPI_Comm_set_attr replaces a value, and on
  * MPI_Comm_free in the reverse order of setting; a failing copy callback
  * fails the dup with its code, a failing delete callback the free; a freed
- * keyval lives on in its attributes; values go down dup chains; the
+ * keyval lives on in its attributes, which can be read and deleted by it; values go down dup chains; the
  * predefined attributes of MPI_COMM_WORLD; the deprecated MPI-1 calls; bad
  * keyvals give MPI_ERR_KEYVAL. Every rank checks the same things. */
 #include <mpi.h>
@@ -148,26 +148,36 @@ static void callbacks_on_dup_and_free(void)
     expect_events("", "freeing keyvals without attributes");
 }
 
-/* A keyval freed while attributes use it: the program can no longer name
- * it, but its attributes are still copied and deleted with their callbacks
- * (MPI-4.1 7.7.2). */
+/* A keyval freed while attributes use it: no attribute can be set with it
+ * any more, but its attributes are still copied and deleted with their
+ * callbacks, and the program may still read them and delete them by the
+ * old value (MPI-4.1 7.7.2: the references "need to be explicitly freed by
+ * the program", by MPI_Comm_delete_attr or MPI_Comm_free). Once the last
+ * one is gone, the value names nothing. */
 static void keyval_freed_early(void)
 {
-    MPI_Comm a, b;
+    MPI_Comm a, b, c;
     int k = make_keyval(copy_cb, 5), old = k;
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
     MPI_Comm_set_attr(a, k, (void *)50);
     MPI_Comm_free_keyval(&k);
     CHECK(k == MPI_KEYVAL_INVALID, "freed keyval is %d", k);
-    void *v;
-    int flag;
-    expect_class(MPI_Comm_get_attr(a, old, &v, &flag), MPI_ERR_KEYVAL, "get with a freed keyval");
+    expect_value(a, old, 1, 50, "get with a freed keyval still in use");
     expect_class(MPI_Comm_set_attr(a, old, NULL), MPI_ERR_KEYVAL, "set with a freed keyval");
     MPI_Comm_dup(a, &b);
     expect_events("c5", "dup with a freed keyval");
+    MPI_Comm_dup(a, &c);
+    expect_events("c5", "a second dup with a freed keyval");
+    CHECK(MPI_Comm_delete_attr(c, old) == MPI_SUCCESS, "delete with a freed keyval in use failed");
+    expect_events("d5", "deleting by a freed keyval");
     MPI_Comm_free(&a);
     MPI_Comm_free(&b);
     expect_events("d5 d5", "freeing both communicators");
+    void *v;
+    int flag;
+    expect_class(MPI_Comm_get_attr(c, old, &v, &flag), MPI_ERR_KEYVAL,
+                 "get with a freed keyval no attribute uses");
+    MPI_Comm_free(&c);
 }
 
 /* Values through a chain of dups: each copy adds 100. */

@@ -1,7 +1,7 @@
 /* comm_info: info objects (keys in the order first set, replacing keeps the
  * place, the length limits and their error classes, get/get_string/
  * get_valuelen, delete of an absent key, dup independence), MPI_INFO_ENV
- * and MPI_Info_create_env, and communicator hints: MPI_Comm_set_info
+ * and MPI_Info_create_env (the same before MPI_Init), and communicator hints: MPI_Comm_set_info
  * merges, MPI_Comm_get_info returns a new object, dup inherits, dup_with_info
  * replaces. */
 #include <mpi.h>
@@ -166,6 +166,28 @@ static void info_env(char **argv)
     MPI_Info_free(&made);
 }
 
+/* MPI_Info_create_env called before MPI_Init says what it says after. */
+static void env_before_init(MPI_Info before, int argc, char **argv)
+{
+    static const char *keys[] = {"command", "argv", "maxprocs", "soft", "host",
+                                 "arch", "wdir", "file", "thread_level"};
+    MPI_Info after;
+    MPI_Info_create_env(argc, argv, &after);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char was[MPI_MAX_INFO_VAL], is[MPI_MAX_INFO_VAL];
+        int had, has, len = sizeof(was);
+        MPI_Info_get_string(before, keys[i], &len, was, &had);
+        len = sizeof(is);
+        MPI_Info_get_string(after, keys[i], &len, is, &has);
+        CHECK(had == has && (!had || strcmp(was, is) == 0),
+              "create_env before MPI_Init: %s %s \"%s\", after: %s \"%s\"", keys[i],
+              had ? "was" : "was absent", had ? was : "", has ? "is" : "is absent",
+              has ? is : "");
+    }
+    MPI_Info_free(&after);
+    MPI_Info_free(&before);
+}
+
 static void comm_hints(void)
 {
     MPI_Comm dup, dup2, dup3;
@@ -211,6 +233,8 @@ static void comm_hints(void)
 
 int main(int argc, char **argv)
 {
+    MPI_Info before;
+    MPI_Info_create_env(argc, argv, &before);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -222,6 +246,7 @@ int main(int argc, char **argv)
     order_and_values();
     limits();
     info_env(argv);
+    env_before_init(before, argc, argv);
     comm_hints();
 
     MPI_Barrier(MPI_COMM_WORLD);
