@@ -286,7 +286,10 @@ int ol_api_cart_map(ol_comm_t *comm, int ndims, const int dims[], const int peri
 /* The search for the most balanced split of n into k factors: every
  * non-increasing k-tuple of divisors whose product is n, keeping the one
  * with the least spread (largest minus smallest factor), and on a tie the
- * smaller largest factor. Factors are drawn from the divisors of the
+ * one whose smallest factor is larger, then its second smallest, and so
+ * on, as MPICH does (5040 in 3: (21, 16, 15), not (20, 18, 14); 5616 in 4:
+ * (13, 9, 8, 6), not (13, 12, 6, 6)), so that programs see the same grids
+ * under both. Factors are drawn from the divisors of the
  * original n, which include the divisors of every partial quotient.
  * Example: 16 in 3 -> (4, 2, 2), spread 2, not (4, 4, 1), spread 3. */
 typedef struct {
@@ -307,12 +310,22 @@ static bool power_reaches(int f, int m, int n)
     return p >= n;
 }
 
+/* Of two tuples of one spread: whether cur's factors, smallest first, are
+ * larger at the first place they differ. */
+static bool larger_from_smallest(const factor_search_t *s)
+{
+    for (int i = s->k - 1; i >= 0; i--)
+        if (s->cur[i] != s->best[i])
+            return s->cur[i] > s->best[i];
+    return false;
+}
+
 static void keep_if_better(factor_search_t *s)
 {
     int spread = s->cur[0] - s->cur[s->k - 1];
     if (s->best_spread >= 0 && spread > s->best_spread)
         return;
-    if (spread == s->best_spread && s->cur[0] >= s->best[0])
+    if (spread == s->best_spread && !larger_from_smallest(s))
         return;
     s->best_spread = spread;
     for (int i = 0; i < s->k; i++)

@@ -36,6 +36,9 @@ static const dims_case_t cases[] = {
     {120, 3, {0, 0, 0}, {6, 5, 4}, MPI_SUCCESS},
     {210, 4, {0, 0, 0, 0}, {7, 5, 3, 2}, MPI_SUCCESS},
     {1024, 3, {0, 0, 0}, {16, 8, 8}, MPI_SUCCESS},
+    /* ties of spread go to the larger smallest factor, then the next (as MPICH) */
+    {5040, 3, {0, 0, 0}, {21, 16, 15}, MPI_SUCCESS},
+    {5616, 4, {0, 0, 0, 0}, {13, 9, 8, 6}, MPI_SUCCESS},
     {2 * 3 * 5 * 7 * 11 * 13, 2, {0, 0}, {182, 165}, MPI_SUCCESS},
     {97, 3, {0, 0, 0}, {97, 1, 1}, MPI_SUCCESS},
     {1 << 30, 2, {0, 0}, {1 << 15, 1 << 15}, MPI_SUCCESS},
