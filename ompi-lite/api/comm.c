@@ -179,6 +179,8 @@ static ol_status_t and_inter(uint64_t *words, int n, void *intercomm)
 
 static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
 {
+    if (!ol_comm_is_inter(parent) && parent->size == 1)
+        return ol_cid_allocate_local(id);
     return ol_cid_allocate(ol_comm_is_inter(parent) ? and_inter : and_intra, parent,
                            agreement_priority(parent, parent->coll_sequence), id);
 }
@@ -359,8 +361,28 @@ static int idups_advance(void)
     return events;
 }
 
+/* A communicator of this process alone needs no agreement: done at once. */
+static int idup_alone(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm,
+                      MPI_Request *request)
+{
+    ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    int rc = dup_comm(comm, info, newcomm);
+    if (rc != MPI_SUCCESS) {
+        ol_request_release(req);
+        return rc;
+    }
+    ol_status_set_empty(&req->status);
+    ol_request_complete(req, MPI_SUCCESS);
+    *request = ol_request_to_handle(req);
+    return MPI_SUCCESS;
+}
+
 static int idup(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
+    if (!ol_comm_is_inter(comm) && comm->size == 1)
+        return idup_alone(comm, info, newcomm, request);
     idup_t *d = calloc(1, sizeof(*d));
     ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
     if (!d || !req || (info && !(d->info = ol_info_dup(info)))) {

@@ -25,6 +25,7 @@
 
 static uint64_t free_ids[CID_WORDS]; /* bit set: the id is free here */
 static bool mask_lent;               /* an agreement of this process holds the mask */
+static int lent_window;              /* ... of this window */
 
 /* Agreements of this process in progress, by priority (a few at most: one
  * per thread creating a communicator). */
@@ -83,6 +84,7 @@ static bool lend_mask(int window, uint64_t priority, uint64_t *words)
     bool lent = !mask_lent && is_first(priority);
     if (lent) {
         mask_lent = true;
+        lent_window = window;
         memcpy(words, &free_ids[window * WINDOW_WORDS], WINDOW_WORDS * sizeof(uint64_t));
     } else {
         memset(words, 0, WINDOW_WORDS * sizeof(uint64_t));
@@ -143,6 +145,24 @@ void ol_cid_abandon(ol_cid_agreement_t *a)
     uint32_t unused;
     take_lowest(a->window, (uint64_t[WINDOW_WORDS]){0}, a->lent, &unused);
     leave(a->priority);
+}
+
+ol_status_t ol_cid_allocate_local(uint32_t *context_id)
+{
+    pthread_mutex_lock(&lock);
+    for (int word = 0; word < CID_WORDS; word++) {
+        if (!free_ids[word] || (mask_lent && word / WINDOW_WORDS == lent_window))
+            continue;
+        int bit = __builtin_ctzll(free_ids[word]);
+        free_ids[word] &= ~((uint64_t)1 << bit);
+        *context_id = (uint32_t)(word * 64 + bit);
+        pthread_mutex_unlock(&lock);
+        return OL_OK;
+    }
+    pthread_mutex_unlock(&lock);
+    ol_error_detail("no communicator context id is free in this process (%d in use)",
+                    OL_MAX_CONTEXT_IDS);
+    return MPI_ERR_INTERN;
 }
 
 ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint64_t priority,

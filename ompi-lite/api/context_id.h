@@ -17,6 +17,13 @@ typedef ol_status_t (*ol_cid_and_t)(uint64_t *words, int n, void *ctx);
 ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint64_t priority,
                             uint32_t *context_id);
 
+/* An id for a communicator of this process alone: no agreement, so it
+ * never waits for the mask that an agreement with other processes may hold
+ * while they are busy (a thread's MPI_Comm_dup(MPI_COMM_SELF) beside
+ * another's MPI_Comm_dup of a larger communicator); it takes no id of the
+ * window that agreement has lent. */
+ol_status_t ol_cid_allocate_local(uint32_t *context_id);
+
 /* The same agreement step by step, for nonblocking calls (MPI_Comm_idup):
  * begin, then until agreed, AND `words` across the participants and call
  * next. Every participant takes the same steps, as each depends only on

@@ -2,11 +2,19 @@
  * same time (MPI_THREAD_MULTIPLE), each on its own parent communicator, so
  * that the context-id agreements of different parents overlap. Every new
  * communicator must work (an allreduce over it gives the right sum) and the
- * loops must end (no agreement starves). */
+ * loops must end (no agreement starves).
+ *
+ * Then two threads per rank each duplicate MPI_COMM_SELF under a lock the
+ * program shares between them, and then their own parent, one of them
+ * after a pause that differs from rank to rank: a thread holding the lock
+ * must not wait, in its duplicate of MPI_COMM_SELF, for the agreement of
+ * the other thread's parent, which waits for the other ranks, whose own
+ * threads wait for that lock (MPICH's comm_dup_deadlock). */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define THREADS 3
 #define ROUNDS 60
@@ -41,6 +49,45 @@ static void *work(void *arg)
     return NULL;
 }
 
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *self_then_parent(void *arg)
+{
+    worker_t *w = arg;
+    MPI_Comm self, c;
+    if (w->index == world_rank % 2)
+        usleep(100000);
+    pthread_mutex_lock(&self_lock);
+    MPI_Comm_dup(MPI_COMM_SELF, &self);
+    pthread_mutex_unlock(&self_lock);
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, self);
+    MPI_Comm_free(&self);
+    MPI_Comm_dup(w->parent, &c);
+    MPI_Comm_free(&c);
+    w->failed = sum != 1;
+    return NULL;
+}
+
+static int run_self_dups(void)
+{
+    worker_t w[2];
+    pthread_t t[2];
+    int failed = 0;
+    for (int i = 0; i < 2; i++) {
+        w[i] = (worker_t){.index = i};
+        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, self_then_parent, &w[i]);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        failed |= w[i].failed;
+        MPI_Comm_free(&w[i].parent);
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -65,6 +112,7 @@ int main(int argc, char **argv)
         failed |= w[i].failed;
         MPI_Comm_free(&w[i].parent);
     }
+    failed |= run_self_dups();
     if (failed)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
