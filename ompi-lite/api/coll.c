@@ -186,9 +186,44 @@ static bool at_leaf(const ol_coll_args_t *a)
     return ol_comm_is_inter(a->comm) ? a->root >= 0 : a->comm->rank != a->root;
 }
 
+/* Where this process's own block lies in buf, the buffer of all blocks of
+ * an intracommunicator (counts and displs in elements of dt; displs NULL:
+ * blocks of count one after another). */
+static const void *own_block(const void *buf, MPI_Count count, const MPI_Aint *displs,
+                             const ol_datatype_t *dt, int rank)
+{
+    MPI_Aint offset = displs ? displs[rank] : (MPI_Aint)(rank * count);
+    return (const char *)buf + offset * dt->extent;
+}
+
+/* The block a process sends to itself given as the same memory as the
+ * buffer of all blocks, or as its own block in it: what MPI_IN_PLACE is
+ * for, and erroneous otherwise (MPI-4.1 2.5.2: no aliased buffers). */
+static int not_aliased(const void *mine, MPI_Count count, const void *all, const void *own)
+{
+    if (count == 0 || mine == MPI_IN_PLACE || (mine != all && mine != own))
+        return MPI_SUCCESS;
+    ol_api_set_detail("sendbuf and recvbuf are the same memory, or one is this process's block "
+                      "in the other: pass MPI_IN_PLACE instead");
+    return MPI_ERR_BUFFER;
+}
+
+/* The root of a gather(v) or scatter(v) on an intracommunicator. */
+static int root_not_aliased(const ol_coll_args_t *a, bool gathers)
+{
+    if (ol_comm_is_inter(a->comm))
+        return MPI_SUCCESS;
+    int rank = a->comm->rank;
+    if (gathers)
+        return not_aliased(a->sendbuf, a->sendcount, a->recvbuf,
+                           own_block(a->recvbuf, a->recvcount, a->rdispls, a->recvtype, rank));
+    return not_aliased(a->recvbuf, a->recvcount, a->sendbuf,
+                       own_block(a->sendbuf, a->sendcount, a->sdispls, a->sendtype, rank));
+}
+
 /* Gather and scatter, v forms too: MPI_IN_PLACE only as the buffer the
  * root of an intracommunicator keeps its own block in (sendbuf of gather,
- * recvbuf of scatter). */
+ * recvbuf of scatter), where the same memory must not be given instead. */
 static int rooted(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *request)
 {
     bool gathers = a->kind == OL_COLL_GATHER || a->kind == OL_COLL_GATHERV;
@@ -203,6 +238,8 @@ static int rooted(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *reques
     if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_SCATTERV)
         rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, NULL,
                         a->comm->peer_size, "send");
+    if (rc == MPI_SUCCESS && at_root(a))
+        rc = root_not_aliased(a, gathers);
     return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
 }
 
@@ -331,6 +368,21 @@ static bool is_neighbor(ol_coll_kind_t kind)
     return kind >= OL_COLL_NEIGHBOR_ALLGATHER && kind <= OL_COLL_NEIGHBOR_ALLTOALLW;
 }
 
+/* Allgather(v) on an intracommunicator: the send buffer is not the receive
+ * buffer nor this process's block in it; alltoall(v, w): not the receive
+ * buffer, if anything is sent. */
+static int exchange_not_aliased(const ol_coll_args_t *a, int nsend)
+{
+    int rank = a->comm->rank;
+    if (a->kind == OL_COLL_ALLGATHER || a->kind == OL_COLL_ALLGATHERV)
+        return not_aliased(a->sendbuf, a->sendcount, a->recvbuf,
+                           own_block(a->recvbuf, a->recvcount, a->rdispls, a->recvtype, rank));
+    MPI_Count sends = a->sendcount;
+    for (int i = 0; a->sendcounts && a->sendbuf != MPI_IN_PLACE && i < nsend && !sends; i++)
+        sends = a->sendcounts[i];
+    return not_aliased(a->sendbuf, sends, a->recvbuf, a->recvbuf);
+}
+
 /* Every process sends and receives: MPI_IN_PLACE only as the send buffer
  * of an intracommunicator's allgather(v) or alltoall(v, w). nsend and
  * nrecv: the number of blocks of the send and receive arrays. */
@@ -346,6 +398,8 @@ static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, ol_api_how_t 
     if (rc == MPI_SUCCESS && has_recv_arrays(a->kind))
         rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, a->recvtypes, nrecv,
                         "recv");
+    if (rc == MPI_SUCCESS && !is_neighbor(a->kind) && !ol_comm_is_inter(a->comm))
+        rc = exchange_not_aliased(a, nsend);
     return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
 }
 

@@ -60,6 +60,10 @@ int ol_api_reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
         ol_api_set_detail("MPI_Reduce_local takes no MPI_IN_PLACE");
         return MPI_ERR_BUFFER;
     }
+    if (count > 0 && inbuf == inoutbuf) {
+        ol_api_set_detail("inbuf and inoutbuf are the same buffer");
+        return MPI_ERR_BUFFER;
+    }
     int rc = ol_op_check_reduction(op, datatype);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -128,6 +128,7 @@ int ol_api_cart_create(ol_comm_t *comm_old, int ndims, const int dims[], const i
 {
     (void)reorder;
     int nodes;
+    *comm_cart = MPI_COMM_NULL; /* what a failed call leaves, as in MPICH */
     int rc = check_grid(ndims, dims, periods, comm_old->size, &nodes);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -3,7 +3,8 @@
  * every process alike (so no process is left waiting in a collective) with
  * the standard's error class, and the communicator still works afterwards.
  * Root-only arguments are checked on MPI_COMM_SELF, where the caller is the
- * root. */
+ * root. Among them: the same memory as send and receive buffer, or as the
+ * process's own block, instead of MPI_IN_PLACE. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -59,6 +60,18 @@ int main(int argc, char **argv)
     expect_class(MPI_Scatter(rank == 0 ? MPI_IN_PLACE : buf, 1, MPI_INT, MPI_IN_PLACE, 1,
                              MPI_INT, 0, world),
                  MPI_ERR_BUFFER, "Scatter, MPI_IN_PLACE where not allowed");
+
+    /* the same memory given for both sides, where MPI_IN_PLACE is meant */
+    expect_class(MPI_Gather(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, self), MPI_ERR_BUFFER,
+                 "Gather on MPI_COMM_SELF, sendbuf = recvbuf");
+    expect_class(MPI_Iscatter(buf, 1, MPI_INT, buf, 1, MPI_INT, 0, self, &req), MPI_ERR_BUFFER,
+                 "Iscatter on MPI_COMM_SELF, recvbuf = sendbuf");
+    expect_class(MPI_Allgather(buf + rank, 1, MPI_INT, buf, 1, MPI_INT, world), MPI_ERR_BUFFER,
+                 "Allgather, sendbuf = this rank's block of recvbuf");
+    expect_class(MPI_Alltoall(buf, 1, MPI_INT, buf, 1, MPI_INT, world), MPI_ERR_BUFFER,
+                 "Alltoall, sendbuf = recvbuf");
+    expect_class(MPI_Reduce_local(buf, buf, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+                 "Reduce_local, inbuf = inoutbuf");
 
     counts[size - 1] = -1;
     expect_class(MPI_Alltoallv(buf, counts, displs, MPI_INT, buf2, counts, displs, MPI_INT, world),
