@@ -34,11 +34,16 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 check_no_leftovers 30
 # The daemon has no marker: wait for it by pid (a zombie waiting for its
-# new parent to reap it counts as gone). 10 s: under the whole suite's load
-# it took more than 3.
+# new parent to reap it counts as gone, and so does a pid that the whole
+# suite's many processes have meanwhile given to another program: pid_max
+# can be 32768). 10 s: under that load it took more than 3.
+daemon_alive() {
+    kill -0 "$daemon" 2>/dev/null &&
+        [ "$(ps -o stat= -p "$daemon" | cut -c1)" != Z ] &&
+        ps -o args= -p "$daemon" | grep -q ompi-lite-daemon
+}
 i=0
-while [ -n "$daemon" ] && kill -0 "$daemon" 2>/dev/null &&
-      [ "$(ps -o stat= -p "$daemon" | cut -c1)" != Z ]; do
+while [ -n "$daemon" ] && daemon_alive; do
     i=$((i + 1))
     [ $i -lt 100 ] || fail "the daemon survived mpirun's SIGKILL"
     sleep 0.1
