@@ -845,6 +845,12 @@ int main(int argc, char **argv)
         ol_ranks_kill_now(&d);
     }
     ol_trace("finalizing PMIx");
+    /* Debian's PMIx can hang in PMIx_server_finalize, on a lock its
+     * progress thread left taken (seen after mpirun's SIGKILL, under load).
+     * Nobody waits for an orphaned daemon: it gets 5 s, then SIGALRM's
+     * default action ends it. */
+    if (d.orphaned)
+        alarm(5);
     ol_dpmix_finalize(&d);
     ol_trace("exiting");
     teardown(&d);
