@@ -12,7 +12,6 @@
 #include "pt2pt.h"
 
 #include <hwloc.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -906,10 +905,15 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
     view.tag_ranks = parent_ranks;
     view.coll_tag_base = (3 + tag % 1024) * OL_COLL_TAG_RANGE;
     /* Members may have called other collectives of the parent (MPI_Comm_idup
-     * takes a sequence number) in another order around this call. */
+     * takes a sequence number) in another order around this call. Threads
+     * creating groups at once on one parent differ by tag, which orders
+     * their agreements alike in every process (MPICH's
+     * comm_create_group_threads2 livelocked on equal priorities). */
     view.coll_sequence = 0;
     uint32_t id;
-    int rc = ol_cid_allocate(and_intra, &view, agreement_priority(comm, UINT_MAX), &id);
+    int rc = ol_cid_allocate(and_intra, &view,
+                             agreement_priority(comm, 0x80000000u | (unsigned)(tag & 0x7fffffff)),
+                             &id);
     free(parent_ranks);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -9,7 +9,11 @@
  * after a pause that differs from rank to rank: a thread holding the lock
  * must not wait, in its duplicate of MPI_COMM_SELF, for the agreement of
  * the other thread's parent, which waits for the other ranks, whose own
- * threads wait for that lock (MPICH's comm_dup_deadlock). */
+ * threads wait for that lock (MPICH's comm_dup_deadlock).
+ *
+ * Last, THREADS threads per rank call MPI_Comm_create_group on
+ * MPI_COMM_WORLD's group at once, each with its own tag, 20 times: their
+ * agreements must not livelock (MPICH's comm_create_group_threads2). */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -88,6 +92,39 @@ static int run_self_dups(void)
     return failed;
 }
 
+static void *create_groups(void *arg)
+{
+    worker_t *w = arg;
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int i = 0; i < 20 && !w->failed; i++) {
+        MPI_Comm c;
+        int one = 1, sum = 0;
+        MPI_Comm_create_group(MPI_COMM_WORLD, world, w->index, &c);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+        w->failed = sum != world_size;
+        MPI_Comm_free(&c);
+    }
+    MPI_Group_free(&world);
+    return NULL;
+}
+
+static int run_create_groups(void)
+{
+    worker_t w[THREADS];
+    pthread_t t[THREADS];
+    int failed = 0;
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){.index = i};
+        pthread_create(&t[i], NULL, create_groups, &w[i]);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        failed |= w[i].failed;
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -113,6 +150,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&w[i].parent);
     }
     failed |= run_self_dups();
+    failed |= run_create_groups();
     if (failed)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
