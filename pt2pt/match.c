@@ -873,10 +873,11 @@ static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol
     bool sleeping = false;
     enqueue_result_t result = ENQUEUED;
     lock();
+    bool numbered = is_message(envelope);
     uint32_t seq = messages_sent[peer] + 1;
     if (seq == 0) /* 0 names no message */
         seq = 1;
-    if (is_message(envelope))
+    if (numbered)
         envelope->seq = seq;
     /* What waits goes first, and now: a sender whose sends all complete at
      * once may not call progress for a long time (the root of a loop of
@@ -893,7 +894,7 @@ static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol
     } else if (!backlog_add(peer, envelope, data)) {
         result = NO_MEMORY;
     }
-    if (result == ENQUEUED && is_message(envelope))
+    if (result == ENQUEUED && numbered)
         messages_sent[peer] = seq;
     unlock();
     if (sleeping)

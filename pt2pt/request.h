@@ -68,10 +68,11 @@ struct ol_request {
     void *ucx_bounce;         /* small non-contiguous messages: the pool buffer UCX sends
                                  from or receives into (ucx_datatype.h) */
     bool matched;             /* a device message matched: no UCX request left to cancel */
-    uint32_t ring_seq;        /* a send through the shared-memory rings: its number there
+    uint32_t ring_seq;        /* a send through the shared-memory rings that MPI_Cancel
+                                 has not asked about: its number there
                                  (ol_match_cancel_send), else 0 */
-    bool cancel_asked;        /* MPI_Cancel of a send asked its receiver */
-    volatile bool cancel_pending; /* ... which has not answered yet: not complete till then */
+    volatile bool cancel_pending; /* MPI_Cancel asked the receiver of a send, which has
+                                     not answered yet: not complete till then */
     bool sender_known;        /* the receive took an arrived message: its tag is sender_tag */
     uint64_t sender_tag;
     ol_request_t *parent;     /* compound requests: who waits for this child */

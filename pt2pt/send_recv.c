@@ -347,7 +347,6 @@ ol_status_t ol_pt2pt_start(ol_request_t *req)
     req->active = true;
     req->error = OL_OK;
     req->ring_seq = 0;
-    req->cancel_asked = false;
     ol_status_set_cancelled(&req->status, false);
     req->matched = false;
     req->sender_known = false;
@@ -401,12 +400,13 @@ ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
  * this host (match.h); the request stays incomplete until it answers. */
 static void cancel_send(ol_request_t *req)
 {
-    if (req->cancel_asked || req->ring_seq == 0)
+    uint32_t seq = req->ring_seq;
+    if (seq == 0)
         return;
-    req->cancel_asked = true;
+    req->ring_seq = 0; /* asked once: a second MPI_Cancel does nothing */
     __atomic_store_n(&req->cancel_pending, true, __ATOMIC_RELEASE);
     int peer = ol_comm_world_rank(req->args.comm, req->args.peer);
-    if (!ol_match_cancel_send(peer, req->ring_seq, req))
+    if (!ol_match_cancel_send(peer, seq, req))
         __atomic_store_n(&req->cancel_pending, false, __ATOMIC_RELEASE);
 }
 
