@@ -12,16 +12,13 @@ typedef ol_status_t (*ol_cid_and_t)(uint64_t *words, int n, void *ctx);
 /* Agrees on the lowest context id free in every participant; and_all
  * defines who the participants are. priority orders concurrent agreements
  * of one process (the same in every participant; lower goes first), so
- * that threads creating communicators at once, or nonblocking agreements
- * in flight together, cannot starve each other. */
+ * that threads creating communicators at once cannot keep taking the ids
+ * from each other. */
 ol_status_t ol_cid_allocate(ol_cid_and_t and_all, void *ctx, uint64_t priority,
                             uint32_t *context_id);
 
-/* An id for a communicator of this process alone: no agreement, so it
- * never waits for the mask that an agreement with other processes may hold
- * while they are busy (a thread's MPI_Comm_dup(MPI_COMM_SELF) beside
- * another's MPI_Comm_dup of a larger communicator); it takes no id of the
- * window that agreement has lent. */
+/* An id for a communicator of this process alone: no agreement, and none
+ * of the ids that agreements in flight have lent. */
 ol_status_t ol_cid_allocate_local(uint32_t *context_id);
 
 /* The same agreement step by step, for nonblocking calls (MPI_Comm_idup):
@@ -31,9 +28,10 @@ ol_status_t ol_cid_allocate_local(uint32_t *context_id);
 enum { OL_CID_WORDS = 33 };
 typedef struct {
     uint64_t words[OL_CID_WORDS];
+    uint64_t lent[OL_CID_WORDS - 1]; /* the ids of the window this process lent */
     uint64_t priority;
     int window;
-    bool lent; /* words hold this process's real mask */
+    int full_windows; /* windows in a row found full everywhere */
 } ol_cid_agreement_t;
 typedef enum { OL_CID_AGREED, OL_CID_AGAIN, OL_CID_EXHAUSTED } ol_cid_step_t;
 

@@ -13,7 +13,11 @@
  *    messages cross the duplicate both ways.
  * 4. 50 rounds of MPI_Comm_create_group over a random subgroup (the same
  *    draw on every rank, tag 0), a barrier and an allreduce on it: ranks
- *    left out run ahead into the next round's creation. */
+ *    left out run ahead into the next round's creation.
+ * 5. Even ranks call MPI_Comm_create_group over all ranks, then
+ *    MPI_Comm_idup; odd ranks the other way round (MPICH's
+ *    comm_create_group_idup): the idup's agreement, waiting for the even
+ *    ranks, must not keep the create_group's from ending. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -154,6 +158,27 @@ static void create_group_rounds(void)
     MPI_Group_free(&world);
 }
 
+static void idup_beside_create_group(void)
+{
+    MPI_Group world;
+    MPI_Comm grouped, dup;
+    MPI_Request req;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    if (rank % 2 == 0) {
+        MPI_Comm_create_group(MPI_COMM_WORLD, world, 0, &grouped);
+        MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+    } else {
+        MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+        MPI_Comm_create_group(MPI_COMM_WORLD, world, 0, &grouped);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check_working(dup, MPI_COMM_WORLD);
+    check_working(grouped, MPI_COMM_WORLD);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&grouped);
+    MPI_Group_free(&world);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -168,6 +193,7 @@ int main(int argc, char **argv)
     if (size >= 2)
         intercomm_dup();
     create_group_rounds();
+    idup_beside_create_group();
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # comm_idup: MPI_Comm_idup does not wait for the other processes (on an
 # intracommunicator and an intercommunicator, several in flight at once),
-# and rounds of MPI_Comm_create_group over changing subgroups; 1 to 8 ranks.
+# rounds of MPI_Comm_create_group over changing subgroups, and an idup in
+# flight beside a create_group called in the other order; 1 to 8 ranks.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 

@@ -11,11 +11,18 @@
  * the other thread's parent, which waits for the other ranks, whose own
  * threads wait for that lock (MPICH's comm_dup_deadlock).
  *
- * Last, THREADS threads per rank call MPI_Comm_create_group on
+ * Next, THREADS threads per rank call MPI_Comm_create_group on
  * MPI_COMM_WORLD's group at once, each with its own tag, 20 times: their
- * agreements must not livelock (MPICH's comm_create_group_threads2). */
+ * agreements must not livelock (MPICH's comm_create_group_threads2).
+ *
+ * Then THREADS threads per rank each MPI_Comm_idup their own parent and
+ * wait for it; on even ranks, the even threads start only when the odd
+ * ones have finished (MPICH's idup_deadlock): an agreement in flight that
+ * waits for those even threads must not hold back the odd threads'. */
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -125,6 +132,46 @@ static int run_create_groups(void)
     return failed;
 }
 
+static atomic_int odd_idups_left;
+
+static void *idup_own_parent(void *arg)
+{
+    worker_t *w = arg;
+    while (world_rank % 2 == 0 && w->index % 2 == 0 && atomic_load(&odd_idups_left) > 0)
+        sched_yield();
+    MPI_Comm c;
+    MPI_Request req;
+    MPI_Comm_idup(w->parent, &c, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (w->index % 2)
+        atomic_fetch_sub(&odd_idups_left, 1);
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+    w->failed = sum != world_size;
+    MPI_Comm_free(&c);
+    return NULL;
+}
+
+static int run_idups(void)
+{
+    worker_t w[THREADS];
+    pthread_t t[THREADS];
+    int failed = 0;
+    atomic_store(&odd_idups_left, THREADS / 2);
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){.index = i};
+        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, idup_own_parent, &w[i]);
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        failed |= w[i].failed;
+        MPI_Comm_free(&w[i].parent);
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -151,6 +198,7 @@ int main(int argc, char **argv)
     }
     failed |= run_self_dups();
     failed |= run_create_groups();
+    failed |= run_idups();
     if (failed)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
