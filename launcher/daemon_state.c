@@ -73,8 +73,20 @@ struct snapshot {
     ol_state_call_t call;
 };
 
+/* Copies the slot of call `want`; false when the rank has reused the slot
+ * before or during the copy. */
+static bool read_call(const ol_state_record_t *rec, uint64_t want, ol_state_call_t *call)
+{
+    const ol_state_call_t *slot = &rec->history[want & (OL_STATE_HISTORY - 1)];
+    *call = *slot;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return call->seq == want && __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) == want;
+}
+
 /* A consistent view: the slot must still hold the call it was read for,
- * and no call may have begun meanwhile (the rank keeps running). */
+ * and no call may have begun meanwhile (the rank keeps running). A rank
+ * that calls MPI_Test in a tight loop may never leave the record still for
+ * long enough: then the last whole call read stands for it. */
 static void read_record(const struct ol_rank *r, struct snapshot *s)
 {
     memset(s, 0, sizeof *s);
@@ -83,6 +95,7 @@ static void read_record(const struct ol_rank *r, struct snapshot *s)
         s->where = OL_WHERE_NO_RECORD;
         return;
     }
+    struct snapshot moving = { 0 };
     for (int i = 0; i < READ_TRIES; i++) {
         uint64_t seq = __atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE);
         uint64_t active = __atomic_load_n(&rec->active, __ATOMIC_ACQUIRE);
@@ -91,22 +104,32 @@ static void read_record(const struct ol_rank *r, struct snapshot *s)
         s->where = seq == 0 ? OL_WHERE_BEFORE_INIT : active ? OL_WHERE_IN_MPI : OL_WHERE_OUTSIDE;
         if (want == 0)
             return;
-        s->call = rec->history[want & (OL_STATE_HISTORY - 1)];
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        s->has_call = s->call.seq == want;
+        s->has_call = read_call(rec, want, &s->call);
         if (__atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE) == seq)
             return;
+        if (s->has_call)
+            moving = *s;
     }
+    if (moving.has_call)
+        *s = moving;
 }
 
 /* What identifies "the same call": a rank polling MPI_Test or MPI_Iprobe in
- * a loop is one wait, not thousands of calls. */
+ * a loop is one wait, not thousands of calls. Only the fields the call's
+ * flags name count: the others hold what an earlier call left in the slot. */
 static uint64_t call_signature(const struct snapshot *s)
 {
     const ol_state_call_t *c = &s->call;
+    uint16_t f = c->flags;
+    const uint64_t v[] = { c->fn,
+                           f & OL_STATE_HAS_COMM ? c->ctx : 0,
+                           f & (OL_STATE_HAS_DEST | OL_STATE_HAS_ROOT) ? (uint32_t)c->dest : 0,
+                           f & OL_STATE_HAS_SOURCE ? (uint32_t)c->source : 0,
+                           f & OL_STATE_HAS_TAG ? (uint32_t)c->tag : 0,
+                           f & OL_STATE_HAS_RTAG ? (uint32_t)c->rtag : 0,
+                           f & OL_STATE_COLLECTIVE ? c->coll_seq : 0,
+                           s->has_call };
     uint64_t h = 1469598103934665603ull;
-    const uint64_t v[] = { c->fn, c->ctx, (uint32_t)c->dest, (uint32_t)c->source, (uint32_t)c->tag,
-                           (uint32_t)c->rtag, c->coll_seq, s->has_call };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         h = (h ^ v[i]) * 1099511628211ull;
     return h;

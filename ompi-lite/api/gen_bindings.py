@@ -289,7 +289,7 @@ def state_fields(fn):
         stmts += ["st->ctx = %s_obj->context_id;" % comm.name,
                   "st->comm_size = %s_obj->size;" % comm.name]
         if is_collective(fn):
-            stmts.append("st->coll_seq = %s_obj->coll_sequence;" % comm.name)
+            stmts.append("st->coll_seq = %s_obj->user_collectives++;" % comm.name)
     for kind, field, flag in (("DEST", "dest", "DEST"), ("ROOT", "dest", "ROOT"),
                               ("SOURCE", "source", "SOURCE")):
         p = first_of(fn, kind)

@@ -36,6 +36,10 @@ typedef struct ol_comm {
      * never take each other's messages. */
     const int *tag_ranks;
     unsigned coll_sequence;  /* collective calls so far: names their traffic */
+    /* The program's collective calls so far, while state reports are on
+     * (ol_state.h): the number a report gives a call. coll_sequence also
+     * counts the library's own collectives. */
+    unsigned user_collectives;
     uint64_t coll_logged[32]; /* per collective, size classes whose choice was logged */
     int8_t device_ipc_ready;  /* all members on one host with CUDA: 0 not yet agreed, 1, -1 */
     struct ol_coll_shm *coll_shm; /* the collectives' shared-memory segment; NULL: not tried */

@@ -7,6 +7,7 @@
  *           rank 1 receives from 0 with tag 2; the others: barrier
  *   irecv   the last rank waits (MPI_Wait) for a receive from 0 that nobody
  *           sends; the others: barrier
+ *   poll    the same, but the last rank polls it with MPI_Testall in a loop
  *   die     rank 2 kills itself; the others receive from it
  *   run     N barriers 10 ms apart, then a clean end (reports mid-run) */
 #include <mpi.h>
@@ -38,6 +39,19 @@ static void irecv(int rank, int size)
     if (rank == size - 1) {
         MPI_Irecv(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &req);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+static void poll_testall(int rank, int size)
+{
+    int v, done = 0;
+    MPI_Request req;
+    if (rank == size - 1) {
+        MPI_Irecv(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &req);
+        while (!done)
+            MPI_Testall(1, &req, &done, MPI_STATUSES_IGNORE);
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -97,6 +111,8 @@ int main(int argc, char **argv)
         nosend(rank, size);
     else if (strcmp(mode, "irecv") == 0)
         irecv(rank, size);
+    else if (strcmp(mode, "poll") == 0)
+        poll_testall(rank, size);
     else if (strcmp(mode, "skip") == 0)
         skip(rank);
     else if (strcmp(mode, "tags") == 0)

@@ -3,7 +3,8 @@
 # job ends with --timeout's status after a state report whose lines name the
 # right ranks, hosts, calls and peers: a receive nobody sends (blocking, and
 # nonblocking with MPI_Wait: the pending request), a rank that skips a
-# collective (in user code, with its last MPI call), mismatched tags.
+# collective (in user code, with its last MPI call), mismatched tags, a
+# rank polling MPI_Testall (one wait, not millions of calls).
 NHOSTS=2
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
 HANG="$HELPERS/hang"
@@ -48,4 +49,9 @@ hang tags
 expect "^  ranks 2-3 \($(h 1)\): MPI_Barrier #2 on MPI_COMM_WORLD for $T; ranks 0-1 have not entered it$"
 expect "^  rank 0 \($(h 0), pid [0-9]+\): MPI_Recv\(source=1, tag=5, MPI_COMM_WORLD, 1 int\) for $T; rank 1 has no matching send pending \(it is in MPI_Recv\(source=0, tag=2, MPI_COMM_WORLD, 1 int\)\)$"
 expect "^  rank 1 \($(h 0), pid [0-9]+\): MPI_Recv\(source=0, tag=2, MPI_COMM_WORLD, 1 int\) for $T; rank 0 has no matching send pending \(it is in MPI_Recv\(source=1, tag=5, MPI_COMM_WORLD, 1 int\)\)$"
+
+# 5. The same receive as 2, polled with MPI_Testall in a loop: one wait that
+# goes on, whichever side of the call the report finds the rank.
+hang poll
+expect "^  rank 3 \($(h 1), pid [0-9]+\): (in user code \(outside MPI\); last MPI call )?MPI_Testall for $T \(called [0-9]+ more times\)$"
 exit 0
