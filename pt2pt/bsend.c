@@ -2,9 +2,11 @@
  * (to the process or to a communicator) and sent from there, so MPI_Bsend
  * returns at once. The space is allocated first-fit in the user's buffer;
  * each message's header (within MPI_BSEND_OVERHEAD) keeps the list of used
- * segments in address order. MPI_BUFFER_AUTOMATIC mallocs each message. */
+ * segments in address order. MPI_BUFFER_AUTOMATIC mallocs each message.
+ * Threads allocate while progress, on any thread, frees what was sent. */
 #include "ucx_ops.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ _Static_assert(sizeof(segment_t) <= MPI_BSEND_OVERHEAD, "a header fits the overh
 typedef struct ol_bsend_buffer {
     char *base;                  /* MPI_BUFFER_AUTOMATIC: NULL */
     size_t size;
+    pthread_mutex_t lock;        /* guards used */
     segment_t *used;
     int pending;                 /* messages not yet sent */
 } ol_bsend_buffer_t;
@@ -40,6 +43,7 @@ ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size)
     ol_bsend_buffer_t *b = calloc(1, sizeof(*b));
     if (!b)
         return MPI_ERR_NO_MEM;
+    pthread_mutex_init(&b->lock, NULL);
     if (buffer != MPI_BUFFER_AUTOMATIC) {
         b->base = buffer;
         b->size = (size_t)size;
@@ -72,6 +76,7 @@ ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size)
     *buffer = b->base ? b->base : MPI_BUFFER_AUTOMATIC;
     *size = (MPI_Count)b->size;
     *slot = NULL;
+    pthread_mutex_destroy(&b->lock);
     free(b);
     return OL_OK;
 }
@@ -91,14 +96,8 @@ void ol_bsend_finalize(void)
 }
 
 /* First fit: the lowest gap between used segments that holds length. */
-static segment_t *allocate(ol_bsend_buffer_t *b, size_t length)
+static segment_t *first_fit(ol_bsend_buffer_t *b, size_t length)
 {
-    if (!b->base) {
-        segment_t *seg = malloc(length);
-        if (seg)
-            seg->next = NULL;
-        return seg;
-    }
     char *start = b->base;
     segment_t **link = &b->used;
     for (segment_t *s = b->used;; link = &s->next, s = s->next) {
@@ -115,16 +114,47 @@ static segment_t *allocate(ol_bsend_buffer_t *b, size_t length)
     }
 }
 
+static segment_t *try_allocate(ol_bsend_buffer_t *b, size_t length)
+{
+    segment_t *seg;
+    if (!b->base) {
+        seg = malloc(length);
+    } else {
+        pthread_mutex_lock(&b->lock);
+        seg = first_fit(b, length);
+        pthread_mutex_unlock(&b->lock);
+    }
+    if (seg) {
+        seg->owner = b;
+        seg->length = length;
+    }
+    return seg;
+}
+
+/* When the buffer is full, messages already sent may only wait for
+ * progress to give their space back (the acknowledgements are in): take
+ * those, without waiting for receivers that have not come yet, since a
+ * full buffer is the program's error. */
+static segment_t *allocate(ol_bsend_buffer_t *b, size_t length)
+{
+    segment_t *seg = try_allocate(b, length);
+    while (!seg && __atomic_load_n(&b->pending, __ATOMIC_ACQUIRE) > 0 && ol_progress() > 0)
+        seg = try_allocate(b, length);
+    return seg;
+}
+
 static void release(ol_bsend_buffer_t *b, segment_t *seg)
 {
     if (!b->base) {
         free(seg);
         return;
     }
+    pthread_mutex_lock(&b->lock);
     segment_t **link = &b->used;
     while (*link != seg)
         link = &(*link)->next;
     *link = seg->next;
+    pthread_mutex_unlock(&b->lock);
 }
 
 static void copy_sent(ol_request_t *req)
@@ -154,8 +184,6 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a, uint32_t *ring_seq)
         ol_error_detail("the attached buffer has no room for another message");
         return MPI_ERR_BUFFER;
     }
-    seg->owner = b;
-    seg->length = header + aligned(bytes);
     char *copy = (char *)seg + header;
     ol_status_t rc = ol_pt2pt_pack(a->buf, a->count, a->dt, copy);
     if (rc != OL_OK) {

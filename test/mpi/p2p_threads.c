@@ -7,7 +7,14 @@
  * never mixes: each thread sends right and receives from the left with, in
  * turn, MPI_Sendrecv, MPI_Isend + MPI_Recv, and MPI_Irecv + MPI_Isend +
  * MPI_Waitall. Every tenth message is long (32 KiB, rendezvous). Data and
- * statuses are checked; the time per message is printed, not asserted. */
+ * statuses are checked; the time per message is printed, not asserted.
+ *
+ * Then BSEND_ROUNDS rounds, separated by MPI_Barrier, in which every thread
+ * sends BURST messages of 1 MiB right with MPI_Bsend and MPI_Ibsend and
+ * receives as many from the left, all through one attached buffer that
+ * holds exactly one round (MPI_BSEND_OVERHEAD per message): threads share
+ * the buffer, and each round must find the previous round's space free
+ * (MPICH's mt_bsendrecv_huge). */
 #include "p2p_util.h"
 
 #include <pthread.h>
@@ -15,6 +22,7 @@
 #include <stdlib.h>
 
 enum { NTHREADS = 4, NITER = 1000, SHORT = 64, LONG = 32 * 1024 };
+enum { BSEND_ROUNDS = 6, BURST = 4, BUFFERED = 1024 * 1024 };
 
 static int left, right;
 
@@ -68,9 +76,65 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static void *bsend_burst(void *arg)
+{
+    int t = (int)(long)arg;
+    unsigned char *out = malloc(BUFFERED), *in = malloc(BUFFERED);
+    MPI_Request req;
+    MPI_Status st;
+    char what[96];
+
+    if (!out || !in)
+        p2p_die("thread %d: out of memory", t);
+    for (int i = 0; i < BURST; i++) {
+        p2p_fill(out, BUFFERED, seed_of(p2p_rank, t, i));
+        if (i % 2) {
+            p2p_check_ok("MPI_Ibsend", MPI_Ibsend(out, BUFFERED, MPI_BYTE, right, t, MPI_COMM_WORLD,
+                                                  &req));
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            p2p_check_ok("MPI_Bsend", MPI_Bsend(out, BUFFERED, MPI_BYTE, right, t, MPI_COMM_WORLD));
+        }
+    }
+    for (int i = 0; i < BURST; i++) {
+        MPI_Recv(in, BUFFERED, MPI_BYTE, left, t, MPI_COMM_WORLD, &st);
+        snprintf(what, sizeof what, "thread %d, buffered message %d", t, i);
+        p2p_check_status(what, &st, left, t, MPI_BYTE, BUFFERED);
+        p2p_check_data(what, in, BUFFERED, seed_of(left, t, i));
+    }
+    free(out);
+    free(in);
+    return NULL;
+}
+
+static void run_threads(void *(*body)(void *))
 {
     pthread_t threads[NTHREADS];
+    for (long t = 0; t < NTHREADS; t++)
+        if (pthread_create(&threads[t], NULL, body, (void *)t) != 0)
+            p2p_die("pthread_create failed");
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(threads[t], NULL);
+}
+
+static void bsend_rounds(void)
+{
+    int size = NTHREADS * BURST * (BUFFERED + MPI_BSEND_OVERHEAD);
+    void *buffer = malloc((size_t)size), *detached;
+    if (!buffer)
+        p2p_die("out of memory");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Buffer_attach(buffer, size);
+    for (int round = 0; round < BSEND_ROUNDS; round++) {
+        run_threads(bsend_burst);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Buffer_detach(&detached, &size);
+    free(buffer);
+}
+
+int main(int argc, char **argv)
+{
     double start, elapsed;
     int provided = p2p_init("p2p_threads", &argc, &argv, MPI_THREAD_MULTIPLE);
 
@@ -81,16 +145,13 @@ int main(int argc, char **argv)
 
     MPI_Barrier(MPI_COMM_WORLD);
     start = MPI_Wtime();
-    for (long t = 0; t < NTHREADS; t++)
-        if (pthread_create(&threads[t], NULL, run_thread, (void *)t) != 0)
-            p2p_die("pthread_create failed");
-    for (int t = 0; t < NTHREADS; t++)
-        pthread_join(threads[t], NULL);
+    run_threads(run_thread);
     elapsed = MPI_Wtime() - start;
     if (p2p_rank == 0)
         printf("p2p_threads: %d threads x %d messages per rank in %.3f s (%.1f us per message "
                "per rank)\n",
                NTHREADS, NITER, elapsed, elapsed * 1e6 / (NTHREADS * NITER));
+    bsend_rounds();
     p2p_finish();
     return 0;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # p2p_threads: MPI_THREAD_MULTIPLE with 4 threads per rank exchanging 1000
-# messages each round the ring; on 2 and 3 ranks.
+# messages each round the ring, then buffered sends from every thread
+# through one attached buffer; on 2 and 3 ranks.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
