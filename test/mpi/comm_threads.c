@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -60,6 +61,30 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Runs body on n threads (at most THREADS), each with a worker of its
+ * index and, when with_parents, its own duplicate of MPI_COMM_WORLD (made
+ * in order, on the main thread); nonzero when one failed. */
+static int run_workers(void *(*body)(void *), int n, bool with_parents)
+{
+    worker_t w[THREADS];
+    pthread_t t[THREADS];
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        w[i] = (worker_t){.index = i};
+        if (with_parents)
+            MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent);
+    }
+    for (int i = 0; i < n; i++)
+        pthread_create(&t[i], NULL, body, &w[i]);
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i], NULL);
+        failed |= w[i].failed;
+        if (with_parents)
+            MPI_Comm_free(&w[i].parent);
+    }
+    return failed;
+}
+
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *self_then_parent(void *arg)
@@ -80,25 +105,6 @@ static void *self_then_parent(void *arg)
     return NULL;
 }
 
-static int run_self_dups(void)
-{
-    worker_t w[2];
-    pthread_t t[2];
-    int failed = 0;
-    for (int i = 0; i < 2; i++) {
-        w[i] = (worker_t){.index = i};
-        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent);
-    }
-    for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, self_then_parent, &w[i]);
-    for (int i = 0; i < 2; i++) {
-        pthread_join(t[i], NULL);
-        failed |= w[i].failed;
-        MPI_Comm_free(&w[i].parent);
-    }
-    return failed;
-}
-
 static void *create_groups(void *arg)
 {
     worker_t *w = arg;
@@ -114,22 +120,6 @@ static void *create_groups(void *arg)
     }
     MPI_Group_free(&world);
     return NULL;
-}
-
-static int run_create_groups(void)
-{
-    worker_t w[THREADS];
-    pthread_t t[THREADS];
-    int failed = 0;
-    for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker_t){.index = i};
-        pthread_create(&t[i], NULL, create_groups, &w[i]);
-    }
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
-        failed |= w[i].failed;
-    }
-    return failed;
 }
 
 static atomic_int odd_idups_left;
@@ -152,26 +142,6 @@ static void *idup_own_parent(void *arg)
     return NULL;
 }
 
-static int run_idups(void)
-{
-    worker_t w[THREADS];
-    pthread_t t[THREADS];
-    int failed = 0;
-    atomic_store(&odd_idups_left, THREADS / 2);
-    for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker_t){.index = i};
-        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent);
-    }
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, idup_own_parent, &w[i]);
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
-        failed |= w[i].failed;
-        MPI_Comm_free(&w[i].parent);
-    }
-    return failed;
-}
-
 int main(int argc, char **argv)
 {
     int provided;
@@ -182,23 +152,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "comm_threads: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    worker_t w[THREADS];
-    pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        w[i] = (worker_t){.index = i};
-        MPI_Comm_dup(MPI_COMM_WORLD, &w[i].parent); /* in order, on the main thread */
-    }
-    for (int i = 0; i < THREADS; i++)
-        pthread_create(&t[i], NULL, work, &w[i]);
-    int failed = 0;
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(t[i], NULL);
-        failed |= w[i].failed;
-        MPI_Comm_free(&w[i].parent);
-    }
-    failed |= run_self_dups();
-    failed |= run_create_groups();
-    failed |= run_idups();
+    int failed = run_workers(work, THREADS, true);
+    failed |= run_workers(self_then_parent, 2, true);
+    failed |= run_workers(create_groups, THREADS, false);
+    atomic_store(&odd_idups_left, THREADS / 2);
+    failed |= run_workers(idup_own_parent, THREADS, true);
     if (failed)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
