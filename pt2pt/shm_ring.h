@@ -8,8 +8,10 @@
  * on a cache line. The producer writes the payload and the header, then the
  * header's seal (the record's position + 1) last; the consumer polls the
  * seal at its position, so one cache line carries both the signal and a
- * small message. The consumer clears the seal word of every line it
- * consumed, so old payload bytes can never pass for a seal on a later lap.
+ * small message. Old payload bytes must never pass for a seal on a later
+ * lap: the producer marks a record one of whose lines begins with a word
+ * that could, and the consumer clears the first word of every line of such
+ * a record (only: its writes would cost the producer the lines back).
  *
  * Set-up is collective over the job, at MPI_Init: every rank creates its
  * segment, a fence, every rank maps every segment (and writes its pid in its
