@@ -58,6 +58,8 @@ typedef struct {
 
 /* In a seal: the consumer must clear the record's lines when it is done. */
 #define SEAL_CLEAR ((uint64_t)1 << 63)
+/* Records of up to 16 KiB of payload are always cleared (needs_clearing). */
+#define CLEARED_RECORD_BYTES (sizeof(record_t) + 16384 + LINE - 1) / LINE * LINE
 
 _Static_assert(sizeof(segment_header_t) == 2 * LINE, "the header is two lines");
 _Static_assert(sizeof(ring_t) == LINE, "a ring's data starts on a line");
@@ -389,17 +391,22 @@ void *ol_ring_reserve(int peer, size_t bytes)
     return p->ring->data + (p->head & (ring_bytes - 1)) + sizeof(record_t);
 }
 
-/* Whether a line the record at head takes, after its header, begins with
- * a word that a consumer a later lap would take for a seal there: a word
- * equal to that line's position + 1 + k * ring_bytes, k >= 1. The consumer
- * clears the lines of such a record; it leaves the others as they are,
- * since writing into them would cost the producer, on the next lap, a
- * transfer of each line back from the consumer's cache (a one-way stream
- * of 32 KiB messages: 5.6 us a message with every line cleared, 2.2 without,
- * medians of 5 runs). Old seals are smaller than any seal to come, and the
- * ring starts zeroed, so only payload words can pass for a seal. */
+/* Whether the consumer must clear the lines of the record at head when it
+ * is done with it, so that no old payload word there passes for a seal on
+ * a later lap: when one of its lines, after the header, begins with a word
+ * equal to that line's position + 1 + k * ring_bytes, k >= 1 (old seals
+ * are smaller than any seal to come, and the ring starts zeroed). Small
+ * records are cleared anyway: on the 2-core machine, 2 ranks, medians of 7
+ * alternating runs, leaving them measured slower (osu_bw 1-16 KiB 0.5-0.8
+ * of the bandwidth, osu_bcast 256 B-16 KiB 1.4-2.9 times the time), while
+ * leaving records of 32 KiB and more made a one-way stream of them 2.5
+ * times faster (2.2 against 5.6 us a message; osu_bcast 32-64 KiB 0.2 of
+ * the time): each cleared line comes back to the producer from the
+ * consumer's cache on the next lap. */
 static bool needs_clearing(const producer_t *p)
 {
+    if (p->reserved <= CLEARED_RECORD_BYTES)
+        return true;
     const char *record = p->ring->data + (p->head & (ring_bytes - 1));
     for (size_t off = LINE; off < p->reserved; off += LINE) {
         uint64_t word = *(const uint64_t *)(record + off) & ~SEAL_CLEAR;

@@ -10,8 +10,8 @@
  * seal at its position, so one cache line carries both the signal and a
  * small message. Old payload bytes must never pass for a seal on a later
  * lap: the producer marks a record one of whose lines begins with a word
- * that could, and the consumer clears the first word of every line of such
- * a record (only: its writes would cost the producer the lines back).
+ * that could, and every record of up to 16 KiB, and the consumer clears
+ * the first word of every line of a marked record (only: see shm_ring.c).
  *
  * Set-up is collective over the job, at MPI_Init: every rank creates its
  * segment, a fence, every rank maps every segment (and writes its pid in its

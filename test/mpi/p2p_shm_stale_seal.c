@@ -7,9 +7,10 @@
  * in bytes; the script sets it, and the pair's first message must be the
  * test's own, at position 0):
  *
- * 1. A lap of 4-line messages (216 bytes), each of whose 2nd to 4th lines
- *    begins with the seal that a record starting at that line would have
- *    on the next lap.
+ * 1. A lap of 512-line messages (32 KiB - 40 bytes, inline records larger
+ *    than those the receiver clears anyway), each of whose lines after the
+ *    first begins with the seal that a record starting at that line would
+ *    have on the next lap.
  * 2. A lap and a bit of 1-line messages (8 bytes), in ping-pong, so that
  *    rank 1 waits at each next line before rank 0 writes it: the line
  *    still holds what lap 1 left there.
@@ -17,7 +18,7 @@
  * Every message's bytes are checked. With a ring whose receiver believed
  * the old words, rank 1 would take the garbage around them for a message.
  * Any other ring size, or a different first position, only makes the test
- * an ordinary exchange of 1200 messages. */
+ * an ordinary exchange of some 4000 messages. */
 #include "p2p_util.h"
 
 #include <stdint.h>
@@ -25,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LINE = 64, HEADER = 40, TAG = 3, ACK_TAG = 4 };
-enum { WIDE = 4 * LINE - HEADER, NARROW = 8 }; /* payload bytes of 4- and 1-line records */
+enum { LINE = 64, HEADER = 40, TAG = 3, ACK_TAG = 4, WIDE_LINES = 512 };
+enum { WIDE = WIDE_LINES * LINE - HEADER, NARROW = 8 }; /* payload bytes of wide and 1-line records */
 
 /* The payload of a wide message at ring position `at`: pattern bytes, but
  * the first word of each line after the header is that line's next-lap
@@ -35,7 +36,7 @@ static void fill_wide(unsigned char *payload, uint64_t at, uint64_t ring_bytes)
 {
     for (int i = 0; i < WIDE; i++)
         payload[i] = (unsigned char)(at / LINE + (uint64_t)i);
-    for (int line = 1; line < 4; line++) {
+    for (int line = 1; line < WIDE_LINES; line++) {
         uint64_t position = at + (uint64_t)line * LINE;
         uint64_t next_lap_seal = position + ring_bytes + 1;
         memcpy(payload + line * LINE - HEADER, &next_lap_seal, sizeof(next_lap_seal));
@@ -50,11 +51,11 @@ static void fill_narrow(unsigned char *payload, int i)
 
 static void wide_lap(uint64_t ring_bytes)
 {
-    unsigned char out[WIDE], in[WIDE], want[WIDE];
+    static unsigned char out[WIDE], in[WIDE], want[WIDE];
     char what[64];
-    int n = (int)(ring_bytes / (4 * LINE));
+    int n = (int)(ring_bytes / (WIDE_LINES * LINE));
     for (int i = 0; i < n; i++) {
-        uint64_t at = (uint64_t)i * 4 * LINE;
+        uint64_t at = (uint64_t)i * WIDE_LINES * LINE;
         if (p2p_rank == 0) {
             fill_wide(out, at, ring_bytes);
             MPI_Send(out, WIDE, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
@@ -99,8 +100,8 @@ int main(int argc, char **argv)
     if (argc < 2)
         p2p_die("usage: p2p_shm_stale_seal RING_BYTES");
     uint64_t ring_bytes = strtoull(argv[1], NULL, 0);
-    if (p2p_size < 2 || ring_bytes < 4 * LINE)
-        p2p_die("needs 2 ranks and a ring of at least %d bytes", 4 * LINE);
+    if (p2p_size < 2 || ring_bytes < 4 * WIDE_LINES * LINE)
+        p2p_die("needs 2 ranks and a ring of at least %d bytes", 4 * WIDE_LINES * LINE);
     if (p2p_rank < 2) {
         wide_lap(ring_bytes);
         narrow_laps(ring_bytes);
