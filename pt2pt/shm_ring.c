@@ -58,8 +58,8 @@ typedef struct {
 
 /* In a seal: the consumer must clear the record's lines when it is done. */
 #define SEAL_CLEAR ((uint64_t)1 << 63)
-/* Records of up to 4 KiB of payload are always cleared (needs_clearing). */
-#define CLEARED_RECORD_BYTES ((sizeof(record_t) + 4096 + LINE - 1) / LINE * LINE)
+/* Records of up to 8 KiB of payload are always cleared (needs_clearing). */
+#define CLEARED_RECORD_BYTES ((sizeof(record_t) + 8192 + LINE - 1) / LINE * LINE)
 
 _Static_assert(sizeof(segment_header_t) == 2 * LINE, "the header is two lines");
 _Static_assert(sizeof(ring_t) == LINE, "a ring's data starts on a line");
@@ -396,18 +396,18 @@ void *ol_ring_reserve(int peer, size_t bytes)
  * a later lap: when one of its lines, after the header, begins with a word
  * equal to that line's position + 1 + k * ring_bytes, k >= 1 (old seals
  * are smaller than any seal to come, and the ring starts zeroed). Records
- * of up to 4 KiB are cleared anyway. Each cleared line comes back to the
+ * of up to 8 KiB are cleared anyway. Each cleared line comes back to the
  * producer from the consumer's cache on the next lap, and the consumer,
- * slowed by its writes, falls behind a producer that streams one way. On
- * the 2-core machine, 2 ranks, medians of 7 alternating runs: clearing
- * only the marked records against clearing all made osu_bcast 8/16/32/64
- * KiB 0.23/0.10/0.2/0.6 of the time, osu_reduce 8/16 KiB 0.38/0.22, and a
- * one-way stream of 32 KiB messages 2.2 against 5.6 us a message; but
- * osu_bw 1-8 KiB 0.50-0.75 of the bandwidth and osu_reduce 1-4 KiB
- * 1.2-1.9 times the time. Clearing up to 4 KiB keeps those; against
- * clearing up to 16 KiB it gives osu_bcast 8/16 KiB 0.76/0.22 of the time
- * and osu_reduce 0.62/0.81, for osu_bw 8/16 KiB 0.62/0.74 of the bandwidth
- * (still above the peers' at 16 KiB) and osu_latency 8 KiB 1.12 times. */
+ * slowed by its writes, falls behind a producer that streams one way; yet
+ * a small record left uncleared costs the producer more on the next lap.
+ * On the 2-core machine, 2 ranks, medians of 7 alternating runs, clearing
+ * only the marked records against clearing all: osu_bcast 8/16/32/64 KiB
+ * 0.23/0.10/0.2/0.6 of the time, osu_reduce 8/16 KiB 0.38/0.22, a one-way
+ * stream of 32 KiB messages 2.2 against 5.6 us a message; but osu_bw 1-8
+ * KiB 0.50-0.75 of the bandwidth, osu_reduce 1-4 KiB 1.2-1.9 times the
+ * time. At 8 KiB, clearing against not: osu_latency 0.75 of the time and
+ * osu_bw 1.98 times the bandwidth (the latency goal covers 8 KiB), for
+ * osu_bcast 4.4 and osu_reduce 1.35 times the time. */
 static bool needs_clearing(const producer_t *p)
 {
     if (p->reserved <= CLEARED_RECORD_BYTES)

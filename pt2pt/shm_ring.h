@@ -10,7 +10,7 @@
  * seal at its position, so one cache line carries both the signal and a
  * small message. Old payload bytes must never pass for a seal on a later
  * lap: the producer marks a record one of whose lines begins with a word
- * that could, and every record of up to 4 KiB, and the consumer clears
+ * that could, and every record of up to 8 KiB, and the consumer clears
  * the first word of every line of a marked record (only: see shm_ring.c).
  *
  * Set-up is collective over the job, at MPI_Init: every rank creates its
