@@ -95,7 +95,8 @@ void ol_bsend_finalize(void)
         wait_drained(process_buffer);
 }
 
-/* First fit: the lowest gap between used segments that holds length. */
+/* First fit: the lowest gap between used segments that holds length. The
+ * segment is whole before it is linked: other threads walk the list. */
 static segment_t *first_fit(ol_bsend_buffer_t *b, size_t length)
 {
     char *start = b->base;
@@ -104,7 +105,7 @@ static segment_t *first_fit(ol_bsend_buffer_t *b, size_t length)
         char *end = s ? (char *)s : b->base + b->size;
         if ((size_t)(end - start) >= length) {
             segment_t *seg = (segment_t *)start;
-            seg->next = s;
+            *seg = (segment_t){.next = s, .owner = b, .length = length};
             *link = seg;
             return seg;
         }
@@ -116,18 +117,15 @@ static segment_t *first_fit(ol_bsend_buffer_t *b, size_t length)
 
 static segment_t *try_allocate(ol_bsend_buffer_t *b, size_t length)
 {
-    segment_t *seg;
-    if (!b->base) {
-        seg = malloc(length);
-    } else {
+    if (b->base) {
         pthread_mutex_lock(&b->lock);
-        seg = first_fit(b, length);
+        segment_t *seg = first_fit(b, length);
         pthread_mutex_unlock(&b->lock);
+        return seg;
     }
-    if (seg) {
-        seg->owner = b;
-        seg->length = length;
-    }
+    segment_t *seg = malloc(length);
+    if (seg)
+        *seg = (segment_t){.owner = b, .length = length};
     return seg;
 }
 
