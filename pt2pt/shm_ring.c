@@ -58,8 +58,8 @@ typedef struct {
 
 /* In a seal: the consumer must clear the record's lines when it is done. */
 #define SEAL_CLEAR ((uint64_t)1 << 63)
-/* Records of up to 8 KiB of payload are always cleared (needs_clearing). */
-#define CLEARED_RECORD_BYTES ((sizeof(record_t) + 8192 + LINE - 1) / LINE * LINE)
+#define CLEARED_RECORD_BYTES \
+    ((sizeof(record_t) + OL_RING_CLEARED_BYTES + LINE - 1) / LINE * LINE)
 
 _Static_assert(sizeof(segment_header_t) == 2 * LINE, "the header is two lines");
 _Static_assert(sizeof(ring_t) == LINE, "a ring's data starts on a line");

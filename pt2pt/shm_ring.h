@@ -57,6 +57,10 @@ typedef struct {
     uint32_t unused;
 } ol_ring_cma_ref_t;
 
+/* Records of up to this many bytes of payload are cleared by their
+ * consumer in any case (shm_ring.c says why). */
+#define OL_RING_CLEARED_BYTES 8192
+
 /* The bytes of a record after its header. */
 static inline size_t ol_ring_payload_bytes(const ol_ring_envelope_t *envelope)
 {
