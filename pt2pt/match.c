@@ -50,8 +50,9 @@ static const ol_param_t match_params[] = {
      "of the job must agree", &shm_param},
     {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
-     "through the ring; larger ones, and those of more than 2 KiB that find the ring full, "
-     "are announced there and their data goes over UCX. UCX's eager path costs a page "
+     "through the ring; larger ones, and those of more than 2 KiB that find the ring full "
+     "(above 8 KiB, still full after up to 20 us), are announced there and their data goes "
+     "over UCX. UCX's eager path costs a page "
      "fault per fresh buffer until its FIFO has gone round once (2-rank MPI_Sendrecv of "
      "8 KiB: 8-10 us for the first 256 calls, 1.4 us after); the rings are populated at "
      "start-up. 2 ranks, medians of 5-7 alternating runs, eager up to 4 KiB (64 KiB rings) "

@@ -45,14 +45,14 @@ static void live_remove(ol_request_t *req)
  * need no lock and no atomic: an atomic increment per message cost the
  * sender of osu_bw's 8 B messages 20% of its time, as it waits there for
  * the message's stores into the ring to drain. */
-static inline bool pool_needs_lock(void)
+static inline bool threads_may_race(void)
 {
     return ol_rt.thread_level == MPI_THREAD_MULTIPLE;
 }
 
 ol_request_t *ol_request_alloc(ol_request_kind_t kind)
 {
-    bool locked = pool_needs_lock();
+    bool locked = threads_may_race();
     if (locked)
         pthread_mutex_lock(&pool_lock);
     ol_request_t *req = free_list;
@@ -79,7 +79,7 @@ void ol_request_release(ol_request_t *req)
     if (req->args.dt)
         ol_dt_release(req->args.dt);
     req->magic = 0;
-    bool locked = pool_needs_lock();
+    bool locked = threads_may_race();
     if (locked)
         pthread_mutex_lock(&pool_lock);
     live_remove(req);
@@ -91,7 +91,7 @@ void ol_request_release(ol_request_t *req)
 
 void ol_request_free_when_complete(ol_request_t *req)
 {
-    int claims = pool_needs_lock() ? __atomic_add_fetch(&req->release_claims, 1, __ATOMIC_ACQ_REL)
+    int claims = threads_may_race() ? __atomic_add_fetch(&req->release_claims, 1, __ATOMIC_ACQ_REL)
                                    : ++req->release_claims;
     if (claims == 2)
         ol_request_release(req);
@@ -163,7 +163,7 @@ static void describe(const ol_request_t *req, ol_state_op_t *op)
 /* Runs on the slow path only (a rank about to sleep). */
 static void write_pending(ol_state_record_t *r)
 {
-    bool locked = pool_needs_lock();
+    bool locked = threads_may_race();
     if (locked)
         pthread_mutex_lock(&pool_lock);
     uint32_t total = 0, n = 0;
