@@ -31,11 +31,13 @@ void ol_match_params_print(FILE *out);
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     const ucp_request_param_t *param, uint32_t *seq);
 
-/* Posts a receive of data matching (tag, mask); param has a callback and
- * UCP_OP_ATTR_FLAG_NO_IMM_CMPL. When UCX took an arrived message, its tag
- * is stored in *sender_tag and *sender_known set before the callback runs
- * (see match.c for why). */
-void *ol_match_recv(const ol_ucx_data_t *data, ucp_tag_t tag, ucp_tag_t mask,
+/* Posts a receive of data matching (tag, mask) from world rank peer (-1:
+ * any source); param has a callback and UCP_OP_ATTR_FLAG_NO_IMM_CMPL. When
+ * UCX took an arrived message, its tag is stored in *sender_tag and
+ * *sender_known set before the callback runs (see match.c for why). A
+ * receive whose message waits at hand in the rings completes inside the
+ * call, its callback given a NULL request, and the call returns NULL. */
+void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_t mask,
                     const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known);
 
 /* A look for an arrived message matching (tag, mask); with remove, the
@@ -57,6 +59,8 @@ void ol_match_cancel(void *request);
 bool ol_match_cancel_send(int peer, uint32_t seq, void *asker);
 /* Defined by the caller of ol_match_cancel_send (send_recv.c). */
 void ol_match_cancel_answered(void *asker, bool taken_back);
+/* Frees a request of these calls; NULL (a receive done inside
+ * ol_match_recv) is no request. */
 void ol_match_request_free(void *request);
 ucs_status_t ol_match_request_status(void *request);
 

@@ -138,6 +138,12 @@ void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int
     *ucx_tag = ol_tag_make(comm->context_id, space, ol_comm_tag_rank(comm, source), tag);
 }
 
+/* The world rank a receive from source takes messages of, or -1 for any. */
+static int world_source(const ol_comm_t *comm, int source)
+{
+    return source == MPI_ANY_SOURCE ? -1 : ol_comm_world_rank(comm, source);
+}
+
 /* ---- UCX completion callbacks ------------------------------------------ */
 
 /* A send's bounce buffer goes back to the pool before the request
@@ -317,7 +323,8 @@ static ol_status_t start_recv(ol_request_t *req)
     };
     ucp_tag_t tag, mask;
     ol_ucx_match_of(a->comm, a->space, a->peer, a->tag, &tag, &mask);
-    void *ucx_req = ol_match_recv(&data, tag, mask, &param, &req->sender_tag, &req->sender_known);
+    void *ucx_req = ol_match_recv(&data, world_source(a->comm, a->peer), tag, mask, &param,
+                                  &req->sender_tag, &req->sender_known);
     if (UCS_PTR_IS_ERR(ucx_req)) {
         ol_ucx_forget_recv(req);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
@@ -564,7 +571,8 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     };
     ucp_tag_t ucx_tag, mask;
     ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
-    void *ucx_req = ol_match_recv(&data, ucx_tag, mask, &param, &r.sender_tag, &r.sender_known);
+    void *ucx_req = ol_match_recv(&data, world_source(comm, source), ucx_tag, mask, &param,
+                                  &r.sender_tag, &r.sender_known);
     if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req))) {
         ol_ucx_bounce_put(data.bounce);
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));

@@ -31,6 +31,15 @@
  *    A receive of both wildcards pending on MPI_COMM_WORLD during
  *    collectives on it (barrier, broadcasts of 4 and 100 KiB, blocking and
  *    nonblocking) gets none of their traffic, only the message sent after.
+ * 6. Receives of messages that still wait in the ring, copied out at once
+ *    when a receive takes its sender's next record: rank 1 sends NWAIT
+ *    small messages (0 to 200 B, and 4 KiB) of tags WAIT_TAG0 + k; rank 0,
+ *    asleep outside MPI meanwhile so that nothing moves them out of the
+ *    ring, receives message 2 first (the two before it go to the
+ *    unexpected queue), then the rest in order: blocking, nonblocking, with
+ *    MPI_ANY_TAG, with MPI_ANY_SOURCE, and one into a buffer 1 byte short
+ *    (MPI_ERR_TRUNCATE, the status counting the whole message, the bytes
+ *    that fit in place).
  * Every message's bytes, status and count are checked. */
 #include "p2p_shm_util.h"
 
@@ -45,6 +54,8 @@ enum {
     NANY = 40,
     NPRE = 16,
     ANY_TAG0 = 1000, /* part 2: tag ANY_TAG0 + r * NANY + k */
+    NWAIT = 12,
+    WAIT_TAG0 = 3000, /* part 6: tag WAIT_TAG0 + k */
     ORDER_TAG = 77,
     OTHER_TAG = 78,
 };
@@ -457,6 +468,71 @@ static void part5_communicators(void)
     free(bcast);
 }
 
+/* Part 6: the size of message k, a few lines of a ring or less. */
+static size_t wait_size(int k)
+{
+    return k == NWAIT - 1 ? 4096 : (size_t)k * 17;
+}
+
+/* Message k into buf as receive number k of part 6 takes it; the
+ * truncated one is the last but one. */
+static void wait_recv(MPI_Comm comm, int k, unsigned char *buf)
+{
+    char what[64];
+    size_t n = wait_size(k), capacity = k == NWAIT - 2 ? n - 1 : n;
+    int source = k == 4 ? MPI_ANY_SOURCE : 1, tag = k == 5 ? MPI_ANY_TAG : WAIT_TAG0 + k;
+    MPI_Status st;
+    int rc;
+
+    snprintf(what, sizeof(what), "part 6 message %d", k);
+    memset(buf, SHM_GUARD_BYTE, capacity + SHM_GUARD);
+    if (k == 3) {
+        MPI_Request req;
+        p2p_check_ok(what, MPI_Irecv(buf, (int)capacity, MPI_BYTE, source, tag, comm, &req));
+        rc = MPI_Wait(&req, &st);
+    } else {
+        rc = MPI_Recv(buf, (int)capacity, MPI_BYTE, source, tag, comm, &st);
+    }
+    if (capacity < n) {
+        P2P_CHECK_CLASS(what, rc, MPI_ERR_TRUNCATE);
+        st.MPI_ERROR = MPI_SUCCESS; /* a single completion leaves it unset */
+        p2p_check_status(what, &st, 1, WAIT_TAG0 + k, MPI_BYTE, (MPI_Count)n);
+        shm_check(what, buf, capacity, shm_msg_seed(6, 1, 0, k)); /* what fits */
+        shm_guard_check(what, buf + capacity);
+        return;
+    }
+    p2p_check_ok(what, rc);
+    check_msg(what, buf, &st, 1, WAIT_TAG0 + k, n, shm_msg_seed(6, 1, 0, k));
+}
+
+static void part6_waiting_in_ring(void)
+{
+    MPI_Comm comm;
+
+    p2p_check_ok("part 6 dup", MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    if (p2p_rank == 1) {
+        unsigned char *out = shm_malloc(wait_size(NWAIT - 1));
+
+        for (int k = 0; k < NWAIT; k++) {
+            shm_make(out, wait_size(k), shm_msg_seed(6, 1, 0, k));
+            p2p_check_ok("part 6 send", MPI_Send(out, (int)wait_size(k), MPI_BYTE, 0,
+                                                 WAIT_TAG0 + k, comm));
+        }
+        free(out);
+    } else if (p2p_rank == 0) {
+        unsigned char *in = shm_malloc(wait_size(NWAIT - 1) + SHM_GUARD);
+
+        shm_sleep_ms(200); /* no progress: the messages stay in the ring */
+        wait_recv(comm, 2, in);
+        for (int k = 0; k < NWAIT; k++)
+            if (k != 2)
+                wait_recv(comm, k, in);
+        free(in);
+    }
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     p2p_init("p2p_shm_match", &argc, &argv, MPI_THREAD_SINGLE);
@@ -470,6 +546,7 @@ int main(int argc, char **argv)
     part3_posted_order();
     part4_self();
     part5_communicators();
+    part6_waiting_in_ring();
     p2p_finish();
     return 0;
 }

@@ -2,7 +2,8 @@
 # p2p_shm_match: unexpected and posted messages matched by tag, wildcard
 # receives from every rank (per-source order), posted-order matching of
 # wildcard and specific receives, messages to self, communicators kept
-# apart; on 2, 3 and 8 ranks.
+# apart, receives of messages still waiting in the ring; on 2, 3 and 8
+# ranks.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
