@@ -149,10 +149,13 @@ static bool create_own(void)
 /* Takes the page faults of [start, start + bytes) now, each page written
  * with what it holds. A shared mapping takes one at the first write to
  * each page, MAP_POPULATE or not (that maps them for reading), and each
- * costs here about 6 us: a consumer's first lap through its 256 KiB rings,
- * clearing the records it read, ran at 0.13-0.15 us a message where the
- * later laps run at 0.04 (2 ranks, back-to-back 8 B broadcasts), and every
- * benchmark's first size paid for it. */
+ * costs this virtual machine 6-15 us: a consumer's first lap through its
+ * 256 KiB rings, clearing the records it read, ran at 0.13-0.15 us a
+ * message where the later laps run at 0.04 (2 ranks, back-to-back 8 B
+ * broadcasts), and every benchmark's first size paid for it. Linux's
+ * MADV_POPULATE_WRITE, ten times cheaper, left the faults to come (the
+ * first calls of 2-rank reduce_scatters of 32 KiB, through the rings, took
+ * 53-70 us against 3.5-4.4 after these writes). */
 static void fault_in_for_writing(char *start, size_t bytes)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
