@@ -117,8 +117,10 @@ static const struct {
     {"RNDV_THRESH", &ol_param.ucx_shm_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_only, false},
     {"RNDV_THRESH", &ol_param.ucx_mixed_rndv_thresh, "UCX_RNDV_THRESH", peers_over_shm_and_tcp,
      false},
-    /* Not where the user picks the transports or the kernel forbids cma:
-     * were cma not among them, UCX would warn of an unused variable. */
+    /* Not where the user picks the transports (or, for cma, the kernel
+     * forbids it): were the transport not among them, UCX would warn of an
+     * unused variable. */
+    {"TCP_PUT_ENABLE", &ol_param.ucx_tcp_put_enable, "UCX_TCP_PUT_ENABLE UCX_TLS", NULL, true},
     {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
      true},
 };

@@ -75,6 +75,15 @@ static const ol_param_t param_table[] = {
      "352 -> 399 -> 366; osu_latency between the two ranks of a host 16/128 KiB 4.3/12.5 "
      "-> 2.1/7.6 -> 2.0/7.5; osu_bw 16 KiB 4.9 -> 9.7 GB/s, 128 KiB 11.7 -> 10.1",
      &ol_param.ucx_mixed_rndv_thresh},
+    {"UCX_TCP_PUT_ENABLE", OL_PARAM_STRING, "n",
+     "UCX_TCP_PUT_ENABLE unless the user sets it or UCX_TLS (empty: UCX's y): whether a "
+     "rendezvous over TCP (from UCX_TCP_RNDV_THRESH) moves its data by UCX's put "
+     "emulation; n makes UCX send it as active messages. 2 ranks on 2 namespace hosts, "
+     "2 alternating runs each, y -> n: osu_latency 512 KiB/1/2/4 MiB 365-433/834-851/"
+     "1432-1577/2502-3175 -> 122-144/286-352/668-847/1435-1673 us; osu_bw 2-4 MiB "
+     "1.4-2.0 -> 2.3-2.7 GB/s; osu_bibw 1-4 MiB 1.9-2.5 -> 2.1-3.9 GB/s; 128-512 KiB the "
+     "same within the noise (30% between runs)",
+     &ol_param.ucx_tcp_put_enable},
     {"UCX_CMA_SEG_SIZE", OL_PARAM_STRING, "1G",
      "UCX_CMA_SEG_SIZE unless the user sets it or UCX_TLS (empty: UCX's 512K): the most "
      "bytes one process_vm_readv of a single-copy rendezvous between ranks of a host moves "
