@@ -169,10 +169,15 @@ fi
 #  - For the same reason no launcher sees that the hosts' ranks share two
 #    cores. Open MPI would then poll without ever yielding (it yields where
 #    it sees more ranks than cores): 4 ranks on 4 hosts took 4-7 ms per
-#    small osu_allreduce, 50 us with mpi_yield_when_idle. ompi-lite gets
+#    small osu_allreduce, 50 us with mpi_yield_when_idle, which it gets
+#    where the job has more ranks than the machine has cores. ompi-lite gets
 #    its own setting for a host with more ranks than cores, no spin before
 #    it yields (OMPI_LITE_SPIN_US=0: 4 ranks on 2 hosts, 8 B allreduce
-#    39-58 us with the 5 us spin, 23-32 without); MPICH has no such setting.
+#    39-58 us with the 5 us spin, 23-32 without), where the job has more
+#    ranks than the machine has cores; with a core per rank it keeps its
+#    own spin, as on real hosts (2 ranks on 2 hosts, osu_latency 0-2 KiB
+#    9.7-10.2 us against 10.3-10.9 without a spin). MPICH has no such
+#    setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
 #    on InfiniBand devices); its daemons' OOB on eth0 too.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
@@ -181,17 +186,31 @@ fi
 #    eth0 itself (UCX finds lo unreachable across boot ids).
 netns_launch() {
     case $1 in
-    ompi-lite) opts="--launch-agent $work/agent --bind-to none \
--x OMPI_LITE_SPIN_US=${OMPI_LITE_SPIN_US:-0}" ;;
-    openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none --mca mpi_yield_when_idle 1 \
+    ompi-lite) opts="--launch-agent $work/agent --bind-to none $(netns_spin "$2")" ;;
+    openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none $(netns_yield "$2") \
 --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
     mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;
     esac
     echo "$netns_hosts run ${netns_prefix}0 $(bl_get run "$1") $opts"
 }
-# launcher NAME: NAME's launcher command, in the namespace hosts with --netns.
+# netns_yield NP: Open MPI yields when NP ranks outnumber the machine's
+# cores, as ompi-lite does not spin then.
+netns_yield() {
+    [ "$1" -le "$(nproc)" ] || echo "--mca mpi_yield_when_idle 1"
+}
+# netns_spin NP: ompi-lite's spin for NP ranks on the namespace hosts: none
+# when they outnumber the machine's cores, else the library's own (or the
+# caller's OMPI_LITE_SPIN_US).
+netns_spin() {
+    if [ "$1" -gt "$(nproc)" ]; then
+        echo "-x OMPI_LITE_SPIN_US=${OMPI_LITE_SPIN_US:-0}"
+    elif [ -n "${OMPI_LITE_SPIN_US:-}" ]; then
+        echo "-x OMPI_LITE_SPIN_US=$OMPI_LITE_SPIN_US"
+    fi
+}
+# launcher NAME NP: NAME's launcher command, in the namespace hosts with --netns.
 launcher() {
-    if [ -n "$netns" ]; then netns_launch "$1"; else bl_get run "$1"; fi
+    if [ -n "$netns" ]; then netns_launch "$1" "$2"; else bl_get run "$1"; fi
 }
 # netns_sweep: kills what a failed run left on the namespace hosts, so that
 # it does not slow the runs after it.
@@ -269,7 +288,7 @@ run() {
     log=$out/raw/$(case_name "$2" "$3")-$1-$4.txt
     [ -x "$exe" ] || return 1
     # shellcheck disable=SC2046,SC2086
-    timeout "${BENCH_TIMEOUT:-900}" $(launcher "$1") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
+    timeout "${BENCH_TIMEOUT:-900}" $(launcher "$1" "$3") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
         >"$log" 2>&1 </dev/null &
     # In the background, so that a signal reaches the trap at once (the
     # shell would first wait for a foreground job, which timeout puts in a
