@@ -442,7 +442,7 @@ static bool needs_clearing(const producer_t *p)
  * -O2 dropped the __builtin_prefetch loop of prefetch_awaited_record. */
 static inline void prefetch_for_write(const void *line)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
     __asm__ volatile("prefetchw (%0)" : : "r"(line)); /* a no-op where unsupported */
 #else
     __builtin_prefetch(line, 1, 3);
@@ -451,7 +451,7 @@ static inline void prefetch_for_write(const void *line)
 
 static inline void prefetch_for_read(const void *line)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
     __asm__ volatile("prefetcht0 (%0)" : : "r"(line));
 #else
     __builtin_prefetch(line, 0, 3);
