@@ -169,15 +169,14 @@ fi
 #  - For the same reason no launcher sees that the hosts' ranks share two
 #    cores. Open MPI would then poll without ever yielding (it yields where
 #    it sees more ranks than cores): 4 ranks on 4 hosts took 4-7 ms per
-#    small osu_allreduce, 50 us with mpi_yield_when_idle, which it gets
-#    where the job has more ranks than the machine has cores. ompi-lite gets
+#    small osu_allreduce, 50 us with mpi_yield_when_idle. ompi-lite gets
 #    its own setting for a host with more ranks than cores, no spin before
 #    it yields (OMPI_LITE_SPIN_US=0: 4 ranks on 2 hosts, 8 B allreduce
-#    39-58 us with the 5 us spin, 23-32 without), where the job has more
-#    ranks than the machine has cores; with a core per rank it keeps its
-#    own spin, as on real hosts (2 ranks on 2 hosts, osu_latency 0-2 KiB
-#    9.7-10.2 us against 10.3-10.9 without a spin). MPICH has no such
-#    setting.
+#    39-58 us with the 5 us spin, 23-32 without). Both settings apply only
+#    where the job has more ranks than the machine has cores; with a core
+#    per rank both libraries spin, as on real hosts (2 ranks on 2 hosts,
+#    ompi-lite's osu_latency 0-2 KiB 9.7-10.2 us against 10.3-10.9 without
+#    a spin). MPICH has no such setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
 #    on InfiniBand devices); its daemons' OOB on eth0 too.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which

@@ -438,8 +438,8 @@ static bool needs_clearing(const producer_t *p)
     return false;
 }
 
-/* Asks for a line ahead of its use. An asm statement on x86, as GCC 12 at
- * -O2 dropped the __builtin_prefetch loop of prefetch_awaited_record. */
+/* Asks for a line ahead of its use. An asm statement on x86-64, as GCC 12
+ * at -O2 dropped the __builtin_prefetch loop of prefetch_awaited_record. */
 static inline void prefetch_for_write(const void *line)
 {
 #if defined(__x86_64__)
