@@ -98,11 +98,18 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
     }
 }
 
-/* On two processes the root of a bcast or reduce sends its one message and
- * returns, running ahead of its peer, and the segment's bookkeeping loses
- * to that: 8 B back to back (osu), bcast 0.08 us through pair.c against
- * 0.25 here, reduce 0.09 against 0.15 on a quiet machine; from 4 KiB
- * 1.5-10 times slower under load. An allgather or alltoall exchange of
+/* On two processes the root of a small bcast or reduce sends its one
+ * message and returns, running ahead of its peer, and the segment's
+ * bookkeeping loses to that: 8 B back to back (osu), bcast 0.08 us through
+ * pair.c against 0.25 here, reduce 0.09 against 0.15 on a quiet machine.
+ * From 4 KiB a bcast is faster here: its peer only reads the root's slot,
+ * whereas it clears the lines of each ring record of up to 8 KiB
+ * (shm_ring.c), and the root's next records then wait for every line to
+ * come back. osu_bcast, medians of 5 alternating runs, us, here against
+ * pair.c (the ring up to 8 KiB, CMA beyond): 4/8/16/32 KiB 0.40-0.43/
+ * 0.54-0.73/0.78-0.98/1.06-1.16 against 0.42-0.82/1.91-1.98/1.18-1.27/
+ * 1.46-1.94; 1-2 KiB even. Not for reduce: 4/16/32 KiB took twice the
+ * time here (8 KiB 0.69). An allgather or alltoall exchange of
  * blocks of 2 KiB or more is faster as one message each way too (the
  * receiver copies once, out of the FIFO, instead of the segment's copy in
  * and copy out): 4/8/16/32 KiB 0.64/0.94/1.8/3.5 us against
@@ -120,7 +127,7 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     if (a->comm->size != 2)
         return false;
     switch (a->kind) {
-    case OL_COLL_BCAST:
+    case OL_COLL_BCAST: return slot_bytes < 4096;
     case OL_COLL_REDUCE: return true;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */

@@ -5,7 +5,7 @@
  * and one past it (OMPI_LITE_COLL_SHM_MAX_BYTES, read here too), in place
  * and not, a non-contiguous type on one side only, a non-commutative user op
  * (2x2 matrix product) checked against a product in rank order, 2000
- * back-to-back allreduces and bcasts with changing data (slots reused
+ * back-to-back allreduces and bcasts (of 132 B and 8 KiB) with changing data (slots reused
  * while a slow rank may still read them), and 300 communicators created,
  * used and freed, after which /dev/shm must hold no segment of this
  * process. Plain MPI: it passes on
@@ -369,8 +369,9 @@ static void run_repetitions(MPI_Comm comm)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    enum { N = 33 };
+    enum { N = 33, BIG = 2048 }; /* BIG: 8 KiB, a bcast that takes the segment on 2 ranks too */
     int v[N], r[N];
+    int *big = malloc(BIG * sizeof(int));
     for (int it = 0; it < 2000; it++) {
         for (int i = 0; i < N; i++)
             v[i] = value(rank, i, it);
@@ -387,7 +388,13 @@ static void run_repetitions(MPI_Comm comm)
         MPI_Bcast(v, N, MPI_INT, root, comm);
         for (int i = 0; i < N; i++)
             check(v[i] == value(root, i, it), "bcast repetition %d [%d]", it, i);
+        for (int i = 0; i < BIG; i++)
+            big[i] = rank == root ? value(root, i, it) : -1;
+        MPI_Bcast(big, BIG, MPI_INT, root, comm);
+        for (int i = 0; i < BIG; i++)
+            check(big[i] == value(root, i, it), "8 KiB bcast repetition %d [%d]", it, i);
     }
+    free(big);
 }
 
 /* Segments are files only until every member has mapped them. */
