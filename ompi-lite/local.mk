@@ -9,7 +9,8 @@ OL_CORE_CPPFLAGS = -I$(top_srcdir)/ompi-lite/include -I$(top_builddir)/ompi-lite
 	-I$(top_srcdir)/ompi-lite/api -I$(top_builddir)/ompi-lite/api \
 	-I$(top_srcdir)/pt2pt -I$(top_srcdir)/coll \
 	$(UCX_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
-OL_CORE_CFLAGS = $(AM_CFLAGS) $(OL_VECTORIZE_CFLAGS) -fvisibility=hidden -pthread
+OL_CORE_CFLAGS = $(AM_CFLAGS) $(OL_VECTORIZE_CFLAGS) $(OL_STRINGOP_CFLAGS) -fvisibility=hidden \
+	-pthread
 OL_CORE_LIBS = $(UCX_LIBS) $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
 
 libol_core_la_CPPFLAGS = $(OL_CORE_CPPFLAGS)
