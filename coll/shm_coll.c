@@ -108,8 +108,10 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * come back. osu_bcast, medians of 5 alternating runs, us, here against
  * pair.c (the ring up to 8 KiB, CMA beyond): 4/8/16/32 KiB 0.40-0.43/
  * 0.54-0.73/0.78-0.98/1.06-1.16 against 0.42-0.82/1.91-1.98/1.18-1.27/
- * 1.46-1.94; 1-2 KiB even. Not for reduce: 4/16/32 KiB took twice the
- * time here (8 KiB 0.69). An allgather or alltoall exchange of
+ * 1.46-1.94; 1-2 KiB even. A reduce gains only where the ring clears
+ * its records, 4-8 KiB: 1.64/2.07 us here against 1.75/3.43 at 4/8 KiB,
+ * but 2.62/3.93 against 1.28/2.48 at 16/32 KiB (medians of 7 alternating
+ * runs). An allgather or alltoall exchange of
  * blocks of 2 KiB or more is faster as one message each way too (the
  * receiver copies once, out of the FIFO, instead of the segment's copy in
  * and copy out): 4/8/16/32 KiB 0.64/0.94/1.8/3.5 us against
@@ -128,7 +130,7 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
         return false;
     switch (a->kind) {
     case OL_COLL_BCAST: return slot_bytes < 4096;
-    case OL_COLL_REDUCE: return true;
+    case OL_COLL_REDUCE: return slot_bytes < 4096 || slot_bytes > 8192;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
     case OL_COLL_ALLREDUCE: return slot_bytes >= 4096;

@@ -5,11 +5,11 @@
  * and one past it (OMPI_LITE_COLL_SHM_MAX_BYTES, read here too), in place
  * and not, a non-contiguous type on one side only, a non-commutative user op
  * (2x2 matrix product) checked against a product in rank order, 2000
- * back-to-back allreduces and bcasts (of 132 B and 8 KiB) with changing data (slots reused
- * while a slow rank may still read them), and 300 communicators created,
- * used and freed, after which /dev/shm must hold no segment of this
- * process. Plain MPI: it passes on
- * any MPI; the script checks that ompi-lite's log names the path. */
+ * back-to-back allreduces, bcasts (of 132 B and 8 KiB) and 8 KiB reduces
+ * with changing data (slots reused while a slow rank may still read them),
+ * and 300 communicators created, used and freed, after which /dev/shm must
+ * hold no segment of this process. Plain MPI: it passes on any MPI; the
+ * script checks that ompi-lite's log names the path. */
 #include <mpi.h>
 
 #include <dirent.h>
@@ -369,7 +369,7 @@ static void run_repetitions(MPI_Comm comm)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    enum { N = 33, BIG = 2048 }; /* BIG: 8 KiB, a bcast that takes the segment on 2 ranks too */
+    enum { N = 33, BIG = 2048 }; /* BIG: 8 KiB, which takes the segment on 2 ranks too */
     int v[N], r[N];
     int *big = malloc(BIG * sizeof(int));
     for (int it = 0; it < 2000; it++) {
@@ -393,6 +393,15 @@ static void run_repetitions(MPI_Comm comm)
         MPI_Bcast(big, BIG, MPI_INT, root, comm);
         for (int i = 0; i < BIG; i++)
             check(big[i] == value(root, i, it), "8 KiB bcast repetition %d [%d]", it, i);
+        for (int i = 0; i < BIG; i++)
+            big[i] = value(rank, i, it);
+        MPI_Reduce(rank == root ? MPI_IN_PLACE : big, big, BIG, MPI_INT, MPI_SUM, root, comm);
+        for (int i = 0; rank == root && i < BIG; i++) {
+            long long e = 0;
+            for (int q = 0; q < size; q++)
+                e += value(q, i, it);
+            check(big[i] == (int)e, "8 KiB reduce repetition %d [%d]", it, i);
+        }
     }
     free(big);
 }
