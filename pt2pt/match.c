@@ -760,11 +760,12 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
  * the receives to come, which then copy them once, instead of twice
  * through the unexpected queue (a root of back-to-back 2-rank broadcasts
  * keeps its peer's ring full). Only a receive posted when no other waits
- * reads the rings at all: one posted behind others would find their
- * messages first, and its look at a record the sender is still writing
- * takes the line from the sender's cache in the middle of its stores. A
+ * reads the rings at all; one posted behind others leaves its message to
+ * the next progress call, as the messages of the receives before it: in a
+ * window of receives, each look at a record the sender is still writing
+ * took the line from the sender's cache in the middle of its stores. A
  * window of 64 Irecvs then 64 Isends each way, 2 ranks, medians of 5
- * alternating runs, every receive reading against the first only: osu_bibw
+ * alternating runs, the first receive reading against all of them: osu_bibw
  * 1 B-1 KiB 1.25-1.53 times the bandwidth, osu_bw 16 B-8 KiB 1.07-1.88,
  * osu_latency the same. The ring to start from rotates, so that a wildcard
  * receive does not always favour the same sender. */
