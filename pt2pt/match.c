@@ -50,9 +50,10 @@ static const ol_param_t match_params[] = {
      "of the job must agree", &shm_param},
     {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
-     "through the ring; larger ones, and those of more than 2 KiB that find the ring full "
-     "(above 8 KiB, still full after up to 20 us), are announced there and their data goes "
-     "over UCX. UCX's eager path costs a page "
+     "through the ring; larger ones are announced there and their data goes over UCX. So "
+     "are those that find the ring full where the backlog does not copy them (more than 8 "
+     "KiB; more than 2 KiB with more ranks than cores or 64 KiB rings), those above 8 KiB "
+     "after waiting up to 20 us for room. UCX's eager path costs a page "
      "fault per fresh buffer until its FIFO has gone round once (2-rank MPI_Sendrecv of "
      "8 KiB: 8-10 us for the first 256 calls, 1.4 us after); the rings are populated at "
      "start-up. 2 ranks, medians of 5-7 alternating runs, eager up to 4 KiB (64 KiB rings) "
@@ -863,10 +864,20 @@ static int flush_backlogs(void)
 }
 
 /* A record whose ring is full waits in a malloc'ed copy; a message of more
- * than this is announced instead, its bytes left to UCX: osu_bibw at 4 KiB
- * (windows of 64, beyond a 64 KiB ring) went from 5.3 to 12.1-12.6 GB/s,
- * osu_bw from 6.4 to 11.2 (medians of 5 batches, 3 runs). */
-#define BACKLOG_COPY_BYTES 2048
+ * than backlog_copy_bytes is announced instead, its bytes left to UCX.
+ * With 64 KiB rings, leaving 4 KiB messages to UCX instead of copying them
+ * took osu_bibw at 4 KiB (windows of 64, beyond the ring) from 5.3 to
+ * 12.1-12.6 GB/s, osu_bw from 6.4 to 11.2 (medians of 5 batches, 3 runs).
+ * With the 256 KiB rings of jobs of up to 8
+ * ranks, where a window overflows only by a few records, 8 KiB won while
+ * each rank has a core: osu_bibw 4/8 KiB 1.38/1.10-1.13 times the
+ * bandwidth, osu_bw 1.04 (2 ranks, medians of 5 alternating runs, twice).
+ * A copy waits for its sender to run again, which with more ranks than
+ * cores may be late: 4 ranks on 2 cores, osu_mbw_mr 4/8 KiB measured
+ * 0.76-0.85/0.93, within what two runs of the same code differed there
+ * (0.80-0.83), so unproven either way. Hence 8 KiB where each rank has a
+ * core and the rings hold 256 KiB, and the measured 2 KiB otherwise. */
+static size_t backlog_copy_bytes;
 
 static bool is_message(const ol_ring_envelope_t *envelope)
 {
@@ -898,7 +909,7 @@ static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol
         if (ol_ring_payload_bytes(envelope))
             copy_in(slot, data);
         sleeping = ol_ring_publish(peer, envelope);
-    } else if (ol_ring_payload_bytes(envelope) > BACKLOG_COPY_BYTES) {
+    } else if (ol_ring_payload_bytes(envelope) > backlog_copy_bytes) {
         result = RING_FULL;
     } else if (!backlog_add(peer, envelope, data)) {
         result = NO_MEMORY;
@@ -1321,6 +1332,7 @@ ol_status_t ol_match_init(void)
                                                                       : largest;
     cma_bytes = cma_param > 0 ? (size_t)cma_param : SIZE_MAX;
     init_shared_copies();
+    backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;
     ol_ucx_transport_packs_bytes = eager_bytes;
     post_wake_recv();

@@ -1,8 +1,9 @@
 /* p2p_shm_backlog: a sender whose messages wait for ring room must not
  * fall asleep on them.
  *
- * Rank 1 sends COUNT messages of 2 KiB (they complete at once: what the
- * ring to rank 0 cannot hold waits in rank 1's backlog), then waits in
+ * Rank 1 sends COUNT messages of 2 KiB to 8 KiB (they complete at once:
+ * what the ring to rank 0 cannot hold waits in rank 1's backlog, which
+ * copies records of up to 8 KiB where each rank has a core), then waits in
  * MPI_Recv for rank 0's answer. Rank 0 starts receiving only after
  * PAUSE_MS, when rank 1 waits in MPI_Recv long past its spin and yield:
  * once rank 0 has emptied the ring, the rest can only come from rank 1's
@@ -15,15 +16,22 @@
 #include <time.h>
 
 #define COUNT 200
-#define BYTES 2048
+#define MAX_BYTES 8192
 #define PAUSE_MS 50
+
+/* 2 KiB, an odd size, 8 KiB in turn. */
+static int message_bytes(int i)
+{
+    static const int sizes[] = {2048, 5001, MAX_BYTES};
+    return sizes[i % 3];
+}
 
 static void send_all(void)
 {
-    static unsigned char buf[BYTES];
+    static unsigned char buf[MAX_BYTES];
     for (int i = 0; i < COUNT; i++) {
-        p2p_fill(buf, sizeof(buf), (unsigned)i);
-        MPI_Send(buf, BYTES, MPI_BYTE, 0, i, MPI_COMM_WORLD);
+        p2p_fill(buf, (size_t)message_bytes(i), (unsigned)i);
+        MPI_Send(buf, message_bytes(i), MPI_BYTE, 0, i, MPI_COMM_WORLD);
     }
     int answer = 0;
     MPI_Recv(&answer, 1, MPI_INT, 0, COUNT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -35,12 +43,17 @@ static void receive_all(void)
 {
     struct timespec pause = {0, PAUSE_MS * 1000000L};
     nanosleep(&pause, NULL);
-    static unsigned char buf[BYTES];
+    static unsigned char buf[MAX_BYTES];
     for (int i = 0; i < COUNT; i++) {
         char what[64];
-        MPI_Recv(buf, BYTES, MPI_BYTE, 1, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Status status;
+        MPI_Recv(buf, MAX_BYTES, MPI_BYTE, 1, i, MPI_COMM_WORLD, &status);
+        int count;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        if (count != message_bytes(i))
+            p2p_die("message %d: %d bytes arrived, expected %d", i, count, message_bytes(i));
         snprintf(what, sizeof(what), "message %d", i);
-        p2p_check_data(what, buf, sizeof(buf), (unsigned)i);
+        p2p_check_data(what, buf, (size_t)count, (unsigned)i);
     }
     int answer = COUNT;
     MPI_Send(&answer, 1, MPI_INT, 1, COUNT, MPI_COMM_WORLD);
