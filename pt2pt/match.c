@@ -868,15 +868,15 @@ static int flush_backlogs(void)
  * With 64 KiB rings, leaving 4 KiB messages to UCX instead of copying them
  * took osu_bibw at 4 KiB (windows of 64, beyond the ring) from 5.3 to
  * 12.1-12.6 GB/s, osu_bw from 6.4 to 11.2 (medians of 5 batches, 3 runs).
- * With the 256 KiB rings of jobs of up to 8
- * ranks, where a window overflows only by a few records, 8 KiB won while
- * each rank has a core: osu_bibw 4/8 KiB 1.38/1.10-1.13 times the
- * bandwidth, osu_bw 1.04 (2 ranks, medians of 5 alternating runs, twice).
- * A copy waits for its sender to run again, which with more ranks than
- * cores may be late: 4 ranks on 2 cores, osu_mbw_mr 4/8 KiB measured
- * 0.76-0.85/0.93, within what two runs of the same code differed there
- * (0.80-0.83), so unproven either way. Hence 8 KiB where each rank has a
- * core and the rings hold 256 KiB, and the measured 2 KiB otherwise. */
+ * With the 256 KiB rings of jobs of up to 8 ranks, which such a window
+ * overflows by a few records only, 8 KiB won while each rank has a core:
+ * osu_bibw 4/8 KiB 1.38/1.10-1.13 times the bandwidth, osu_bw 1.04 (2
+ * ranks, medians of 5 alternating runs, twice). A copy waits for its
+ * sender to run again, which with more ranks than cores may be late: 4
+ * ranks on 2 cores, osu_mbw_mr 4/8 KiB measured 0.76-0.85/0.93, within
+ * what two runs of the same code differed there (0.80-0.83), so unproven
+ * either way. Hence 8 KiB where each rank has a core and the rings hold
+ * 256 KiB, and the measured 2 KiB otherwise. */
 static size_t backlog_copy_bytes;
 
 static bool is_message(const ol_ring_envelope_t *envelope)
