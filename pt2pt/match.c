@@ -53,7 +53,8 @@ static const ol_param_t match_params[] = {
      "through the ring; larger ones are announced there and their data goes over UCX. So "
      "are those that find the ring full where the backlog does not copy them (more than 8 "
      "KiB; more than 2 KiB with more ranks than cores or 64 KiB rings), those above 8 KiB "
-     "after waiting up to 20 us for room. UCX's eager path costs a page "
+     "after waiting up to 20 us for room, except contiguous ones of 64 KiB and more, which "
+     "then go by address (P2P_SHM_CMA_BYTES). UCX's eager path costs a page "
      "fault per fresh buffer until its FIFO has gone round once (2-rank MPI_Sendrecv of "
      "8 KiB: 8-10 us for the first 256 calls, 1.4 us after); the rings are populated at "
      "start-up. 2 ranks, medians of 5-7 alternating runs, eager up to 4 KiB (64 KiB rings) "
@@ -990,6 +991,16 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
     return send_handle_of(send);
 }
 
+/* An inline message of at least this many bytes that still finds the ring
+ * full goes by its address (when the job may copy so) rather than over
+ * UCX: the receiver copies it once, straight into its buffer. 2 ranks,
+ * windows of 64 messages beyond a 256 KiB ring, medians of 5 alternating
+ * runs: 64 KiB osu_bibw 1.41-1.60 times the bandwidth, osu_bw 1.24-1.27,
+ * the 2-rank collectives of 32-128 KiB within 0.95-1.05 of the time (osu).
+ * From 32 KiB it made no difference; from 16 KiB, osu_bibw at 16 KiB lost
+ * (0.56) as the receiver's copies came later than UCX's. */
+#define FULL_RING_CMA_BYTES 65536
+
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     const ucp_request_param_t *param, uint32_t *seq)
 {
@@ -1008,6 +1019,9 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         *seq = envelope.seq;
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
+        if (bytes >= FULL_RING_CMA_BYTES && cma_bytes != SIZE_MAX && !data->dt &&
+            ol_ring_peer_reads_here(peer))
+            return send_by_address(peer, data, tag, param, seq);
     }
     ucp_tag_t token = next_token();
     ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,
