@@ -37,7 +37,6 @@ typedef struct ol_coll_shm ol_coll_shm_t;
 extern int ol_coll_shm_enabled;   /* COLL_SHM */
 extern int ol_coll_shm_max_bytes; /* COLL_SHM_MAX_BYTES: the size of a slot */
 extern int ol_coll_shm_slice_bytes; /* COLL_SHM_SLICE_BYTES: reductions sliced from here on */
-extern int ol_coll_shm_pair_slice_bytes; /* COLL_SHM_PAIR_SLICE_BYTES: the same on 2 processes */
 
 /* The communicator's segment, set up on first use (a collective step: all
  * members call it on the same call); *shm is NULL when the communicator

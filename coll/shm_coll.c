@@ -41,14 +41,18 @@
  *   sliced       23.0    35.6    39.3     52.6     66.9
  *
  * hence COLL_SHM_SLICE_BYTES = 16 KiB. On 2 ranks, each on its own core,
- * slicing wins from 2 KiB (osu_allreduce, medians of 5 alternating runs,
- * us):
+ * slicing loses below it: a slice reads as many of the peer's lines as the
+ * whole vector (half its contribution, then half the result) and waits once
+ * more. osu_allreduce, medians of 7 alternating runs, us:
  *
- *   bytes       1 KiB   2 KiB   4 KiB   8 KiB   16 KiB
- *   whole        0.41    0.73    1.17    2.44    3.34
- *   sliced       0.47    0.61    0.93    1.84    3.35
+ *   bytes       1 KiB   2 KiB   4 KiB   8 KiB
+ *   whole        0.96    1.37    1.46    1.97
+ *   sliced       0.96    1.68    1.95    2.43
  *
- * hence COLL_SHM_PAIR_SLICE_BYTES = 2 KiB. */
+ * and osu_reduce (the segment's 4-8 KiB) 0.72/1.00 against 1.67/2.16. A
+ * former 2 KiB threshold for 2 ranks had measured the other way (sliced
+ * 0.61-1.84 us against 0.73-2.44 at 2-8 KiB), before the reduction loops
+ * and the messages got faster. */
 #include "shm.h"
 #include "coll_select.h"
 #include "coll_util.h"
@@ -118,9 +122,10 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * 0.84/1.6/2.9/5.4 (allgather, quiet machine; alltoall alike), 1 KiB
  * even, below it the segment wins (0.19 against 0.24 us at 8 B). Since
  * the reduction loops are vectorised, one message each way and a local
- * reduction win from 4 KiB of vector for allreduce (4/8/16/32 KiB
- * 0.70/1.29/2.13/3.69 us against 0.84/1.67/3.05/5.43, quiet machine,
- * medians of 7 alternating runs) and at 32 KiB for reduce_scatter_block
+ * reduction win from 16 KiB of vector for allreduce (8/16/32 KiB
+ * 2.23-2.33/2.23-2.31/3.78-3.98 us against 1.97/2.76/4.48 here, whole,
+ * medians of 5-7 alternating runs; 2/4 KiB here 1.35-1.37/1.46-1.50
+ * against 1.09-1.13/1.61-1.67) and at 32 KiB for reduce_scatter_block
  * (2.60 against 3.46 us; 8/16 KiB 0.87/1.75 against 0.80/1.61, 9 runs).
  * On 4 ranks the segment wins at every size up to its limit (bcast 0.9-4
  * us against 0.7-50, reduce 0.8-63 against 2.3-180, at load 5). */
@@ -133,7 +138,7 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     case OL_COLL_REDUCE: return slot_bytes < 4096 || slot_bytes > 8192;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
-    case OL_COLL_ALLREDUCE: return slot_bytes >= 4096;
+    case OL_COLL_ALLREDUCE: return slot_bytes >= 16384;
     case OL_COLL_REDUCE_SCATTER_BLOCK: return slot_bytes >= 32768; /* the whole vector */
     default: return false;
     }
@@ -386,8 +391,7 @@ static ol_status_t copy_out_result(const call_t *c, MPI_Count count, void *dst)
 
 static bool sliced(const call_t *c, MPI_Count count)
 {
-    int from = c->p == 2 ? ol_coll_shm_pair_slice_bytes : ol_coll_shm_slice_bytes;
-    return bytes_of(count, c->a->recvtype) >= from && count >= c->p;
+    return bytes_of(count, c->a->recvtype) >= ol_coll_shm_slice_bytes && count >= c->p;
 }
 
 static ol_status_t allreduce(const call_t *c)

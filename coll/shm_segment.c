@@ -36,7 +36,7 @@ enum { LINE = 64 };
 
 int ol_coll_shm_enabled;
 int ol_coll_shm_max_bytes;
-int ol_coll_shm_slice_bytes, ol_coll_shm_pair_slice_bytes;
+int ol_coll_shm_slice_bytes;
 static int max_procs;
 static int memory_mib;
 
@@ -66,8 +66,6 @@ const ol_param_t ol_coll_shm_params[] = {
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
      &ol_coll_shm_slice_bytes},
-    {"COLL_SHM_PAIR_SLICE_BYTES", OL_PARAM_INT, "2048",
-     "COLL_SHM_SLICE_BYTES for communicators of 2 processes", &ol_coll_shm_pair_slice_bytes},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
 

@@ -5,7 +5,7 @@
  * and one past it (OMPI_LITE_COLL_SHM_MAX_BYTES, read here too), in place
  * and not, a non-contiguous type on one side only, a non-commutative user op
  * (2x2 matrix product) checked against a product in rank order, 2000
- * back-to-back allreduces, bcasts (of 132 B and 8 KiB) and 8 KiB reduces
+ * back-to-back allreduces and bcasts (of 132 B and 8 KiB) and 8 KiB reduces
  * with changing data (slots reused while a slow rank may still read them),
  * and 300 communicators created, used and freed, after which /dev/shm must
  * hold no segment of this process. Plain MPI: it passes on any MPI; the
@@ -401,6 +401,15 @@ static void run_repetitions(MPI_Comm comm)
             for (int q = 0; q < size; q++)
                 e += value(q, i, it);
             check(big[i] == (int)e, "8 KiB reduce repetition %d [%d]", it, i);
+        }
+        for (int i = 0; i < BIG; i++)
+            big[i] = value(rank, i, it);
+        MPI_Allreduce(MPI_IN_PLACE, big, BIG, MPI_INT, MPI_SUM, comm);
+        for (int i = 0; i < BIG; i++) {
+            long long e = 0;
+            for (int q = 0; q < size; q++)
+                e += value(q, i, it);
+            check(big[i] == (int)e, "8 KiB allreduce repetition %d [%d]", it, i);
         }
     }
     free(big);

@@ -3,7 +3,8 @@
 # coll_shm.c) on 2 to 8 ranks with the path's defaults. The info log must
 # name the path for every collective it covers, so that a path that
 # silently never runs fails here; on 2 ranks reduce takes the path at 4-8 KiB
-# only, bcast from 4 KiB (shm_coll.c, messages_win_on_two).
+# only, bcast from 4 KiB, allreduce below 16 KiB (shm_coll.c,
+# messages_win_on_two).
 # Small limits and the path off: coll_shm_limits.sh.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
@@ -19,6 +20,8 @@ for np in 2 3 4 5 6 7 8; do
         expect_no_output "[: ]bcast on MPI_COMM_WORLD \\(2 processes, ([0-9]{1,3}|[0-3][0-9]{3}) bytes[^)]*\\): shm \\("
         expect_err "[: ]bcast on MPI_COMM_WORLD \\(2 processes, 8192 bytes[^)]*\\): shm \\("
         expect_err "[: ]reduce on MPI_COMM_WORLD \\(2 processes, 8192 bytes[^)]*\\): shm \\("
+        expect_err "[: ]allreduce on MPI_COMM_WORLD \\(2 processes, 8192 bytes[^)]*\\): shm \\("
+        expect_no_output "[: ]allreduce on MPI_COMM_WORLD \\(2 processes, [0-9]{5,} bytes[^)]*\\): shm \\("
         rooted=
     else
         rooted="bcast reduce"
