@@ -40,6 +40,16 @@ static int value(int rank, int i, int salt)
     return rank * 100003 + i * 7 + salt;
 }
 
+/* The sum over the ranks of value(rank, i, salt), as MPI_SUM of MPI_INT
+ * gives it. */
+static int sum_of_values(int size, int i, int salt)
+{
+    long long e = 0;
+    for (int q = 0; q < size; q++)
+        e += value(q, i, salt);
+    return (int)e;
+}
+
 static int *ints(size_t n)
 {
     int *p = calloc(n ? n : 1, sizeof(int));
@@ -237,12 +247,8 @@ static void test_allreduce(MPI_Comm comm, int rank, int size, int n, int in_plac
     } else {
         MPI_Allreduce(send, recv, n, MPI_INT, MPI_SUM, comm);
     }
-    for (int i = 0; i < n; i++) {
-        long long e = 0;
-        for (int q = 0; q < size; q++)
-            e += value(q, i, 4);
-        check(recv[i] == (int)e, "allreduce sum n=%d [%d]", n, i);
-    }
+    for (int i = 0; i < n; i++)
+        check(recv[i] == sum_of_values(size, i, 4), "allreduce sum n=%d [%d]", n, i);
     free(send);
     free(recv);
 }
@@ -296,12 +302,9 @@ static void test_reduce(MPI_Comm comm, int rank, int size, int n, int in_place)
             isend[i] = irecv[i] = value(rank, i, 8);
         MPI_Reduce(at_root && in_place ? MPI_IN_PLACE : isend, irecv, n, MPI_INT, MPI_SUM, root,
                    comm);
-        for (int i = 0; at_root && i < n; i++) {
-            long long e = 0;
-            for (int q = 0; q < size; q++)
-                e += value(q, i, 8);
-            check(irecv[i] == (int)e, "reduce sum n=%d root=%d [%d]", n, root, i);
-        }
+        for (int i = 0; at_root && i < n; i++)
+            check(irecv[i] == sum_of_values(size, i, 8), "reduce sum n=%d root=%d [%d]", n, root,
+                  i);
         free(send);
         free(recv);
         free(isend);
@@ -376,12 +379,8 @@ static void run_repetitions(MPI_Comm comm)
         for (int i = 0; i < N; i++)
             v[i] = value(rank, i, it);
         MPI_Allreduce(v, r, N, MPI_INT, MPI_SUM, comm);
-        for (int i = 0; i < N; i++) {
-            long long e = 0;
-            for (int q = 0; q < size; q++)
-                e += value(q, i, it);
-            check(r[i] == (int)e, "allreduce repetition %d [%d]", it, i);
-        }
+        for (int i = 0; i < N; i++)
+            check(r[i] == sum_of_values(size, i, it), "allreduce repetition %d [%d]", it, i);
         int root = it % size;
         for (int i = 0; i < N; i++)
             v[i] = rank == root ? value(root, i, it) : -1;
@@ -396,21 +395,14 @@ static void run_repetitions(MPI_Comm comm)
         for (int i = 0; i < BIG; i++)
             big[i] = value(rank, i, it);
         MPI_Reduce(rank == root ? MPI_IN_PLACE : big, big, BIG, MPI_INT, MPI_SUM, root, comm);
-        for (int i = 0; rank == root && i < BIG; i++) {
-            long long e = 0;
-            for (int q = 0; q < size; q++)
-                e += value(q, i, it);
-            check(big[i] == (int)e, "8 KiB reduce repetition %d [%d]", it, i);
-        }
+        for (int i = 0; rank == root && i < BIG; i++)
+            check(big[i] == sum_of_values(size, i, it), "8 KiB reduce repetition %d [%d]", it, i);
         for (int i = 0; i < BIG; i++)
             big[i] = value(rank, i, it);
         MPI_Allreduce(MPI_IN_PLACE, big, BIG, MPI_INT, MPI_SUM, comm);
-        for (int i = 0; i < BIG; i++) {
-            long long e = 0;
-            for (int q = 0; q < size; q++)
-                e += value(q, i, it);
-            check(big[i] == (int)e, "8 KiB allreduce repetition %d [%d]", it, i);
-        }
+        for (int i = 0; i < BIG; i++)
+            check(big[i] == sum_of_values(size, i, it), "8 KiB allreduce repetition %d [%d]", it,
+                  i);
     }
     free(big);
 }
