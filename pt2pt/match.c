@@ -996,8 +996,9 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
  * UCX: the receiver copies it once, straight into its buffer. 2 ranks,
  * windows of 64 messages beyond a 256 KiB ring, medians of 5 alternating
  * runs: 64 KiB osu_bibw 1.41-1.60 times the bandwidth, osu_bw 1.24-1.27,
- * the 2-rank osu collectives at 64 KiB 0.97-1.01 of the time. From 32 KiB it made no difference; from 16 KiB, osu_bibw at 16 KiB lost
- * (0.56) as the receiver's copies came later than UCX's. */
+ * the 2-rank osu collectives at 64 KiB 0.97-1.01 of the time. From 32 KiB
+ * it made no difference; from 16 KiB, osu_bibw at 16 KiB lost (0.56) as
+ * the receiver's copies came later than UCX's. */
 #define FULL_RING_CMA_BYTES 65536
 
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
