@@ -1001,6 +1001,13 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
  * the receiver's copies came later than UCX's. */
 #define FULL_RING_CMA_BYTES 65536
 
+/* Whether the receiver may copy this message straight out of our memory:
+ * the job allows it, the data is contiguous and the kernel lets the peer. */
+static bool peer_may_copy(int peer, const ol_ucx_data_t *data)
+{
+    return cma_bytes != SIZE_MAX && !data->dt && ol_ring_peer_reads_here(peer);
+}
+
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     const ucp_request_param_t *param, uint32_t *seq)
 {
@@ -1009,7 +1016,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     size_t bytes = data_bytes(data);
-    if (bytes >= cma_bytes && !data->dt && ol_ring_peer_reads_here(peer))
+    if (bytes >= cma_bytes && peer_may_copy(peer, data))
         return send_by_address(peer, data, tag, param, seq);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
@@ -1019,8 +1026,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         *seq = envelope.seq;
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
-        if (bytes >= FULL_RING_CMA_BYTES && cma_bytes != SIZE_MAX && !data->dt &&
-            ol_ring_peer_reads_here(peer))
+        if (bytes >= FULL_RING_CMA_BYTES && peer_may_copy(peer, data))
             return send_by_address(peer, data, tag, param, seq);
     }
     ucp_tag_t token = next_token();
