@@ -121,6 +121,10 @@ static const struct {
      * forbids it): were the transport not among them, UCX would warn of an
      * unused variable. */
     {"TCP_PUT_ENABLE", &ol_param.ucx_tcp_put_enable, "UCX_TCP_PUT_ENABLE UCX_TLS", NULL, true},
+    {"TCP_RX_SEG_SIZE", &ol_param.ucx_tcp_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
+     peers_over_tcp_only, true},
+    {"TCP_RX_SEG_SIZE", &ol_param.ucx_mixed_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
+     peers_over_shm_and_tcp, true},
     {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
      true},
 };

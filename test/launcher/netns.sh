@@ -5,7 +5,8 @@
 # their local ranks and sizes from PMIx, exchange keys by direct modex;
 # mapping by slot and node, -N, --host, a deep daemon tree, and a TCP
 # connection without the job key is dropped while the job runs on; the
-# collectives give the right data across hosts.
+# collectives give the right data across hosts; ompi-lite's UCX settings
+# for TCP follow the job's layout.
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
 need_helpers "$PMIX_CLIENT" "$HELPERS/mpi_hosts" "$HELPERS/ring" "$HELPERS/split_host"
 
@@ -52,6 +53,26 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 6 \
     -x OMPI_LITE_ALLGATHER_ALGORITHM=recursive_doubling "$top_builddir/test/mpi/coll_move"
 [ "$rc" -eq 0 ] || fail "coll_move: status $rc: $(cat "$TMP/err")"
 grep -q "^coll_move: 6 ranks OK" "$TMP/out" || fail "coll_move: $(cat "$TMP/out")"
+
+# 1d. ompi-lite's UCX settings for TCP: a rank alone on its host takes the
+# TCP-only one, ranks that share hosts the mixed one, and a user's UCX
+# variable wins over both (the ranks log what they apply).
+check_tcp_setting() { # WANT-PER-RANK NP ARGS...
+    want=$1 np=$2
+    shift 2
+    mpirun_on0 "$TMP/out" "$TMP/err" -np "$np" \
+        -x OMPI_LITE_DEBUG=info -x OMPI_LITE_DEBUG_SUBSYS=runtime \
+        -x OMPI_LITE_UCX_TCP_RX_SEG_SIZE=100000 -x OMPI_LITE_UCX_MIXED_RX_SEG_SIZE=200000 \
+        "$@" "$HELPERS/ring"
+    [ "$rc" -eq 0 ] || fail "ring with $*: status $rc: $(cat "$TMP/err")"
+    got=$(grep -o "UCX_TCP_RX_SEG_SIZE=[0-9]* (ompi-lite's default)" "$TMP/err" |
+        sort | uniq -c | awk '{print $1, $2}')
+    [ "$got" = "$want" ] ||
+        fail "ring with $*: UCX_TCP_RX_SEG_SIZE applied as '$got', expected '$want'"
+}
+check_tcp_setting "3 UCX_TCP_RX_SEG_SIZE=100000" 3 --host "$(h 0),$(h 1),$(h 2)" -N 1
+check_tcp_setting "6 UCX_TCP_RX_SEG_SIZE=200000" 6 -hostfile "$TMP/hosts"
+check_tcp_setting "" 6 -hostfile "$TMP/hosts" -x UCX_TCP_RX_SEG_SIZE=96K
 
 # 2. MPICH hostfile syntax and the ring example.
 mpirun_on0 "$TMP/out" "$TMP/err" -f "$TMP/hosts.mpich" -n 6 "$HELPERS/ring"
