@@ -27,7 +27,15 @@
  *   wait for. Hence the chain below BCAST_CHAIN_BYTES there.
  * - two hosts of two ranks: binomial won below 16 KiB (7-14 us against
  *   14-22 linear and 7-17 chain): one TCP message from the root, the rest
- *   through shared memory. Hence binomial instead of linear there. */
+ *   through shared memory. Hence binomial instead of linear there.
+ *   From 128 KiB the chain won (medians of 5 alternating runs, binomial /
+ *   chain, us: 128 KiB 149 / 115, 256 KiB 357 / 188, 1 MiB 1089 / 786,
+ *   8 MiB 7635 / 5957; 64 KiB 71 / 83): ranks placed by host cross the
+ *   network once, and a host's second rank forwards each segment as it
+ *   arrives instead of waiting for the whole message. Two hosts of four
+ *   ranks (8 ranks on the 2 cores) lost with it (64 KiB-4 MiB 1.1-1.8x
+ *   binomial's time): hence the chain from BCAST_NET_CHAIN_BYTES only up
+ *   to BCAST_NET_CHAIN_PROCS processes. */
 #include "coll_select.h"
 
 ol_status_t ol_coll_bcast_binomial(ol_sched_t *s, const ol_coll_args_t *a);
@@ -45,6 +53,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 
 static const char *forced;
 static int linear_procs, linear_bytes, long_bytes, pipeline_bytes, segment_size, chain_bytes;
+static int net_chain_bytes, net_chain_procs;
 static const ol_param_t params[] = {
     {"BCAST_ALGORITHM", OL_PARAM_STRING, "",
      "force a broadcast algorithm: binomial, scatter_allgather, pipeline, linear", &forced},
@@ -66,6 +75,12 @@ static const ol_param_t params[] = {
      "on jobs with one rank per host, broadcasts below this many bytes on at most "
      "BCAST_LINEAR_PROCS processes go down the pipelined chain (each rank sends once)",
      &chain_bytes},
+    {"BCAST_NET_CHAIN_BYTES", OL_PARAM_INT, "131072",
+     "on jobs whose hosts hold several ranks each, broadcasts of at least this many bytes on "
+     "at most BCAST_NET_CHAIN_PROCS processes go down the pipelined chain (0: never)",
+     &net_chain_bytes},
+    {"BCAST_NET_CHAIN_PROCS", OL_PARAM_INT, "4",
+     "the most processes for BCAST_NET_CHAIN_BYTES", &net_chain_procs},
 };
 
 int ol_coll_bcast_segment_size(void)
@@ -131,6 +146,12 @@ static int choose(const ol_coll_args_t *a, const char **why)
     /* A chain's latency grows with p: only on the process counts measured. */
     if (layout == OL_COLL_RANK_PER_HOST && p <= linear_procs && bytes < chain_bytes) {
         *why = "one rank per host, below BCAST_CHAIN_BYTES, at most BCAST_LINEAR_PROCS processes";
+        return PIPELINE;
+    }
+    if (layout == OL_COLL_SHARED_HOSTS && p <= net_chain_procs && net_chain_bytes > 0 &&
+        bytes >= net_chain_bytes) {
+        *why = "hosts of several ranks, at least BCAST_NET_CHAIN_BYTES, at most "
+               "BCAST_NET_CHAIN_PROCS processes";
         return PIPELINE;
     }
     if (p <= linear_procs && bytes < linear_bytes) {

@@ -53,6 +53,11 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 6 \
     -x OMPI_LITE_ALLGATHER_ALGORITHM=recursive_doubling "$top_builddir/test/mpi/coll_move"
 [ "$rc" -eq 0 ] || fail "coll_move: status $rc: $(cat "$TMP/err")"
 grep -q "^coll_move: 6 ranks OK" "$TMP/out" || fail "coll_move: $(cat "$TMP/out")"
+# 4 ranks on 2 hosts take their own choices (the broadcast's chain from
+# 128 KiB among them).
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$top_builddir/test/mpi/coll_move"
+[ "$rc" -eq 0 ] || fail "coll_move on 4 ranks: status $rc: $(cat "$TMP/err")"
+grep -q "^coll_move: 4 ranks OK" "$TMP/out" || fail "coll_move on 4 ranks: $(cat "$TMP/out")"
 
 # 1d. ompi-lite's UCX settings for TCP: a rank alone on its host takes the
 # TCP-only one, ranks that share hosts the mixed one, and a user's UCX
