@@ -82,6 +82,28 @@ static bool peers_over_shm_and_tcp(void)
     return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !host_has_rdma_device();
 }
 
+/* A TCP endpoint in the middle of a message holds a receive buffer of
+ * UCX_TCP_RX_SEG_SIZE bytes, and UCX's pool keeps every buffer it grew to.
+ * Segments larger than UCX's 64 KiB are for jobs with at most this many
+ * ranks on other hosts: 128 x 512 KiB is 64 MiB, what UCX's own segments
+ * cost with 1024. */
+#define LARGE_TCP_SEGMENT_MAX_REMOTE_RANKS 128
+
+static bool few_ranks_elsewhere(void)
+{
+    return ol_rt.size - ol_rt.local_size <= LARGE_TCP_SEGMENT_MAX_REMOTE_RANKS;
+}
+
+static bool large_segments_over_tcp_only(void)
+{
+    return peers_over_tcp_only() && few_ranks_elsewhere();
+}
+
+static bool large_segments_over_shm_and_tcp(void)
+{
+    return peers_over_shm_and_tcp() && few_ranks_elsewhere();
+}
+
 /* Whether the kernel lets this process read and write another's memory,
  * tried on itself: a container may forbid either, and UCX then leaves its
  * cma transport out. */
@@ -122,9 +144,9 @@ static const struct {
      * unused variable. */
     {"TCP_PUT_ENABLE", &ol_param.ucx_tcp_put_enable, "UCX_TCP_PUT_ENABLE UCX_TLS", NULL, true},
     {"TCP_RX_SEG_SIZE", &ol_param.ucx_tcp_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
-     peers_over_tcp_only, true},
+     large_segments_over_tcp_only, true},
     {"TCP_RX_SEG_SIZE", &ol_param.ucx_mixed_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
-     peers_over_shm_and_tcp, true},
+     large_segments_over_shm_and_tcp, true},
     {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
      true},
 };

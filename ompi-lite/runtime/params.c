@@ -86,7 +86,9 @@ static const ol_param_t param_table[] = {
      &ol_param.ucx_tcp_put_enable},
     {"UCX_TCP_RX_SEG_SIZE", OL_PARAM_STRING, "132096",
      "UCX_TCP_RX_SEG_SIZE for a rank that UCX connects to every peer over TCP (as for "
-     "UCX_TCP_RNDV_THRESH), unless the user sets it or UCX_TLS (empty: UCX's 64K): the "
+     "UCX_TCP_RNDV_THRESH) in jobs of at most 128 ranks on other hosts (each TCP peer in the "
+     "middle of a message holds a buffer of this size), unless the user sets it or UCX_TLS "
+     "(empty: UCX's 64K): the "
      "largest active message over TCP, so the size of the pieces in which UCX sends an eager "
      "message and a rendezvous' data. With 64K a 64 KiB message no longer fits one with its "
      "headers and goes as two; 129 KiB holds a 128 KiB piece and the headers. 2 ranks on 2 "
@@ -97,8 +99,8 @@ static const ol_param_t param_table[] = {
      &ol_param.ucx_tcp_rx_seg_size},
     {"UCX_MIXED_RX_SEG_SIZE", OL_PARAM_STRING, "512K",
      "UCX_TCP_RX_SEG_SIZE for a rank that reaches some peers over shared memory and others "
-     "over TCP (as for UCX_MIXED_RNDV_THRESH), unless the user sets it or UCX_TLS (empty: "
-     "UCX's 64K). There the ranks of a host share its cores with the kernel's TCP work, and "
+     "over TCP (as for UCX_MIXED_RNDV_THRESH), in jobs of at most 128 ranks on other hosts, "
+     "unless the user sets it or UCX_TLS (empty: UCX's 64K). There the ranks of a host share its cores with the kernel's TCP work, and "
      "fewer, larger pieces cost less of both: 4 ranks on 2 namespace hosts, alltoall of 512 "
      "KiB blocks, 64K -> 512K: 1.2-1.4 -> 0.5-0.7 ms of system time per call and rank, "
      "3.2-3.5 -> 1.6-1.8 ms a call. Medians of 3 alternating runs, time with 129K / 512K "
