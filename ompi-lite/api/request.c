@@ -590,6 +590,42 @@ int ol_api_grequest_complete(MPI_Request request)
     return MPI_SUCCESS;
 }
 
+/* ---- status getters --------------------------------------------------------- */
+
+/* MPI_STATUS_IGNORE holds nothing to read. */
+static int check_readable(const MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE) {
+        ol_api_set_detail("status is MPI_STATUS_IGNORE, which holds nothing to read");
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
+int ol_api_status_get_error(const MPI_Status *status, int *error)
+{
+    int rc = check_readable(status);
+    if (rc == MPI_SUCCESS)
+        *error = status->MPI_ERROR;
+    return rc;
+}
+
+int ol_api_status_get_source(const MPI_Status *status, int *source)
+{
+    int rc = check_readable(status);
+    if (rc == MPI_SUCCESS)
+        *source = status->MPI_SOURCE;
+    return rc;
+}
+
+int ol_api_status_get_tag(const MPI_Status *status, int *tag)
+{
+    int rc = check_readable(status);
+    if (rc == MPI_SUCCESS)
+        *tag = status->MPI_TAG;
+    return rc;
+}
+
 /* ---- status setters --------------------------------------------------------- */
 
 int ol_api_status_set_cancelled(MPI_Status *status, int flag)

@@ -1,4 +1,5 @@
-/* p2p_grequest: generalized requests (MPI_Grequest_start/complete).
+/* p2p_grequest: generalized requests (MPI_Grequest_start/complete) and the
+ * status accessors they use.
  *
  * 1. A helper thread completes the request after DELAY_MS while the main
  *    thread waits in MPI_Wait (and, second time, polls MPI_Test, which must
@@ -9,6 +10,9 @@
  *    with complete = true after it; a cancel_fn that marks the status
  *    cancelled makes MPI_Test_cancelled true.
  * 3. MPI_Waitall of a generalized request and a receive round the ring.
+ * 4. MPI_Status_get_source/_tag/_error read what the setters wrote, and
+ *    MPI_STATUS_IGNORE gives MPI_ERR_ARG (MPI_ERRORS_RETURN on
+ *    MPI_COMM_SELF, where errors of calls without a communicator go).
  * Needs MPI_THREAD_MULTIPLE (the helper thread calls MPI). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "p2p_util.h"
@@ -94,9 +98,14 @@ static void check_finished(const char *what, struct state *s, MPI_Request handle
 
     if (handle != MPI_REQUEST_NULL)
         p2p_die("%s: the handle is not MPI_REQUEST_NULL", what);
-    if (st->MPI_SOURCE != QUERY_SOURCE || st->MPI_TAG != QUERY_TAG)
-        p2p_die("%s: status source %d tag %d, expected what query_fn set: %d and %d", what,
-                st->MPI_SOURCE, st->MPI_TAG, QUERY_SOURCE, QUERY_TAG);
+    int source = -1, tag = -1;
+    MPI_Status_get_source(st, &source);
+    MPI_Status_get_tag(st, &tag);
+    if (st->MPI_SOURCE != QUERY_SOURCE || st->MPI_TAG != QUERY_TAG || source != QUERY_SOURCE ||
+        tag != QUERY_TAG)
+        p2p_die("%s: status source %d tag %d (getters: %d and %d), expected what query_fn "
+                "set: %d and %d",
+                what, st->MPI_SOURCE, st->MPI_TAG, source, tag, QUERY_SOURCE, QUERY_TAG);
     MPI_Test_cancelled(st, &flag);
     if (flag != cancelled)
         p2p_die("%s: MPI_Test_cancelled says %d, expected %d", what, flag, cancelled);
@@ -182,6 +191,30 @@ static void waitall_mixed(void)
         p2p_die("MPI_Waitall's receive got %d, expected %d", in, 500 + left);
 }
 
+static void status_accessors(void)
+{
+    MPI_Status st;
+    int source, tag, error;
+
+    MPI_Status_set_source(&st, 17);
+    MPI_Status_set_tag(&st, 4242);
+    MPI_Status_set_error(&st, MPI_ERR_TAG);
+    p2p_check_ok("MPI_Status_get_source", MPI_Status_get_source(&st, &source));
+    p2p_check_ok("MPI_Status_get_tag", MPI_Status_get_tag(&st, &tag));
+    p2p_check_ok("MPI_Status_get_error", MPI_Status_get_error(&st, &error));
+    if (source != 17 || tag != 4242 || error != MPI_ERR_TAG)
+        p2p_die("status getters read source %d tag %d error %d, expected 17, 4242, %d", source,
+                tag, error, MPI_ERR_TAG);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    P2P_CHECK_CLASS("MPI_Status_get_source(MPI_STATUS_IGNORE)",
+                    MPI_Status_get_source(MPI_STATUS_IGNORE, &source), MPI_ERR_ARG);
+    P2P_CHECK_CLASS("MPI_Status_get_tag(MPI_STATUS_IGNORE)",
+                    MPI_Status_get_tag(MPI_STATUS_IGNORE, &tag), MPI_ERR_ARG);
+    P2P_CHECK_CLASS("MPI_Status_get_error(MPI_STATUS_IGNORE)",
+                    MPI_Status_get_error(MPI_STATUS_IGNORE, &error), MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     int provided = p2p_init("p2p_grequest", &argc, &argv, MPI_THREAD_MULTIPLE);
@@ -192,6 +225,7 @@ int main(int argc, char **argv)
     completed_by_thread(1);
     cancel_before_and_after();
     waitall_mixed();
+    status_accessors();
     p2p_finish();
     return 0;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # p2p_grequest: generalized requests completed by another thread, their
-# query, free and cancel functions; on 2 and 3 ranks.
+# query, free and cancel functions, the status getters; on 2 and 3 ranks.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
