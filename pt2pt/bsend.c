@@ -3,7 +3,9 @@
  * returns at once. The space is allocated first-fit in the user's buffer;
  * each message's header (within MPI_BSEND_OVERHEAD) keeps the list of used
  * segments in address order. MPI_BUFFER_AUTOMATIC mallocs each message.
- * Threads allocate while progress, on any thread, frees what was sent. */
+ * Threads allocate while progress, on any thread, frees what was sent.
+ * A flush waits until no message is pending; MPI_Buffer_iflush's request is
+ * completed by whoever finishes the last one. */
 #include "ucx_ops.h"
 
 #include <pthread.h>
@@ -18,12 +20,20 @@ typedef struct segment {
 
 _Static_assert(sizeof(segment_t) <= MPI_BSEND_OVERHEAD, "a header fits the overhead");
 
+/* An MPI_Buffer_iflush (or MPI_Comm_iflush_buffer) waiting for the buffer's
+ * messages. */
+typedef struct flush_waiter {
+    struct flush_waiter *next;
+    ol_request_t *request;
+} flush_waiter_t;
+
 typedef struct ol_bsend_buffer {
     char *base;                  /* MPI_BUFFER_AUTOMATIC: NULL */
     size_t size;
-    pthread_mutex_t lock;        /* guards used */
+    pthread_mutex_t lock;        /* guards used, flushes, and pending's way down */
     segment_t *used;
     int pending;                 /* messages not yet sent */
+    flush_waiter_t *flushes;
 } ol_bsend_buffer_t;
 
 static ol_bsend_buffer_t *process_buffer;
@@ -73,6 +83,9 @@ ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size)
         return OL_OK;
     }
     wait_drained(b);
+    /* The last message's completion may still hold the lock. */
+    pthread_mutex_lock(&b->lock);
+    pthread_mutex_unlock(&b->lock);
     *buffer = b->base ? b->base : MPI_BUFFER_AUTOMATIC;
     *size = (MPI_Count)b->size;
     *slot = NULL;
@@ -87,6 +100,50 @@ ol_status_t ol_bsend_flush(ol_comm_t *comm)
     if (b)
         wait_drained(b);
     return OL_OK;
+}
+
+ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request)
+{
+    ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
+    flush_waiter_t *waiter = malloc(sizeof(*waiter));
+    if (!req || !waiter) {
+        free(waiter);
+        if (req)
+            ol_request_release(req);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_status_set_empty(&req->status);
+    *request = req;
+    ol_bsend_buffer_t *b = *slot_of(comm);
+    bool waits = false;
+    if (b) {
+        pthread_mutex_lock(&b->lock);
+        waits = __atomic_load_n(&b->pending, __ATOMIC_ACQUIRE) > 0;
+        if (waits) {
+            *waiter = (flush_waiter_t){b->flushes, req};
+            b->flushes = waiter;
+        }
+        pthread_mutex_unlock(&b->lock);
+    }
+    if (!waits) {
+        free(waiter);
+        ol_request_complete(req, OL_OK);
+    }
+    return OL_OK;
+}
+
+static void complete_flushes(flush_waiter_t *waiter)
+{
+    if (!waiter)
+        return;
+    while (waiter) {
+        flush_waiter_t *next = waiter->next;
+        ol_request_complete(waiter->request, OL_OK);
+        free(waiter);
+        waiter = next;
+    }
+    /* A thread may sleep on the worker waiting for one of them. */
+    ucp_worker_signal(ol_rt.ucp_worker);
 }
 
 void ol_bsend_finalize(void)
@@ -141,6 +198,15 @@ static segment_t *allocate(ol_bsend_buffer_t *b, size_t length)
     return seg;
 }
 
+static void unlink_segment(ol_bsend_buffer_t *b, segment_t *seg)
+{
+    segment_t **link = &b->used;
+    while (*link != seg)
+        link = &(*link)->next;
+    *link = seg->next;
+}
+
+/* Gives back the space of a message that was never started. */
 static void release(ol_bsend_buffer_t *b, segment_t *seg)
 {
     if (!b->base) {
@@ -148,19 +214,34 @@ static void release(ol_bsend_buffer_t *b, segment_t *seg)
         return;
     }
     pthread_mutex_lock(&b->lock);
-    segment_t **link = &b->used;
-    while (*link != seg)
-        link = &(*link)->next;
-    *link = seg->next;
+    unlink_segment(b, seg);
     pthread_mutex_unlock(&b->lock);
+}
+
+/* A started message is done with (sent, or its start failed): its space is
+ * given back, and the last pending one completes the flushes that wait.
+ * The buffer is not touched after the unlock: a detach may free it then. */
+static void message_done(ol_bsend_buffer_t *b, segment_t *seg)
+{
+    bool automatic = !b->base;
+    flush_waiter_t *flushed = NULL;
+    pthread_mutex_lock(&b->lock);
+    if (!automatic)
+        unlink_segment(b, seg);
+    if (__atomic_sub_fetch(&b->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+        flushed = b->flushes;
+        b->flushes = NULL;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (automatic)
+        free(seg);
+    complete_flushes(flushed);
 }
 
 static void copy_sent(ol_request_t *req)
 {
     segment_t *seg = (segment_t *)req->bounce;
-    ol_bsend_buffer_t *b = seg->owner;
-    release(b, seg);
-    __atomic_sub_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
+    message_done(seg->owner, seg);
 }
 
 static size_t aligned(size_t n)
@@ -204,8 +285,7 @@ ol_status_t ol_bsend_start(const ol_op_args_t *a, uint32_t *ring_seq)
     __atomic_add_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
     rc = ol_pt2pt_start(req);
     if (rc != OL_OK) {
-        __atomic_sub_fetch(&b->pending, 1, __ATOMIC_ACQ_REL);
-        release(b, seg);
+        message_done(b, seg);
         ol_request_release(req);
         return rc;
     }

@@ -65,6 +65,8 @@ MPI_Message ol_message_to_handle(ol_message_t *message);
 ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size);
 ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size);
 ol_status_t ol_bsend_flush(ol_comm_t *comm);
+/* The same without waiting: *request completes when no message is pending. */
+ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request);
 /* Copies the message into the attached buffer and starts sending the copy. */
 ol_status_t ol_bsend_start(const ol_op_args_t *args, uint32_t *ring_seq);
 void ol_bsend_finalize(void);

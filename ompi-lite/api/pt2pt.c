@@ -459,6 +459,20 @@ int ol_api_buffer_flush(void)
     return ol_bsend_flush(NULL);
 }
 
+static int iflush(ol_comm_t *comm, MPI_Request *request)
+{
+    ol_request_t *req;
+    int rc = ol_bsend_iflush(comm, &req);
+    if (rc == MPI_SUCCESS)
+        *request = ol_request_to_handle(req);
+    return rc;
+}
+
+int ol_api_buffer_iflush(MPI_Request *request)
+{
+    return iflush(NULL, request);
+}
+
 int ol_api_comm_attach_buffer_c(ol_comm_t *comm, void *buffer, MPI_Count size)
 {
     return attach(comm, buffer, size);
@@ -477,4 +491,9 @@ int ol_api_comm_detach_buffer(ol_comm_t *comm, void *buffer_addr, int *size)
 int ol_api_comm_flush_buffer(ol_comm_t *comm)
 {
     return ol_bsend_flush(comm);
+}
+
+int ol_api_comm_iflush_buffer(ol_comm_t *comm, MPI_Request *request)
+{
+    return iflush(comm, request);
 }

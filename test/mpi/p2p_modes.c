@@ -18,7 +18,15 @@
  *    MPI_Comm_attach_buffer / MPI_Comm_detach_buffer, and with
  *    MPI_BUFFER_AUTOMATIC.
  * 5. Under MPI_ERRORS_RETURN a buffer too small for the message, and a
- *    Bsend with no buffer attached, give MPI_ERR_BUFFER. */
+ *    Bsend with no buffer attached, give MPI_ERR_BUFFER.
+ * 6. A flush gives the buffer's space back: into a buffer that holds one
+ *    1 MiB message, a Bsend of 1 MiB whose receive the right neighbour
+ *    posts late, a flush (MPI_Buffer_flush, _iflush, MPI_Comm_flush_buffer,
+ *    _iflush_buffer), then a second Bsend of 1 MiB must find room (under
+ *    MPI_ERRORS_RETURN). The nonblocking flushes are started before the
+ *    late receive is posted and must not complete before it is (1 MiB is
+ *    beyond any eager limit); with nothing attached, or nothing pending,
+ *    they complete at once. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "p2p_util.h"
 
@@ -268,6 +276,98 @@ static void buffer_errors(void)
     one_exchange(STANDARD, 0, 100, 7);
 }
 
+static void flush_start(int comm_buffer, int nonblocking, MPI_Request *req)
+{
+    if (!nonblocking)
+        p2p_check_ok("MPI_Buffer_flush", comm_buffer ? MPI_Comm_flush_buffer(MPI_COMM_WORLD)
+                                                     : MPI_Buffer_flush());
+    else if (comm_buffer)
+        p2p_check_ok("MPI_Comm_iflush_buffer", MPI_Comm_iflush_buffer(MPI_COMM_WORLD, req));
+    else
+        p2p_check_ok("MPI_Buffer_iflush", MPI_Buffer_iflush(req));
+}
+
+/* A nonblocking flush with nothing to wait for is complete at its first test. */
+static void flush_idle(const char *what, int comm_buffer)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int done = 0;
+
+    flush_start(comm_buffer, 1, &req);
+    MPI_Test(&req, &done, &st);
+    if (!done)
+        p2p_die("%s with no message pending did not complete at once", what);
+    p2p_check_empty(what, &st);
+}
+
+/* Section 6 for one flush. The receive of the first message is posted after
+ * the nonblocking flush has been tested for 50 ms, once the left neighbour's
+ * token says its own test is over; for a blocking flush, before the Bsend,
+ * or the flush would wait for ever. */
+static void flush_frees_space(const char *how, int comm_buffer, int nonblocking)
+{
+    enum { N = 1 << 20, FLUSH_TAG = 50000 };
+    int bsize = MPI_BSEND_OVERHEAD + N, got_size;
+    void *bbuf = malloc((size_t)bsize), *got;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    MPI_Request recv[2], flush = MPI_REQUEST_NULL;
+    MPI_Status st[2];
+    char what[128];
+
+    if (!bbuf)
+        p2p_die("out of memory");
+    if (comm_buffer)
+        MPI_Comm_attach_buffer(MPI_COMM_WORLD, bbuf, bsize);
+    else
+        MPI_Buffer_attach(bbuf, bsize);
+    if (nonblocking)
+        flush_idle(how, comm_buffer);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    p2p_fill(sendbuf, N, seed_of(p2p_rank, FLUSH_TAG));
+    if (!nonblocking)
+        MPI_Irecv(recvbuf, N, MPI_BYTE, left, FLUSH_TAG, MPI_COMM_WORLD, &recv[0]);
+    snprintf(what, sizeof what, "the first MPI_Bsend of 1 MiB, before %s", how);
+    p2p_check_ok(what, MPI_Bsend(sendbuf, N, MPI_BYTE, right, FLUSH_TAG, MPI_COMM_WORLD));
+    flush_start(comm_buffer, nonblocking, &flush);
+    if (nonblocking) {
+        int done, token = 1;
+        MPI_Request token_out;
+        for (int i = 0; i < 5; i++) {
+            nanosleep(&pause, NULL);
+            MPI_Test(&flush, &done, MPI_STATUS_IGNORE);
+            if (done)
+                p2p_die("%s completed while the right neighbour had not posted the receive "
+                        "of the 1 MiB message in the buffer",
+                        how);
+        }
+        /* Only now may the right neighbour post that receive. */
+        MPI_Isend(&token, 1, MPI_INT, right, TOKEN_TAG, MPI_COMM_WORLD, &token_out);
+        MPI_Recv(&token, 1, MPI_INT, left, TOKEN_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Irecv(recvbuf, N, MPI_BYTE, left, FLUSH_TAG, MPI_COMM_WORLD, &recv[0]);
+        p2p_check_ok(how, MPI_Wait(&flush, MPI_STATUS_IGNORE));
+        MPI_Wait(&token_out, MPI_STATUS_IGNORE);
+    }
+    MPI_Irecv(recvbuf + N, N, MPI_BYTE, left, FLUSH_TAG + 1, MPI_COMM_WORLD, &recv[1]);
+    p2p_fill(sendbuf, N, seed_of(p2p_rank, FLUSH_TAG + 1));
+    snprintf(what, sizeof what, "the second MPI_Bsend of 1 MiB, after %s", how);
+    p2p_check_ok(what, MPI_Bsend(sendbuf, N, MPI_BYTE, right, FLUSH_TAG + 1, MPI_COMM_WORLD));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Waitall(2, recv, st);
+    for (int i = 0; i < 2; i++) {
+        snprintf(what, sizeof what, "buffered message %d of 1 MiB around %s", i, how);
+        p2p_check_status(what, &st[i], left, FLUSH_TAG + i, MPI_BYTE, N);
+        p2p_check_data(what, recvbuf + (size_t)i * N, N, seed_of(left, FLUSH_TAG + i));
+    }
+    if (comm_buffer)
+        MPI_Comm_detach_buffer(MPI_COMM_WORLD, &got, &got_size);
+    else
+        MPI_Buffer_detach(&got, &got_size);
+    free(bbuf);
+    if (nonblocking) /* nothing attached: nothing to wait for */
+        flush_idle(how, comm_buffer);
+}
+
 int main(int argc, char **argv)
 {
     p2p_init("p2p_modes", &argc, &argv, MPI_THREAD_SINGLE);
@@ -291,6 +391,15 @@ int main(int argc, char **argv)
     detach_waits("MPI_Buffer_detach of MPI_BUFFER_AUTOMATIC", 0, 1);
     MPI_Barrier(MPI_COMM_WORLD);
     buffer_errors();
+    for (int comm_buffer = 0; comm_buffer < 2; comm_buffer++) {
+        for (int nonblocking = 0; nonblocking < 2; nonblocking++) {
+            static const char *const name[2][2] = {
+                {"MPI_Buffer_flush", "MPI_Buffer_iflush"},
+                {"MPI_Comm_flush_buffer", "MPI_Comm_iflush_buffer"}};
+            MPI_Barrier(MPI_COMM_WORLD);
+            flush_frees_space(name[comm_buffer][nonblocking], comm_buffer, nonblocking);
+        }
+    }
     free(sendbuf);
     free(recvbuf);
     p2p_finish();
