@@ -881,16 +881,10 @@ int ol_api_comm_create(ol_comm_t *comm, ol_group_t *group, MPI_Comm *newcomm)
 
 /* Only the group's members call it: they agree among themselves, on the
  * parent's context, with collective tags shifted by the user's tag. */
-int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Comm *newcomm)
+/* The communicator over group, a subgroup of comm that holds the caller,
+ * agreed by group's members alone. */
+static int create_from_subgroup(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Comm *newcomm)
 {
-    if (ol_comm_is_inter(comm)) {
-        ol_api_set_detail("MPI_Comm_create_group needs an intracommunicator");
-        return MPI_ERR_COMM;
-    }
-    if (!is_subgroup(group, comm->group) || group->rank == MPI_UNDEFINED) {
-        ol_api_set_detail("group must be a subgroup of the communicator that includes the caller");
-        return MPI_ERR_GROUP;
-    }
     int *parent_ranks = malloc(sizeof(int) * (size_t)group->size);
     if (!parent_ranks)
         return MPI_ERR_NO_MEM;
@@ -926,6 +920,76 @@ int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Co
     }
     *newcomm = ol_comm_to_handle(c);
     return MPI_SUCCESS;
+}
+
+int ol_api_comm_create_group(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Comm *newcomm)
+{
+    if (ol_comm_is_inter(comm)) {
+        ol_api_set_detail("MPI_Comm_create_group needs an intracommunicator");
+        return MPI_ERR_COMM;
+    }
+    if (!is_subgroup(group, comm->group) || group->rank == MPI_UNDEFINED) {
+        ol_api_set_detail("group must be a subgroup of the communicator that includes the caller");
+        return MPI_ERR_GROUP;
+    }
+    return create_from_subgroup(comm, group, tag, newcomm);
+}
+
+/* ---- communicators from groups alone (MPI_Comm_create_from_group) ------------- */
+
+/* Without sessions every group is a group of MPI_COMM_WORLD's processes, so
+ * the processes that name one stringtag agree over WORLD, as for
+ * MPI_Comm_create_group, on a tag that the string hashes to (FNV-1a): calls
+ * with different strings run at once without mixing their messages. */
+static int stringtag_tag(const char *stringtag)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)stringtag; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
+
+static int check_from_group(const ol_group_t *group, const char *name, const char *stringtag,
+                            MPI_Errhandler errhandler, MPI_Info info, const ol_info_t **hints)
+{
+    if (!stringtag) {
+        ol_api_set_detail("stringtag is NULL");
+        return MPI_ERR_ARG;
+    }
+    if (group->rank == MPI_UNDEFINED) {
+        ol_api_set_detail("the calling process is not in %s", name);
+        return MPI_ERR_GROUP;
+    }
+    if (!ol_errhandler_fits_comm(errhandler)) {
+        ol_api_set_detail("errhandler is not a valid error handler for a communicator");
+        return MPI_ERR_ERRHANDLER;
+    }
+    return info_arg(info, hints);
+}
+
+/* The new communicator's own error handler and info hints. */
+static int adopt(MPI_Comm handle, MPI_Errhandler errhandler, const ol_info_t *hints)
+{
+    ol_comm_t *c = ol_comm_from_handle(handle);
+    ol_errhandler_retain(errhandler);
+    ol_errhandler_release(c->errhandler);
+    c->errhandler = errhandler;
+    if (hints && !(c->info = ol_info_dup(hints))) {
+        MPI_Comm doomed = handle;
+        ol_api_comm_free(&doomed);
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+int ol_api_comm_create_from_group(ol_group_t *group, const char *stringtag, MPI_Info info,
+                                  MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    const ol_info_t *hints;
+    int rc = check_from_group(group, "group", stringtag, errhandler, info, &hints);
+    if (rc == MPI_SUCCESS)
+        rc = create_from_subgroup(&ol_comm_world, group, stringtag_tag(stringtag), newcomm);
+    return rc == MPI_SUCCESS ? adopt(*newcomm, errhandler, hints) : rc;
 }
 
 /* ---- intercommunicators -------------------------------------------------------- */
@@ -1027,6 +1091,38 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
     }
     *newintercomm = ol_comm_to_handle(c);
     return MPI_SUCCESS;
+}
+
+/* Each group first agrees on a communicator of its own, then their leaders
+ * meet over WORLD, as MPI_Intercomm_create does. */
+int ol_api_intercomm_create_from_groups(ol_group_t *local_group, int local_leader,
+                                        ol_group_t *remote_group, int remote_leader,
+                                        const char *stringtag, MPI_Info info,
+                                        MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    const ol_info_t *hints;
+    int rc = check_from_group(local_group, "local_group", stringtag, errhandler, info, &hints);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (local_leader < 0 || local_leader >= local_group->size) {
+        ol_api_set_detail("local_leader %d is not a rank of local_group", local_leader);
+        return MPI_ERR_RANK;
+    }
+    if (remote_leader < 0 || remote_leader >= remote_group->size) {
+        ol_api_set_detail("remote_leader %d is not a rank of remote_group", remote_leader);
+        return MPI_ERR_RANK;
+    }
+    int tag = stringtag_tag(stringtag);
+    MPI_Comm local;
+    rc = create_from_subgroup(&ol_comm_world, local_group, tag, &local);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int remote_leader_in_world = remote_group->world_ranks[remote_leader];
+    rc = ol_api_intercomm_create(ol_comm_from_handle(local), local_leader,
+                                 ol_comm_to_handle(&ol_comm_world), remote_leader_in_world, tag,
+                                 newintercomm);
+    ol_api_comm_free(&local);
+    return rc == MPI_SUCCESS ? adopt(*newintercomm, errhandler, hints) : rc;
 }
 
 int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracomm)

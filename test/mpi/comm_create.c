@@ -19,7 +19,13 @@
  *    upper (lower first), the reverse (upper first), and the same flag on
  *    both sides (each half contiguous); traffic on each merged comm.
  * 6. MPI_Comm_dup/MPI_Comm_free 10,000 times: the heap (mallinfo2) must
- *    not grow by more than 256 kB after a warm-up. */
+ *    not grow by more than 256 kB after a warm-up.
+ * 7. MPI_Comm_create_from_group: each half passes its group and its own
+ *    stringtag at once; the communicator holds the half and has the error
+ *    handler passed (MPI_ERRORS_RETURN). A group without the caller gives
+ *    MPI_ERR_GROUP, a NULL stringtag MPI_ERR_ARG.
+ * 8. MPI_Intercomm_create_from_groups between the halves (leaders: the
+ *    lower half's first rank, the upper half's last), checked as in 4. */
 #include "topo_util.h"
 
 #include <malloc.h>
@@ -292,6 +298,81 @@ static void merges(void)
     merge(1, 1, "merge, both high");
 }
 
+/* ---- from groups ---- */
+
+/* The group of world ranks [first, end). */
+static MPI_Group world_range(int first, int end, int *members)
+{
+    MPI_Group world, g;
+    int n = 0;
+
+    for (int r = first; r < end; r++)
+        members[n++] = r;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, n, members, &g);
+    MPI_Group_free(&world);
+    return g;
+}
+
+static void from_group(void)
+{
+    int half = tu_size / 2 > 0 ? tu_size / 2 : 1, lower = tu_rank < half;
+    int first = lower ? 0 : half, end = lower ? half : tu_size, members[tu_size];
+    MPI_Group g = world_range(first, end, members);
+    MPI_Errhandler eh;
+    MPI_Comm c;
+
+    MPI_Comm_create_from_group(g, lower ? "org.ompi-lite.test.lower" : "org.ompi-lite.test.upper",
+                               MPI_INFO_NULL, MPI_ERRORS_RETURN, &c);
+    expect_members(c, members, end - first, "Comm_create_from_group of my half");
+    MPI_Comm_get_errhandler(c, &eh);
+    TU_CHECK(eh == MPI_ERRORS_RETURN,
+             "Comm_create_from_group: the communicator lacks the error handler passed");
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_free(&c);
+
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int rc = MPI_Comm_create_from_group(g, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c), cls;
+    MPI_Error_class(rc, &cls);
+    TU_CHECK(cls == MPI_ERR_ARG, "Comm_create_from_group with a NULL stringtag: class %d", cls);
+    if (tu_size > 1) {
+        int other_first = lower ? half : 0, other_end = lower ? tu_size : half;
+        MPI_Group other = world_range(other_first, other_end, members);
+        rc = MPI_Comm_create_from_group(other, "org.ompi-lite.test.other", MPI_INFO_NULL,
+                                        MPI_ERRORS_RETURN, &c);
+        MPI_Error_class(rc, &cls);
+        TU_CHECK(cls == MPI_ERR_GROUP,
+                 "Comm_create_from_group of a group without the caller: class %d", cls);
+        MPI_Group_free(&other);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    MPI_Group_free(&g);
+}
+
+static void intercomm_from_groups(void)
+{
+    if (tu_size < 2)
+        return;
+    int h = half_size(), lower = tu_rank < h, members[tu_size];
+    MPI_Group lower_group = world_range(0, h, members);
+    MPI_Group upper_group = world_range(h, tu_size, members);
+    MPI_Comm inter;
+
+    /* Leaders: lower rank 0 and upper rank tu_size - h - 1. */
+    if (lower)
+        MPI_Intercomm_create_from_groups(lower_group, 0, upper_group, tu_size - h - 1,
+                                         "org.ompi-lite.test.halves", MPI_INFO_NULL,
+                                         MPI_ERRORS_ARE_FATAL, &inter);
+    else
+        MPI_Intercomm_create_from_groups(upper_group, tu_size - h - 1, lower_group, 0,
+                                         "org.ompi-lite.test.halves", MPI_INFO_NULL,
+                                         MPI_ERRORS_ARE_FATAL, &inter);
+    check_intercomm(inter);
+    MPI_Comm_free(&inter);
+    MPI_Group_free(&lower_group);
+    MPI_Group_free(&upper_group);
+}
+
 /* ---- dup/free ---- */
 
 static void dup_free_loop(void)
@@ -325,6 +406,8 @@ int main(int argc, char **argv)
     create_group();
     intercomms();
     merges();
+    from_group();
+    intercomm_from_groups();
     if (argc > 1 && strcmp(argv[1], "dup") == 0)
         dup_free_loop();
     MPI_Barrier(MPI_COMM_WORLD);
