@@ -230,15 +230,6 @@ static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
     return rc == MPI_SUCCESS ? dup_with_id(comm, info, id, newcomm) : rc;
 }
 
-static int info_arg(MPI_Info handle, const ol_info_t **info)
-{
-    *info = ol_info_from_handle(handle);
-    if (*info || handle == MPI_INFO_NULL)
-        return MPI_SUCCESS;
-    ol_api_set_detail("info is not a valid info object");
-    return MPI_ERR_INFO;
-}
-
 int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
 {
     return dup_comm(comm, NULL, newcomm);
@@ -247,7 +238,7 @@ int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
 int ol_api_comm_dup_with_info(ol_comm_t *comm, MPI_Info info, MPI_Comm *newcomm)
 {
     const ol_info_t *hints;
-    int rc = info_arg(info, &hints);
+    int rc = ol_info_hints(info, &hints);
     return rc == MPI_SUCCESS ? dup_comm(comm, hints, newcomm) : rc;
 }
 
@@ -434,7 +425,7 @@ int ol_api_comm_idup_with_info(ol_comm_t *comm, MPI_Info info, MPI_Comm *newcomm
                                MPI_Request *request)
 {
     const ol_info_t *hints;
-    int rc = info_arg(info, &hints);
+    int rc = ol_info_hints(info, &hints);
     return rc == MPI_SUCCESS ? idup(comm, hints, newcomm, request) : rc;
 }
 
@@ -800,7 +791,7 @@ int ol_api_comm_split_type(ol_comm_t *comm, int split_type, int key, MPI_Info in
                            MPI_Comm *newcomm)
 {
     const ol_info_t *hints;
-    int rc = info_arg(info, &hints);
+    int rc = ol_info_hints(info, &hints);
     if (rc != MPI_SUCCESS)
         return rc;
     switch (split_type) {
@@ -964,7 +955,7 @@ static int check_from_group(const ol_group_t *group, const char *name, const cha
         ol_api_set_detail("errhandler is not a valid error handler for a communicator");
         return MPI_ERR_ERRHANDLER;
     }
-    return info_arg(info, hints);
+    return ol_info_hints(info, hints);
 }
 
 /* The new communicator's own error handler and info hints. */

@@ -218,6 +218,15 @@ MPI_Info ol_info_to_handle(ol_info_t *info)
 
 /* ---- argument checks ------------------------------------------------------- */
 
+ol_status_t ol_info_hints(MPI_Info handle, const ol_info_t **hints)
+{
+    *hints = ol_info_from_handle(handle);
+    if (*hints || handle == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    ol_api_set_detail("info is not a valid info object");
+    return MPI_ERR_INFO;
+}
+
 static int lookup(MPI_Info handle, ol_info_t **info)
 {
     *info = ol_info_from_handle(handle);

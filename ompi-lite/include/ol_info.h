@@ -14,6 +14,9 @@ MPI_Info ol_info_to_handle(ol_info_t *info);
 ol_info_t *ol_info_create(void);
 /* A new info with the same pairs; NULL without memory. */
 ol_info_t *ol_info_dup(const ol_info_t *info);
+/* The info argument of a call that takes hints: MPI_INFO_NULL (*hints is
+ * then NULL) or a live info; MPI_ERR_INFO, with a detail, otherwise. */
+ol_status_t ol_info_hints(MPI_Info handle, const ol_info_t **hints);
 /* Frees a user info (the predefined MPI_INFO_ENV is never freed). */
 void ol_info_release(ol_info_t *info);
 /* The value of key, or NULL when it is not set. */

@@ -8,9 +8,15 @@
  * and MPI_Abi_get_version (1.0), which may be called before MPI_Init;
  * MPI_Get_library_version (names ompi-lite when built against it) and
  * MPI_Get_processor_name (non-empty, length = strlen); MPI_Wtime measures a
- * sleep in seconds and MPI_Wtick is positive. */
+ * sleep in seconds and MPI_Wtick is positive; MPI_Pcontrol returns
+ * MPI_SUCCESS. MPI_Alloc_mem gives writable memory aligned to 64 bytes, or
+ * to the mpi_minimum_memory_alignment hint (4096), also for size 0, which
+ * MPI_Free_mem takes back; a negative size gives MPI_ERR_ARG and a handle
+ * that is no info MPI_ERR_INFO (MPI_ERRORS_RETURN on MPI_COMM_SELF, where
+ * errors of calls without a communicator go). */
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +134,59 @@ static void check_processor_name(void)
         die("MPI_Get_processor_name: length %d for \"%s\"", len, name);
 }
 
+static void check_one_alloc(MPI_Aint size, MPI_Info info, size_t alignment)
+{
+    char *base = NULL;
+    int rc = MPI_Alloc_mem(size, info, &base);
+
+    if (rc != MPI_SUCCESS || !base)
+        die("MPI_Alloc_mem of %ld bytes returned %d, base %p", (long)size, rc, (void *)base);
+    if ((uintptr_t)base % alignment)
+        die("MPI_Alloc_mem of %ld bytes gave %p, not aligned to %zu", (long)size, (void *)base,
+            alignment);
+    memset(base, 0xA5, (size_t)size);
+    for (MPI_Aint i = 0; i < size; i++)
+        if ((unsigned char)base[i] != 0xA5)
+            die("MPI_Alloc_mem memory does not keep what was written at byte %ld", (long)i);
+    if (MPI_Free_mem(base) != MPI_SUCCESS)
+        die("MPI_Free_mem failed");
+}
+
+static void check_alloc_mem(void)
+{
+    static long not_an_object[8];
+    MPI_Info info;
+    int rc, cls;
+    void *base;
+
+    check_one_alloc(0, MPI_INFO_NULL, 64);
+    check_one_alloc(1000, MPI_INFO_NULL, 64);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_minimum_memory_alignment", "4096");
+    check_one_alloc(1 << 20, info, 4096);
+    MPI_Info_free(&info);
+
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    rc = MPI_Alloc_mem(-1, MPI_INFO_NULL, &base);
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_ARG)
+        die("MPI_Alloc_mem of -1 bytes: error class %d, expected MPI_ERR_ARG (%d)", cls,
+            MPI_ERR_ARG);
+    rc = MPI_Alloc_mem(8, (MPI_Info)(void *)not_an_object, &base);
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_INFO)
+        die("MPI_Alloc_mem with an info handle that is no info: error class %d, expected "
+            "MPI_ERR_INFO (%d)",
+            cls, MPI_ERR_INFO);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
+static void check_pcontrol(void)
+{
+    if (MPI_Pcontrol(1) != MPI_SUCCESS || MPI_Pcontrol(0, "phase") != MPI_SUCCESS)
+        die("MPI_Pcontrol did not return MPI_SUCCESS");
+}
+
 static void check_thread_level(int provided)
 {
     if (provided != MPI_THREAD_SINGLE && provided != MPI_THREAD_FUNNELED &&
@@ -154,6 +213,8 @@ int main(int argc, char **argv)
     library = check_library_version();
     check_clock();
     check_processor_name();
+    check_alloc_mem();
+    check_pcontrol();
 
     /* Rank 0 reports only once every rank has passed. */
     MPI_Barrier(MPI_COMM_WORLD);
