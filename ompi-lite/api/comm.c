@@ -870,10 +870,9 @@ int ol_api_comm_create(ol_comm_t *comm, ol_group_t *group, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-/* Only the group's members call it: they agree among themselves, on the
- * parent's context, with collective tags shifted by the user's tag. */
-/* The communicator over group, a subgroup of comm that holds the caller,
- * agreed by group's members alone. */
+/* The communicator over group, a subgroup of comm that holds the caller.
+ * Only the group's members call it: they agree among themselves, on the
+ * parent's context, with collective tags shifted by tag. */
 static int create_from_subgroup(ol_comm_t *comm, ol_group_t *group, int tag, MPI_Comm *newcomm)
 {
     int *parent_ranks = malloc(sizeof(int) * (size_t)group->size);
