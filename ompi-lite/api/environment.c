@@ -55,8 +55,8 @@ double ol_api_wtime(void)
 }
 
 /* MPI leaves the meaning of profiling levels to the tools that intercept
- * MPI_Pcontrol; the library itself has none and returns at once (MPI-4.1
- * section 15.2.4). */
+ * MPI_Pcontrol; the library itself has none and returns at once, as the
+ * standard's profiling interface says. */
 int ol_api_pcontrol(const int level)
 {
     (void)level;
@@ -70,7 +70,7 @@ double ol_api_wtick(void)
     return (double)res.tv_sec + 1e-9 * (double)res.tv_nsec;
 }
 
-/* ---- memory allocation (MPI-4.1 section 9.2) --------------------------------- */
+/* ---- memory allocation (MPI_Alloc_mem) ---------------------------------------- */
 
 /* Memory of MPI_Alloc_mem starts on a cache line, as buffers that the
  * vectorised copies and reductions read best do; the info key
