@@ -82,26 +82,36 @@ static bool peers_over_shm_and_tcp(void)
     return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !host_has_rdma_device();
 }
 
-/* A TCP endpoint in the middle of a message holds a receive buffer of
- * UCX_TCP_RX_SEG_SIZE bytes, and UCX's pool keeps every buffer it grew to.
- * Segments larger than UCX's 64 KiB are for jobs with at most this many
- * ranks on other hosts: 128 x 512 KiB is 64 MiB, what UCX's own segments
- * cost with 1024. */
-#define LARGE_TCP_SEGMENT_MAX_REMOTE_RANKS 128
+/* UCX's TCP transport receives a peer's active messages into buffers of its
+ * own UCX_TCP_RX_SEG_SIZE and sends them as large as that: a rank with
+ * larger segments than its peer fails UCX's assertion there (3 ranks on 2
+ * hosts, the one alone on its host with the TCP-only value, crashed in
+ * MPICH's large_message). So every rank takes the same value, chosen from
+ * what the whole job sees alike, its size and its host count, not from
+ * this host's ranks or devices.
+ *
+ * A TCP endpoint in the middle of a message holds one receive buffer, and
+ * UCX's pool keeps every buffer it grew to: segments larger than UCX's
+ * 64 KiB are for jobs of at most this many ranks (127 x 512 KiB is 64 MiB,
+ * what UCX's own segments cost with 1024 peers). */
+#define LARGE_TCP_SEGMENT_MAX_RANKS 128
 
-static bool few_ranks_elsewhere(void)
+static bool large_segments_fit_job(void)
 {
-    return ol_rt.size - ol_rt.local_size <= LARGE_TCP_SEGMENT_MAX_REMOTE_RANKS;
+    return ol_rt.size <= LARGE_TCP_SEGMENT_MAX_RANKS;
 }
 
+/* One rank per host: every peer is over TCP. */
 static bool large_segments_over_tcp_only(void)
 {
-    return peers_over_tcp_only() && few_ranks_elsewhere();
+    return ol_rt.size > 1 && ol_rt.num_hosts == ol_rt.size && large_segments_fit_job();
 }
 
+/* Several hosts, some with several ranks (an unknown host count, 0, picks
+ * neither: UCX's own value everywhere). */
 static bool large_segments_over_shm_and_tcp(void)
 {
-    return peers_over_shm_and_tcp() && few_ranks_elsewhere();
+    return ol_rt.num_hosts > 1 && ol_rt.num_hosts < ol_rt.size && large_segments_fit_job();
 }
 
 /* Whether the kernel lets this process read and write another's memory,
