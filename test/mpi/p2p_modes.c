@@ -276,15 +276,14 @@ static void buffer_errors(void)
     one_exchange(STANDARD, 0, 100, 7);
 }
 
-static void flush_start(int comm_buffer, int nonblocking, MPI_Request *req)
+static void flush_start(const char *how, int comm_buffer, int nonblocking, MPI_Request *req)
 {
     if (!nonblocking)
-        p2p_check_ok("MPI_Buffer_flush", comm_buffer ? MPI_Comm_flush_buffer(MPI_COMM_WORLD)
-                                                     : MPI_Buffer_flush());
-    else if (comm_buffer)
-        p2p_check_ok("MPI_Comm_iflush_buffer", MPI_Comm_iflush_buffer(MPI_COMM_WORLD, req));
+        p2p_check_ok(how, comm_buffer ? MPI_Comm_flush_buffer(MPI_COMM_WORLD)
+                                      : MPI_Buffer_flush());
     else
-        p2p_check_ok("MPI_Buffer_iflush", MPI_Buffer_iflush(req));
+        p2p_check_ok(how, comm_buffer ? MPI_Comm_iflush_buffer(MPI_COMM_WORLD, req)
+                                      : MPI_Buffer_iflush(req));
 }
 
 /* A nonblocking flush with nothing to wait for is complete at its first test. */
@@ -294,7 +293,7 @@ static void flush_idle(const char *what, int comm_buffer)
     MPI_Status st;
     int done = 0;
 
-    flush_start(comm_buffer, 1, &req);
+    flush_start(what, comm_buffer, 1, &req);
     MPI_Test(&req, &done, &st);
     if (!done)
         p2p_die("%s with no message pending did not complete at once", what);
@@ -329,7 +328,7 @@ static void flush_frees_space(const char *how, int comm_buffer, int nonblocking)
         MPI_Irecv(recvbuf, N, MPI_BYTE, left, FLUSH_TAG, MPI_COMM_WORLD, &recv[0]);
     snprintf(what, sizeof what, "the first MPI_Bsend of 1 MiB, before %s", how);
     p2p_check_ok(what, MPI_Bsend(sendbuf, N, MPI_BYTE, right, FLUSH_TAG, MPI_COMM_WORLD));
-    flush_start(comm_buffer, nonblocking, &flush);
+    flush_start(how, comm_buffer, nonblocking, &flush);
     if (nonblocking) {
         int done, token = 1;
         MPI_Request token_out;
