@@ -26,7 +26,11 @@ static int start(int required, int *provided)
     if (rc == OL_OK)
         rc = ol_pt2pt_init();
     if (rc != OL_OK) {
-        ol_api_set_detail("the runtime could not start (OMPI_LITE_DEBUG=warn says why)");
+        const char *why = ol_error_detail_take();
+        if (why[0])
+            ol_api_set_detail("the runtime could not start: %s", why);
+        else
+            ol_api_set_detail("the runtime could not start (OMPI_LITE_DEBUG=warn says why)");
         return rc;
     }
     rc = ol_comm_init_predefined();

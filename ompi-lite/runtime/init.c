@@ -279,12 +279,16 @@ ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *r
     ol_params_load();
     gethostname(ol_rt.hostname, sizeof(ol_rt.hostname) - 1);
     ol_log_init();
-    if (!ol_pmix_start())
+    bool singleton;
+    ol_status_t rc = ol_pmix_start(&singleton);
+    if (rc != OL_OK)
+        goto fail_pmix;
+    if (singleton)
         set_singleton_facts();
     ol_rt.thread_level = requested_thread_level;
     ol_rt.spin_us = choose_spin_us();
     /* Before UCX, so that its CUDA transports find the GPU chosen here. */
-    ol_status_t rc = ol_accel_init(ol_rt.local_rank, ol_rt.local_size);
+    rc = ol_accel_init(ol_rt.local_rank, ol_rt.local_size);
     if (rc != OL_OK)
         goto fail_pmix;
 

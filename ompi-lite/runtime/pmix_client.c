@@ -76,19 +76,34 @@ static int read_local_peers(void)
     return lowest;
 }
 
-bool ol_pmix_start(void)
+/* The server's environment variables tell whether a launcher started this
+ * process: PMIx_Init without a server prints nothing and fails. */
+static bool launched(void)
 {
-    /* PMIx_Init without a server prints nothing and fails: a singleton. The
-     * server's environment variables tell whether one was meant to exist. */
-    if (!getenv("PMIX_NAMESPACE") && !getenv("PMIX_SERVER_URI41") &&
-        !getenv("PMIX_SERVER_URI4") && !getenv("PMIX_SERVER_URI3") &&
-        !getenv("PMIX_SERVER_URI2") && !getenv("PMIX_SERVER_URI21"))
-        return false;
-    if (PMIx_Init(&self_proc, NULL, 0) != PMIX_SUCCESS)
-        return false;
+    return getenv("PMIX_NAMESPACE") || getenv("PMIX_SERVER_URI41") ||
+           getenv("PMIX_SERVER_URI4") || getenv("PMIX_SERVER_URI3") ||
+           getenv("PMIX_SERVER_URI2") || getenv("PMIX_SERVER_URI21");
+}
+
+ol_status_t ol_pmix_start(bool *singleton)
+{
+    *singleton = !launched();
+    if (*singleton)
+        return OL_OK;
+    pmix_status_t rc = PMIx_Init(&self_proc, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        ol_error_detail("a launcher started this process (its PMIx variables are set), but "
+                        "PMIx_Init failed: %s",
+                        PMIx_Error_string(rc));
+        return MPI_ERR_INTERN;
+    }
     pmix_started = true;
     ol_rt.rank = (int)self_proc.rank;
-    ol_rt.size = job_uint32(PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, 1);
+    ol_rt.size = job_uint32(PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, 0);
+    if (ol_rt.size < 1) {
+        ol_error_detail("the PMIx server gives no job size");
+        return MPI_ERR_INTERN;
+    }
     ol_rt.local_size = job_uint32(PMIX_LOCAL_SIZE, PMIX_RANK_WILDCARD, 1);
     ol_rt.num_hosts = job_uint32(PMIX_NUM_NODES, PMIX_RANK_WILDCARD, 0);
     ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
@@ -96,7 +111,7 @@ bool ol_pmix_start(void)
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
     ol_rt.node_leader = read_local_peers();
     ol_rt.job_key = ol_job_key(self_proc.nspace);
-    return true;
+    return OL_OK;
 }
 
 void ol_pmix_stop(void)

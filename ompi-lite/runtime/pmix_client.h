@@ -7,8 +7,11 @@
 #include "ol_common.h"
 #include <stdbool.h>
 
-/* Starts the PMIx client and fills ol_rt's job facts; false: no server. */
-bool ol_pmix_start(void);
+/* Starts the PMIx client and fills ol_rt's job facts. *singleton: no
+ * launcher started this process (OL_OK, nothing filled). A process that a
+ * launcher started but that cannot reach its server, or learn its job's
+ * size, fails: running on as a job of one would give wrong answers. */
+ol_status_t ol_pmix_start(bool *singleton);
 void ol_pmix_stop(void);
 
 ol_status_t ol_pmix_publish(const char *key, const void *data, size_t length);
