@@ -1,6 +1,7 @@
 /* The runtime's use of PMIx, private to runtime/: job facts, the exchange of
- * UCX addresses (the "modex"), fences and abort. Without a PMIx server the
- * process is a singleton and these calls answer for a one-rank job. */
+ * UCX addresses (the "modex"), fences and abort. A process that no launcher
+ * started (no PMIx variables) is a singleton, and these calls answer for a
+ * one-rank job. */
 #ifndef OL_RT_PMIX_CLIENT_H
 #define OL_RT_PMIX_CLIENT_H
 
