@@ -38,7 +38,7 @@ OL_API_IMPL = \
 	ompi-lite/api/handles.c ompi-lite/api/handles.h \
 	ompi-lite/api/topo.c ompi-lite/api/topo_cart.c ompi-lite/api/topo_graph.c \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
-	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c
+	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

@@ -87,29 +87,23 @@ static const unsigned char kernel_type_of[DT_COUNT] = {
     DT(MPI_CHAR) = CHAR_MIN < 0 ? I8 : U8,
     DT(MPI_WCHAR) = UNSIGNED(wchar_t), /* unsigned, as the host table has it */
     DT(MPI_BYTE) = U8,
-    DT(MPI_INTEGER) = I32,
     DT(MPI_INTEGER1) = I8,
     DT(MPI_INTEGER2) = I16,
     DT(MPI_INTEGER4) = I32,
     DT(MPI_INTEGER8) = I64,
-    DT(MPI_LOGICAL) = I32,
     DT(MPI_LOGICAL1) = I8,
     DT(MPI_LOGICAL2) = I16,
     DT(MPI_LOGICAL4) = I32,
     DT(MPI_LOGICAL8) = I64,
     DT(MPI_FLOAT) = F32,
-    DT(MPI_REAL) = F32,
     DT(MPI_REAL4) = F32,
     DT(MPI_DOUBLE) = F64,
-    DT(MPI_DOUBLE_PRECISION) = F64,
     DT(MPI_REAL8) = F64,
     DT(MPI_C_FLOAT_COMPLEX) = C32,
     DT(MPI_CXX_FLOAT_COMPLEX) = C32,
-    DT(MPI_COMPLEX) = C32,
     DT(MPI_COMPLEX8) = C32,
     DT(MPI_C_DOUBLE_COMPLEX) = C64,
     DT(MPI_CXX_DOUBLE_COMPLEX) = C64,
-    DT(MPI_DOUBLE_COMPLEX) = C64,
     DT(MPI_COMPLEX16) = C64,
     DT(MPI_C_BOOL) = BOOL,
     DT(MPI_CXX_BOOL) = BOOL,
@@ -145,7 +139,11 @@ static bool choose_kernel(const ol_op_t *op, const ol_datatype_t *dt, kernel_cho
     const ol_datatype_t *basic = basic_type(dt);
     if (!basic || (dt != basic && !dt->contiguous) || !ol_op_loop(op, basic))
         return false;
-    uintptr_t handle = (uintptr_t)ol_dt_to_handle(basic);
+    /* The kernels' logical ops write 1 and 0, not the .TRUE. a Fortran
+     * layer set: those reductions take the host's loops. */
+    if (ol_op_fortran_booleans_set(basic))
+        return false;
+    uintptr_t handle = (uintptr_t)ol_dt_to_handle(ol_dt_sized_twin(basic));
     if (handle < DT_BASE || handle >= DT_BASE + DT_COUNT)
         return false;
     kernel_type_t type = kernel_type_of[handle - DT_BASE];

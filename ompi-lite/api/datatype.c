@@ -558,7 +558,8 @@ static int choose_kind(const kind_choice_t *choices, size_t n, int p, int r, MPI
     }
     for (size_t i = 0; i < n; i++)
         if ((p == MPI_UNDEFINED || p <= choices[i].precision) &&
-            (r == MPI_UNDEFINED || r <= choices[i].range)) {
+            (r == MPI_UNDEFINED || r <= choices[i].range) &&
+            !ol_dt_is_unsupported(choices[i].type)) {
             *out = choices[i].type;
             return MPI_SUCCESS;
         }
@@ -609,7 +610,8 @@ int ol_api_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     default: ol_api_set_detail("typeclass %d is not a type class", typeclass); return MPI_ERR_ARG;
     }
     for (size_t i = 0; i < n; i++)
-        if (ol_dt_from_handle(choices[i])->size == (size_t)size) {
+        if (!ol_dt_is_unsupported(choices[i]) &&
+            ol_dt_from_handle(choices[i])->size == (size_t)size) {
             *datatype = choices[i];
             return MPI_SUCCESS;
         }
@@ -713,19 +715,32 @@ int ol_api_type_get_true_extent_x(ol_datatype_t *datatype, MPI_Count *true_lb,
     return ol_api_type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 
-int ol_api_type_size(ol_datatype_t *datatype, int *size)
+/* The size of a datatype, or MPI_UNDEFINED for an optional type that the
+ * program's Fortran lacks (MPI-5.0 section 21.4), which no other call
+ * accepts: hence the handle is looked up here. */
+int ol_api_type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
-    *size = int_or_undefined((MPI_Count)datatype->size);
-    return MPI_SUCCESS;
+    if (ol_dt_is_unsupported(datatype)) {
+        *size = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    ol_datatype_t *dt;
+    int err = ol_check_datatype(datatype, "datatype", &dt);
+    if (err == MPI_SUCCESS)
+        *size = (MPI_Count)dt->size;
+    return err;
 }
 
-int ol_api_type_size_c(ol_datatype_t *datatype, MPI_Count *size)
+int ol_api_type_size(MPI_Datatype datatype, int *size)
 {
-    *size = (MPI_Count)datatype->size;
-    return MPI_SUCCESS;
+    MPI_Count wide;
+    int err = ol_api_type_size_c(datatype, &wide);
+    if (err == MPI_SUCCESS)
+        *size = int_or_undefined(wide);
+    return err;
 }
 
-int ol_api_type_size_x(ol_datatype_t *datatype, MPI_Count *size)
+int ol_api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     return ol_api_type_size_c(datatype, size);
 }

@@ -42,6 +42,33 @@ int ol_api_abi_get_version(int *abi_major, int *abi_minor)
     return MPI_SUCCESS;
 }
 
+/* The sizes of the C types that the standard ABI lets differ between
+ * platforms (MPI-5.0 section 21.3). */
+int ol_api_abi_get_info(MPI_Info *info)
+{
+    static const struct {
+        const char *key;
+        size_t size;
+    } sizes[] = {{"mpi_aint_size", sizeof(MPI_Aint)},
+                 {"mpi_count_size", sizeof(MPI_Count)},
+                 {"mpi_offset_size", sizeof(MPI_Offset)}};
+    ol_info_t *out = ol_info_create();
+    ol_status_t rc = out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (size_t i = 0; i < OL_ARRAY_SIZE(sizes) && rc == MPI_SUCCESS; i++) {
+        char value[24];
+        snprintf(value, sizeof(value), "%zu", sizes[i].size);
+        rc = ol_info_set(out, sizes[i].key, value);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (out)
+            ol_info_release(out);
+        ol_api_set_detail("out of memory for the info object");
+        return MPI_ERR_NO_MEM;
+    }
+    *info = ol_info_to_handle(out);
+    return MPI_SUCCESS;
+}
+
 int ol_api_get_processor_name(char *name, int *resultlen)
 {
     int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", ol_rt.hostname);

@@ -33,11 +33,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fntable  # noqa: E402
 
 # Callable before MPI_Init and after MPI_Finalize (MPI-4.1 section 11.2.1;
-# the info functions since MPI-4.0).
+# the info functions since MPI-4.0; the Fortran registration of the ABI,
+# which a Fortran layer makes before it calls MPI_Init).
 CALLABLE_ANYTIME = {
     "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized",
     "MPI_Get_version", "MPI_Get_library_version", "MPI_Abi_get_version",
-    "MPI_Abi_get_info", "MPI_Abi_get_fortran_info", "MPI_Wtime", "MPI_Wtick",
+    "MPI_Abi_get_info", "MPI_Abi_get_fortran_info", "MPI_Abi_set_fortran_info",
+    "MPI_Abi_get_fortran_booleans", "MPI_Abi_set_fortran_booleans", "MPI_Wtime", "MPI_Wtick",
     "MPI_Error_class", "MPI_Error_string", "MPI_Query_thread",
     "MPI_Info_create", "MPI_Info_create_env", "MPI_Info_delete", "MPI_Info_dup",
     "MPI_Info_free", "MPI_Info_get", "MPI_Info_get_nkeys", "MPI_Info_get_nthkey",

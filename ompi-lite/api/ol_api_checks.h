@@ -33,7 +33,11 @@ static inline ol_status_t ol_check_datatype(MPI_Datatype handle, const char *arg
     if (OL_LIKELY(*dt != NULL))
         return MPI_SUCCESS;
     ol_api_set_detail("%s is %s", arg,
-                      handle == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype");
+                      handle == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
+                      : ol_dt_is_unsupported(handle)
+                          ? "an optional type that the program's Fortran lacks, as it told "
+                            "MPI_Abi_set_fortran_info"
+                          : "not a valid datatype");
     return MPI_ERR_TYPE;
 }
 

@@ -40,9 +40,7 @@ static const external_t externals[0x100] = {
     X(MPI_UNSIGNED_LONG_LONG, 8, UNSIGNED), X(MPI_FLOAT, 4, IEEE),
     X(MPI_C_FLOAT_COMPLEX, 8, COMPLEX), X(MPI_CXX_FLOAT_COMPLEX, 8, COMPLEX),
     X(MPI_DOUBLE, 8, IEEE), X(MPI_C_DOUBLE_COMPLEX, 16, COMPLEX),
-    X(MPI_CXX_DOUBLE_COMPLEX, 16, COMPLEX), X(MPI_LOGICAL, 4, SIGNED), X(MPI_INTEGER, 4, SIGNED),
-    X(MPI_REAL, 4, IEEE), X(MPI_COMPLEX, 8, COMPLEX), X(MPI_DOUBLE_PRECISION, 8, IEEE),
-    X(MPI_DOUBLE_COMPLEX, 16, COMPLEX), X(MPI_CHARACTER, 1, RAW),
+    X(MPI_CXX_DOUBLE_COMPLEX, 16, COMPLEX), X(MPI_CHARACTER, 1, RAW),
     X(MPI_LONG_DOUBLE, 16, LONG_DOUBLE), X(MPI_C_LONG_DOUBLE_COMPLEX, 32, LONG_DOUBLE_COMPLEX),
     X(MPI_CXX_LONG_DOUBLE_COMPLEX, 32, LONG_DOUBLE_COMPLEX), X(MPI_C_BOOL, 1, RAW),
     X(MPI_CXX_BOOL, 1, RAW), X(MPI_WCHAR, 2, UNSIGNED), X(MPI_INT8_T, 1, RAW),
@@ -58,9 +56,11 @@ static const external_t externals[0x100] = {
     X(MPI_COMPLEX16, 16, COMPLEX), X(MPI_COMPLEX32, 32, COMPLEX),
 };
 
+/* INTEGER, REAL and the other Fortran types of variable size convert as
+ * their sized twin (INTEGER4 by default, as the standard's table has it). */
 static const external_t *external_of(const ol_datatype_t *basic)
 {
-    return &externals[(uintptr_t)ol_dt_to_handle(basic) - DT_BASE];
+    return &externals[(uintptr_t)ol_dt_to_handle(ol_dt_sized_twin(basic)) - DT_BASE];
 }
 
 size_t ol_dt_basic_external32_size(const ol_datatype_t *basic)

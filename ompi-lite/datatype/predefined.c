@@ -2,11 +2,13 @@
  * translation between handles and datatype objects.
  *
  * Sizes come from this platform's C types; Fortran types use the sizes of
- * gfortran's defaults (INTEGER, REAL, LOGICAL: 4 bytes). The pair types of
- * MINLOC/MAXLOC are two basic elements each and may have holes (SHORT_INT:
- * 6 bytes of data in an 8-byte extent, with a hole after the short), so they
- * carry a static layout like a derived struct's (the last number of
- * PAIR_LAYOUT is the pair's size in external32). */
+ * gfortran's defaults (INTEGER, REAL, LOGICAL: 4 bytes) until a Fortran
+ * layer sets those of its compiler (MPI_Abi_set_fortran_info). The pair
+ * types of MINLOC/MAXLOC are two basic elements each and may have holes
+ * (SHORT_INT: 6 bytes of data in an 8-byte extent, with a hole after the
+ * short), so they carry a static layout like a derived struct's (the last
+ * number of PAIR_LAYOUT is the pair's size in external32). The Fortran
+ * pairs have no hole whatever their size: their data is one block. */
 #include "dt_internal.h"
 
 #include <stdbool.h>
@@ -43,9 +45,17 @@ PAIR_LAYOUT(long_int, long, MPI_LONG, int, MPI_INT, 8);
 PAIR_LAYOUT(two_int, int, MPI_INT, int, MPI_INT, 8);
 PAIR_LAYOUT(short_int, short, MPI_SHORT, int, MPI_INT, 6);
 PAIR_LAYOUT(long_double_int, long double, MPI_LONG_DOUBLE, int, MPI_INT, 20);
-PAIR_LAYOUT(two_real, float, MPI_REAL, float, MPI_REAL, 8);
-PAIR_LAYOUT(two_double_precision, double, MPI_DOUBLE_PRECISION, double, MPI_DOUBLE_PRECISION, 16);
-PAIR_LAYOUT(two_integer, int, MPI_INTEGER, int, MPI_INTEGER, 8);
+
+/* A Fortran pair: two members of `member` bytes, one block (root NULL). */
+#define FORTRAN_PAIR_LAYOUT(id, h, member)                                                      \
+    static const ol_dt_part_t id##_parts[2] = {{BASIC(h), 1}, {BASIC(h), 1}};                   \
+    static struct ol_dt_layout id##_layout = {                                                  \
+        .env = {.combiner = MPI_COMBINER_NAMED}, .nparts = 2, .parts = id##_parts,              \
+        .elements = 2, .alignment = (member), .external32_size = 2 * (member)}
+
+FORTRAN_PAIR_LAYOUT(two_real, MPI_REAL, 4);
+FORTRAN_PAIR_LAYOUT(two_double_precision, MPI_DOUBLE_PRECISION, 8);
+FORTRAN_PAIR_LAYOUT(two_integer, MPI_INTEGER, 4);
 
 /* Each macro names the type itself (#handle): one level further down, the
  * argument would already be expanded to its value. */
@@ -96,9 +106,10 @@ static ol_datatype_t predefined[DT_COUNT] = {
     PAIR(MPI_2INT, two_int),
     PAIR(MPI_SHORT_INT, short_int),
     PAIR(MPI_LONG_DOUBLE_INT, long_double_int),
-    PAIR(MPI_2REAL, two_real),
-    PAIR(MPI_2DOUBLE_PRECISION, two_double_precision),
-    PAIR(MPI_2INTEGER, two_integer),
+    ENTRY(MPI_2REAL, "MPI_2REAL", 8, 8, 8, &two_real_layout),
+    ENTRY(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 16, 16, 16,
+          &two_double_precision_layout),
+    ENTRY(MPI_2INTEGER, "MPI_2INTEGER", 8, 8, 8, &two_integer_layout),
     SIMPLE(MPI_C_BOOL, _Bool),
     BYTES(MPI_CXX_BOOL, 1),
     SIMPLE(MPI_WCHAR, wchar_t),
@@ -141,7 +152,7 @@ ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle)
         if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
             return NULL;
         ol_datatype_t *dt = &predefined[value - DT_BASE];
-        return dt->predefined ? dt : NULL;
+        return dt->predefined && !dt->unsupported ? dt : NULL;
     }
     /* A derived type's handle is its address; the magic number and the
      * count of user handles catch most stale and foreign ones. */
@@ -156,4 +167,98 @@ MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt)
     if (dt->predefined)
         return (MPI_Datatype)(uintptr_t)(DT_BASE + (size_t)(dt - predefined));
     return (MPI_Datatype)dt;
+}
+
+/* ---- the Fortran types' sizes and the optional types ------------------- */
+
+/* The types of each Fortran kind with the size in their name, indexed by
+ * log2 of the size; NULL where there is none (no 1-byte REAL). */
+#define BY_SIZE 6
+static const MPI_Datatype integers_by_size[BY_SIZE] = {
+    MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16};
+static const MPI_Datatype logicals_by_size[BY_SIZE] = {
+    MPI_LOGICAL1, MPI_LOGICAL2, MPI_LOGICAL4, MPI_LOGICAL8, MPI_LOGICAL16};
+static const MPI_Datatype reals_by_size[BY_SIZE] = {
+    MPI_DATATYPE_NULL, MPI_REAL2, MPI_REAL4, MPI_REAL8, MPI_REAL16};
+static const MPI_Datatype complexes_by_size[BY_SIZE] = {
+    MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, MPI_COMPLEX4, MPI_COMPLEX8, MPI_COMPLEX16,
+    MPI_COMPLEX32};
+
+static const MPI_Datatype *sized_types_of(MPI_Datatype fortran_type)
+{
+    if (fortran_type == MPI_INTEGER)
+        return integers_by_size;
+    if (fortran_type == MPI_LOGICAL)
+        return logicals_by_size;
+    if (fortran_type == MPI_REAL || fortran_type == MPI_DOUBLE_PRECISION)
+        return reals_by_size;
+    if (fortran_type == MPI_COMPLEX || fortran_type == MPI_DOUBLE_COMPLEX)
+        return complexes_by_size;
+    return NULL;
+}
+
+static MPI_Datatype sized_type(const MPI_Datatype *by_size, size_t size)
+{
+    for (int k = 0; k < BY_SIZE; k++)
+        if ((size_t)1 << k == size)
+            return by_size[k];
+    return MPI_DATATYPE_NULL;
+}
+
+bool ol_dt_fortran_size_exists(MPI_Datatype fortran_type, size_t size)
+{
+    const MPI_Datatype *by_size = sized_types_of(fortran_type);
+    return by_size && sized_type(by_size, size) != MPI_DATATYPE_NULL;
+}
+
+const ol_datatype_t *ol_dt_sized_twin(const ol_datatype_t *dt)
+{
+    const MPI_Datatype *by_size = dt->predefined ? sized_types_of(ol_dt_to_handle(dt)) : NULL;
+    return by_size ? BASIC(sized_type(by_size, dt->size)) : dt;
+}
+
+void ol_dt_get_fortran_sizes(ol_fortran_sizes_t *sizes)
+{
+    *sizes = (ol_fortran_sizes_t){.integer = BASIC(MPI_INTEGER)->size,
+                                  .logical = BASIC(MPI_LOGICAL)->size,
+                                  .real = BASIC(MPI_REAL)->size,
+                                  .double_precision = BASIC(MPI_DOUBLE_PRECISION)->size};
+}
+
+static void set_size(MPI_Datatype handle, size_t size)
+{
+    ol_datatype_t *dt = BASIC(handle);
+    dt->size = size;
+    dt->extent = dt->true_extent = (MPI_Aint)size;
+}
+
+static void set_pair_size(MPI_Datatype handle, size_t member)
+{
+    set_size(handle, 2 * member);
+    BASIC(handle)->layout->alignment = member;
+    BASIC(handle)->layout->external32_size = 2 * member;
+}
+
+void ol_dt_set_fortran_sizes(const ol_fortran_sizes_t *sizes)
+{
+    set_size(MPI_INTEGER, sizes->integer);
+    set_size(MPI_LOGICAL, sizes->logical);
+    set_size(MPI_REAL, sizes->real);
+    set_size(MPI_DOUBLE_PRECISION, sizes->double_precision);
+    set_size(MPI_COMPLEX, 2 * sizes->real);
+    set_size(MPI_DOUBLE_COMPLEX, 2 * sizes->double_precision);
+    set_pair_size(MPI_2INTEGER, sizes->integer);
+    set_pair_size(MPI_2REAL, sizes->real);
+    set_pair_size(MPI_2DOUBLE_PRECISION, sizes->double_precision);
+}
+
+void ol_dt_set_supported(MPI_Datatype handle, bool supported)
+{
+    BASIC(handle)->unsupported = !supported;
+}
+
+bool ol_dt_is_unsupported(MPI_Datatype handle)
+{
+    uintptr_t value = (uintptr_t)handle;
+    return value >= DT_BASE && value < DT_BASE + DT_COUNT && BASIC(handle)->unsupported;
 }

@@ -19,6 +19,7 @@ typedef struct ol_datatype {
     uint32_t magic;
     int refcount;            /* the handle and every operation in flight */
     bool predefined;
+    bool unsupported;        /* an optional predefined type the program's Fortran lacks */
     bool committed;
     /* count elements of the type are one block of count * size bytes at
      * buf + true_lb: the fast path moves them without packing */
@@ -39,9 +40,39 @@ static inline size_t ol_dt_span(const ol_datatype_t *dt, MPI_Count count)
     return count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
 }
 
-/* NULL for MPI_DATATYPE_NULL and anything that is no live datatype. */
+/* NULL for MPI_DATATYPE_NULL, an unsupported optional type and anything
+ * that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
 MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt);
+
+/* The Fortran types whose size a compiler option changes, as
+ * MPI_Abi_set_fortran_info sets them (gfortran's defaults until then: 4, 4,
+ * 4 and 8 bytes). COMPLEX and DOUBLE COMPLEX are two REALs and two DOUBLE
+ * PRECISIONs, 2INTEGER, 2REAL and 2DOUBLE_PRECISION two of their member. */
+typedef struct ol_fortran_sizes {
+    size_t integer, logical, real, double_precision;
+} ol_fortran_sizes_t;
+
+void ol_dt_get_fortran_sizes(ol_fortran_sizes_t *sizes);
+/* Each size must have a twin (ol_dt_fortran_size_exists). Types built
+ * from the Fortran types before the call keep the sizes they had. */
+void ol_dt_set_fortran_sizes(const ol_fortran_sizes_t *sizes);
+/* Whether the Fortran type (MPI_INTEGER, MPI_LOGICAL, MPI_REAL or
+ * MPI_DOUBLE_PRECISION) may have this size: whether a type of the same
+ * kind with this size in its name exists (MPI_INTEGER8 for 8). */
+bool ol_dt_fortran_size_exists(MPI_Datatype fortran_type, size_t size);
+/* For INTEGER, LOGICAL, REAL, DOUBLE PRECISION, COMPLEX and DOUBLE COMPLEX,
+ * the type of the same kind and size with the size in its name (INTEGER ->
+ * INTEGER4 with the default sizes), whose reductions and external32
+ * conversion they share; any other type itself. */
+const ol_datatype_t *ol_dt_sized_twin(const ol_datatype_t *dt);
+
+/* The optional predefined types (MPI_INTEGER1 ... MPI_COMPLEX32,
+ * MPI_DOUBLE_COMPLEX) are supported until the program says otherwise
+ * (MPI_Abi_set_fortran_info); an unsupported one is no valid datatype, and
+ * MPI_Type_size answers MPI_UNDEFINED for it. */
+void ol_dt_set_supported(MPI_Datatype handle, bool supported);
+bool ol_dt_is_unsupported(MPI_Datatype handle);
 
 /* Operations in flight keep a derived type alive after MPI_Type_free. */
 void ol_dt_retain(ol_datatype_t *dt);

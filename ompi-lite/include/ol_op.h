@@ -36,6 +36,17 @@ MPI_Op ol_op_to_handle(const ol_op_t *op);
  * standard does not define the op on that type. */
 ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt);
 
+/* The literals of Fortran's .TRUE. and .FALSE. for a LOGICAL of size
+ * bytes, which MPI_LAND, MPI_LOR and MPI_LXOR read (anything but .FALSE. is
+ * true) and write: 1 and 0 until a Fortran layer sets those of its compiler
+ * (MPI_Abi_set_fortran_booleans), for the sizes that exist (1, 2, 4, 8). */
+bool ol_op_fortran_logical_size_exists(size_t size);
+void ol_op_set_fortran_booleans(size_t size, const void *true_value, const void *false_value);
+/* False (and nothing copied) until they were set. */
+bool ol_op_get_fortran_booleans(size_t size, void *true_value, void *false_value);
+/* Whether dt is a Fortran LOGICAL whose literals were set. */
+bool ol_op_fortran_booleans_set(const ol_datatype_t *dt);
+
 /* True when op may be applied to dt: a predefined op on a type it is
  * defined for (derived types: on the one predefined type all their data is
  * made of), or any user op. MPI_REPLACE and MPI_NO_OP fit every such type;

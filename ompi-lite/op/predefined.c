@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- the loops --------------------------------------------------------- */
 
@@ -61,6 +62,32 @@ LOOP(prod_c64, double _Complex, a * b)
 LOOP(sum_cld, long double _Complex, a + b)
 LOOP(prod_cld, long double _Complex, a * b)
 
+/* Fortran LOGICAL of each size: a value is .TRUE. unless it is the
+ * compiler's .FALSE., and results are its literals, which a Fortran layer
+ * may set (MPI_Abi_set_fortran_booleans); gfortran's 1 and 0 until then.
+ * The loops read the literals into locals so that they still vectorise. */
+#define FORTRAN_LOGICAL(bits)                                                                  \
+    static int##bits##_t fortran_true##bits = 1, fortran_false##bits = 0;                      \
+    FORTRAN_LOGIC_LOOP(fland##bits, bits, (a != f) && (b != f))                                \
+    FORTRAN_LOGIC_LOOP(flor##bits, bits, (a != f) || (b != f))                                 \
+    FORTRAN_LOGIC_LOOP(flxor##bits, bits, (a != f) != (b != f))
+#define FORTRAN_LOGIC_LOOP(name, bits, truth)                                                  \
+    static void name(const void *in_, void *inout_, size_t n)                                  \
+    {                                                                                          \
+        const int##bits##_t *restrict in = in_;                                                \
+        int##bits##_t *restrict io = inout_;                                                   \
+        const int##bits##_t t = fortran_true##bits, f = fortran_false##bits;                   \
+        for (size_t i = 0; i < n; i++) {                                                       \
+            int##bits##_t a = in[i], b = io[i];                                                \
+            io[i] = (truth) ? t : f;                                                           \
+        }                                                                                      \
+    }
+
+FORTRAN_LOGICAL(8)
+FORTRAN_LOGICAL(16)
+FORTRAN_LOGICAL(32)
+FORTRAN_LOGICAL(64)
+
 /* MINLOC/MAXLOC on (value, index) pairs: the better value wins; on a tie
  * the smaller index, as the standard asks. */
 #define PAIR_LOOPS(tag, vtype, itype)                                                          \
@@ -95,6 +122,7 @@ PAIR_LOOPS(short_int, short, int)
 PAIR_LOOPS(ldbl_int, long double, int)
 PAIR_LOOPS(2f32, float, float)
 PAIR_LOOPS(2f64, double, double)
+PAIR_LOOPS(2i64, int64_t, int64_t)
 
 /* ---- the table ------------------------------------------------------------ */
 
@@ -111,6 +139,7 @@ typedef struct {
 #define FLOAT_ENTRY(tag) {.sum = sum_##tag, .prod = prod_##tag, .max = max_##tag, .min = min_##tag}
 #define COMPLEX_ENTRY(tag) {.sum = sum_##tag, .prod = prod_##tag}
 #define LOGICAL_ENTRY(tag) {.land = land_##tag, .lor = lor_##tag, .lxor = lxor_##tag}
+#define FORTRAN_LOGICAL_ENTRY(bits) {.land = fland##bits, .lor = flor##bits, .lxor = flxor##bits}
 #define BYTE_ENTRY {.band = band_u8, .bor = bor_u8, .bxor = bxor_u8}
 #define PAIR_ENTRY(tag) {.minloc = minloc_##tag, .maxloc = maxloc_##tag}
 
@@ -129,8 +158,10 @@ static const type_loops_t unsigned_loops[] = {INT_ENTRY(u8), INT_ENTRY(u16), INT
 static const type_loops_t float_loops[] = {FLOAT_ENTRY(f32), FLOAT_ENTRY(f64), FLOAT_ENTRY(ldbl)};
 static const type_loops_t complex_loops[] = {COMPLEX_ENTRY(c32), COMPLEX_ENTRY(c64),
                                              COMPLEX_ENTRY(cld)};
-static const type_loops_t logical_loops[] = {LOGICAL_ENTRY(bool), INT_ENTRY(i32),
-                                             INT_ENTRY(i8), INT_ENTRY(i16), INT_ENTRY(i64)};
+static const type_loops_t bool_loops = LOGICAL_ENTRY(bool);
+static const type_loops_t fortran_logical_loops[] = {
+    FORTRAN_LOGICAL_ENTRY(8), FORTRAN_LOGICAL_ENTRY(16), FORTRAN_LOGICAL_ENTRY(32),
+    FORTRAN_LOGICAL_ENTRY(64)};
 static const type_loops_t byte_loops = BYTE_ENTRY;
 static const type_loops_t char_loops = INT_ENTRY(char);
 static const type_loops_t schar_loops = INT_ENTRY(schar);
@@ -138,9 +169,11 @@ static const type_loops_t pair_loops[] = {
     PAIR_ENTRY(float_int), PAIR_ENTRY(double_int), PAIR_ENTRY(long_int), PAIR_ENTRY(2int),
     PAIR_ENTRY(short_int), PAIR_ENTRY(ldbl_int),   PAIR_ENTRY(2f32),     PAIR_ENTRY(2f64),
 };
+static const type_loops_t integer_pair_loops[] = {PAIR_ENTRY(2int), PAIR_ENTRY(2i64)};
 
-/* Fortran LOGICAL values are integers: only the logical ops apply, which
- * the integer loops of that width provide. */
+/* INTEGER, REAL and the other Fortran types whose size may change have no
+ * row: they reduce as their sized twin (ol_dt_sized_twin). Nor do the types
+ * of no C type (REAL2, REAL16, INTEGER16, COMPLEX4, COMPLEX32, LOGICAL16). */
 static const type_loops_t *const loops_of_type[DT_COUNT] = {
     SIGNED(MPI_AINT, MPI_Aint),
     SIGNED(MPI_COUNT, MPI_Count),
@@ -165,7 +198,6 @@ static const type_loops_t *const loops_of_type[DT_COUNT] = {
     UNSIGNED(MPI_UNSIGNED_CHAR, unsigned char),
     DT(MPI_CHAR) = &char_loops,
     UNSIGNED(MPI_WCHAR, wchar_t),
-    SIGNED(MPI_INTEGER, int32_t),
     SIGNED(MPI_INTEGER1, int8_t),
     SIGNED(MPI_INTEGER2, int16_t),
     SIGNED(MPI_INTEGER4, int32_t),
@@ -173,37 +205,29 @@ static const type_loops_t *const loops_of_type[DT_COUNT] = {
     DT(MPI_FLOAT) = &float_loops[0],
     DT(MPI_DOUBLE) = &float_loops[1],
     DT(MPI_LONG_DOUBLE) = &float_loops[2],
-    DT(MPI_REAL) = &float_loops[0],
     DT(MPI_REAL4) = &float_loops[0],
-    DT(MPI_DOUBLE_PRECISION) = &float_loops[1],
     DT(MPI_REAL8) = &float_loops[1],
     DT(MPI_C_FLOAT_COMPLEX) = &complex_loops[0],
     DT(MPI_CXX_FLOAT_COMPLEX) = &complex_loops[0],
-    DT(MPI_COMPLEX) = &complex_loops[0],
     DT(MPI_COMPLEX8) = &complex_loops[0],
     DT(MPI_C_DOUBLE_COMPLEX) = &complex_loops[1],
     DT(MPI_CXX_DOUBLE_COMPLEX) = &complex_loops[1],
-    DT(MPI_DOUBLE_COMPLEX) = &complex_loops[1],
     DT(MPI_COMPLEX16) = &complex_loops[1],
     DT(MPI_C_LONG_DOUBLE_COMPLEX) = &complex_loops[2],
     DT(MPI_CXX_LONG_DOUBLE_COMPLEX) = &complex_loops[2],
-    DT(MPI_C_BOOL) = &logical_loops[0],
-    DT(MPI_CXX_BOOL) = &logical_loops[0],
-    DT(MPI_LOGICAL) = &logical_loops[1],
-    DT(MPI_LOGICAL4) = &logical_loops[1],
-    DT(MPI_LOGICAL1) = &logical_loops[2],
-    DT(MPI_LOGICAL2) = &logical_loops[3],
-    DT(MPI_LOGICAL8) = &logical_loops[4],
+    DT(MPI_C_BOOL) = &bool_loops,
+    DT(MPI_CXX_BOOL) = &bool_loops,
+    DT(MPI_LOGICAL1) = &fortran_logical_loops[0],
+    DT(MPI_LOGICAL2) = &fortran_logical_loops[1],
+    DT(MPI_LOGICAL4) = &fortran_logical_loops[2],
+    DT(MPI_LOGICAL8) = &fortran_logical_loops[3],
     DT(MPI_BYTE) = &byte_loops,
     DT(MPI_FLOAT_INT) = &pair_loops[0],
     DT(MPI_DOUBLE_INT) = &pair_loops[1],
     DT(MPI_LONG_INT) = &pair_loops[2],
     DT(MPI_2INT) = &pair_loops[3],
-    DT(MPI_2INTEGER) = &pair_loops[3],
     DT(MPI_SHORT_INT) = &pair_loops[4],
     DT(MPI_LONG_DOUBLE_INT) = &pair_loops[5],
-    DT(MPI_2REAL) = &pair_loops[6],
-    DT(MPI_2DOUBLE_PRECISION) = &pair_loops[7],
 };
 
 #define OP(handle, nm, comm) [(uintptr_t)(handle) - OP_BASE] = {                               \
@@ -247,14 +271,88 @@ MPI_Op ol_op_to_handle(const ol_op_t *op)
     return op->predefined ? (MPI_Op)(uintptr_t)(OP_BASE + op->index) : (MPI_Op)op;
 }
 
+/* The Fortran pairs hold two INTEGERs, REALs or DOUBLE PRECISIONs of the
+ * size a Fortran layer may have set (ol_fortran_sizes_t). */
+static const type_loops_t *fortran_pair_loops(MPI_Datatype pair, size_t member)
+{
+    bool integers = pair == MPI_2INTEGER;
+    if (integers || pair == MPI_2REAL || pair == MPI_2DOUBLE_PRECISION) {
+        const type_loops_t *of_4 = integers ? &integer_pair_loops[0] : &pair_loops[6];
+        const type_loops_t *of_8 = integers ? &integer_pair_loops[1] : &pair_loops[7];
+        return member == 4 ? of_4 : member == 8 ? of_8 : NULL;
+    }
+    return NULL;
+}
+
+static const type_loops_t *loops_of(const ol_datatype_t *dt)
+{
+    MPI_Datatype handle = ol_dt_to_handle(ol_dt_sized_twin(dt));
+    uintptr_t value = (uintptr_t)handle;
+    if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
+        return NULL;
+    return loops_of_type[value - DT_BASE] ? loops_of_type[value - DT_BASE]
+                                          : fortran_pair_loops(handle, dt->size / 2);
+}
+
 ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt)
 {
-    uintptr_t value = (uintptr_t)ol_dt_to_handle(dt);
-    if (!op->predefined || value < DT_BASE || value >= DT_BASE + DT_COUNT)
-        return NULL;
-    const type_loops_t *loops = loops_of_type[value - DT_BASE];
+    const type_loops_t *loops = op->predefined ? loops_of(dt) : NULL;
     if (!loops)
         return NULL;
     size_t field = loop_of_op[op->index];
     return field ? *(const ol_op_loop_t *)((const char *)loops + field - 1) : NULL;
+}
+
+/* ---- Fortran's .TRUE. and .FALSE. --------------------------------------- */
+
+typedef struct {
+    size_t size;
+    void *true_value, *false_value;
+    bool set;
+} fortran_booleans_t;
+
+static fortran_booleans_t fortran_booleans[] = {
+    {1, &fortran_true8, &fortran_false8, false},
+    {2, &fortran_true16, &fortran_false16, false},
+    {4, &fortran_true32, &fortran_false32, false},
+    {8, &fortran_true64, &fortran_false64, false},
+};
+
+static fortran_booleans_t *booleans_of_size(size_t size)
+{
+    for (size_t i = 0; i < OL_ARRAY_SIZE(fortran_booleans); i++)
+        if (fortran_booleans[i].size == size)
+            return &fortran_booleans[i];
+    return NULL;
+}
+
+bool ol_op_fortran_logical_size_exists(size_t size)
+{
+    return booleans_of_size(size) != NULL;
+}
+
+bool ol_op_get_fortran_booleans(size_t size, void *true_value, void *false_value)
+{
+    fortran_booleans_t *b = booleans_of_size(size);
+    if (!b || !b->set)
+        return false;
+    memcpy(true_value, b->true_value, size);
+    memcpy(false_value, b->false_value, size);
+    return true;
+}
+
+void ol_op_set_fortran_booleans(size_t size, const void *true_value, const void *false_value)
+{
+    fortran_booleans_t *b = booleans_of_size(size);
+    memcpy(b->true_value, true_value, size);
+    memcpy(b->false_value, false_value, size);
+    b->set = true;
+}
+
+bool ol_op_fortran_booleans_set(const ol_datatype_t *dt)
+{
+    MPI_Datatype handle = ol_dt_to_handle(ol_dt_sized_twin(dt));
+    bool logical = handle == MPI_LOGICAL1 || handle == MPI_LOGICAL2 || handle == MPI_LOGICAL4 ||
+                   handle == MPI_LOGICAL8;
+    return logical && booleans_of_size(dt->size)->set;
 }
