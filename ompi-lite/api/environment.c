@@ -53,20 +53,10 @@ int ol_api_abi_get_info(MPI_Info *info)
                  {"mpi_count_size", sizeof(MPI_Count)},
                  {"mpi_offset_size", sizeof(MPI_Offset)}};
     ol_info_t *out = ol_info_create();
-    ol_status_t rc = out ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    for (size_t i = 0; i < OL_ARRAY_SIZE(sizes) && rc == MPI_SUCCESS; i++) {
-        char value[24];
-        snprintf(value, sizeof(value), "%zu", sizes[i].size);
-        rc = ol_info_set(out, sizes[i].key, value);
-    }
-    if (rc != MPI_SUCCESS) {
-        if (out)
-            ol_info_release(out);
-        ol_api_set_detail("out of memory for the info object");
-        return MPI_ERR_NO_MEM;
-    }
-    *info = ol_info_to_handle(out);
-    return MPI_SUCCESS;
+    ol_status_t rc = MPI_SUCCESS;
+    for (size_t i = 0; out && i < OL_ARRAY_SIZE(sizes) && rc == MPI_SUCCESS; i++)
+        rc = ol_info_set_size(out, sizes[i].key, sizes[i].size);
+    return ol_info_give(out, rc, info);
 }
 
 int ol_api_get_processor_name(char *name, int *resultlen)

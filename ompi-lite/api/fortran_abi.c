@@ -19,7 +19,6 @@
 
 #include <pthread.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -69,11 +68,8 @@ static ol_status_t describe(ol_info_t *info)
     ol_fortran_sizes_t sizes;
     ol_dt_get_fortran_sizes(&sizes);
     ol_status_t rc = MPI_SUCCESS;
-    for (size_t i = 0; i < OL_ARRAY_SIZE(size_keys) && rc == MPI_SUCCESS; i++) {
-        char value[24];
-        snprintf(value, sizeof(value), "%zu", *size_field(&sizes, i));
-        rc = ol_info_set(info, size_keys[i].key, value);
-    }
+    for (size_t i = 0; i < OL_ARRAY_SIZE(size_keys) && rc == MPI_SUCCESS; i++)
+        rc = ol_info_set_size(info, size_keys[i].key, *size_field(&sizes, i));
     for (size_t i = 0; i < OL_ARRAY_SIZE(optional_keys) && rc == MPI_SUCCESS; i++)
         rc = ol_info_set(info, optional_keys[i].key,
                          ol_dt_is_unsupported(optional_keys[i].type) ? "false" : "true");
@@ -84,16 +80,9 @@ int ol_api_abi_get_fortran_info(MPI_Info *info)
 {
     ol_info_t *out = ol_info_create();
     pthread_mutex_lock(&registration_lock);
-    ol_status_t rc = out ? describe(out) : MPI_ERR_NO_MEM;
+    ol_status_t rc = out ? describe(out) : MPI_SUCCESS;
     pthread_mutex_unlock(&registration_lock);
-    if (rc != MPI_SUCCESS) {
-        if (out)
-            ol_info_release(out);
-        ol_api_set_detail("out of memory for the info object");
-        return MPI_ERR_NO_MEM;
-    }
-    *info = ol_info_to_handle(out);
-    return MPI_SUCCESS;
+    return ol_info_give(out, rc, info);
 }
 
 /* ---- MPI_Abi_set_fortran_info ------------------------------------------- */

@@ -83,6 +83,13 @@ ol_status_t ol_info_set(ol_info_t *info, const char *key, const char *value)
     return OL_OK;
 }
 
+ol_status_t ol_info_set_size(ol_info_t *info, const char *key, size_t value)
+{
+    char text[24];
+    snprintf(text, sizeof(text), "%zu", value);
+    return ol_info_set(info, key, text);
+}
+
 ol_status_t ol_info_merge(ol_info_t *info, const ol_info_t *from)
 {
     ol_status_t rc = OL_OK;
@@ -297,12 +304,19 @@ static int lookup_value(MPI_Info handle, const char *key, const char **value)
 
 /* ---- the calls ------------------------------------------------------------- */
 
-static int give(ol_info_t *info, MPI_Info *handle)
+int ol_info_give(ol_info_t *info, ol_status_t filled, MPI_Info *handle)
 {
-    if (!info)
+    if (info && filled != MPI_SUCCESS)
+        ol_info_release(info);
+    if (!info || filled != MPI_SUCCESS)
         return no_memory();
     *handle = ol_info_to_handle(info);
     return MPI_SUCCESS;
+}
+
+static int give(ol_info_t *info, MPI_Info *handle)
+{
+    return ol_info_give(info, MPI_SUCCESS, handle);
 }
 
 int ol_api_info_create(MPI_Info *info)

@@ -24,6 +24,12 @@ const char *ol_info_get_value(const ol_info_t *info, const char *key);
 /* Adds a pair, or replaces the value of key; MPI_ERR_NO_MEM the only
  * failure (lengths are the caller's to check). */
 ol_status_t ol_info_set(ol_info_t *info, const char *key, const char *value);
+/* ol_info_set with a size written in decimal. */
+ol_status_t ol_info_set_size(ol_info_t *info, const char *key, size_t value);
+/* Hands a new info that the calling MPI function filled to the user
+ * (*handle). When info is NULL or filling it failed (filled is not
+ * MPI_SUCCESS), frees it and returns MPI_ERR_NO_MEM with the detail. */
+int ol_info_give(ol_info_t *info, ol_status_t filled, MPI_Info *handle);
 /* Sets every pair of from on info, keeping info's other pairs. */
 ol_status_t ol_info_merge(ol_info_t *info, const ol_info_t *from);
 

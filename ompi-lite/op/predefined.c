@@ -167,9 +167,11 @@ static const type_loops_t char_loops = INT_ENTRY(char);
 static const type_loops_t schar_loops = INT_ENTRY(schar);
 static const type_loops_t pair_loops[] = {
     PAIR_ENTRY(float_int), PAIR_ENTRY(double_int), PAIR_ENTRY(long_int), PAIR_ENTRY(2int),
-    PAIR_ENTRY(short_int), PAIR_ENTRY(ldbl_int),   PAIR_ENTRY(2f32),     PAIR_ENTRY(2f64),
+    PAIR_ENTRY(short_int), PAIR_ENTRY(ldbl_int),
 };
+/* The Fortran pairs' loops by member size: 4 bytes, then 8. */
 static const type_loops_t integer_pair_loops[] = {PAIR_ENTRY(2int), PAIR_ENTRY(2i64)};
+static const type_loops_t real_pair_loops[] = {PAIR_ENTRY(2f32), PAIR_ENTRY(2f64)};
 
 /* INTEGER, REAL and the other Fortran types whose size may change have no
  * row: they reduce as their sized twin (ol_dt_sized_twin). Nor do the types
@@ -275,13 +277,13 @@ MPI_Op ol_op_to_handle(const ol_op_t *op)
  * size a Fortran layer may have set (ol_fortran_sizes_t). */
 static const type_loops_t *fortran_pair_loops(MPI_Datatype pair, size_t member)
 {
-    bool integers = pair == MPI_2INTEGER;
-    if (integers || pair == MPI_2REAL || pair == MPI_2DOUBLE_PRECISION) {
-        const type_loops_t *of_4 = integers ? &integer_pair_loops[0] : &pair_loops[6];
-        const type_loops_t *of_8 = integers ? &integer_pair_loops[1] : &pair_loops[7];
-        return member == 4 ? of_4 : member == 8 ? of_8 : NULL;
-    }
-    return NULL;
+    const type_loops_t *by_size = pair == MPI_2INTEGER ? integer_pair_loops
+                                  : pair == MPI_2REAL || pair == MPI_2DOUBLE_PRECISION
+                                      ? real_pair_loops
+                                      : NULL;
+    if (!by_size || (member != 4 && member != 8))
+        return NULL;
+    return &by_size[member == 8];
 }
 
 static const type_loops_t *loops_of(const ol_datatype_t *dt)

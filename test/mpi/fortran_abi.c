@@ -13,9 +13,10 @@
  * MPI_UNDEFINED and sending it fails with MPI_ERR_TYPE; MPI_Type_match_size
  * finds no 16-byte integer. Across the ranks: a sum of INTEGERs above 2^32
  * and of REALs that a 4-byte float would round is exact; MAXLOC on
- * 2INTEGER keeps values above 2^32; MPI_LAND and MPI_LOR on LOGICAL give
- * -1 and 0; MPI_SUM on LOGICAL is MPI_ERR_OP; a ring of INTEGERs arrives
- * whole; MPI_Pack_external writes an INTEGER in 8 big-endian bytes.
+ * 2INTEGER keeps values above 2^32, MINLOC on 2REAL reads 8-byte members;
+ * MPI_LAND and MPI_LOR on LOGICAL give -1 and 0; MPI_SUM on LOGICAL is
+ * MPI_ERR_OP; a ring of INTEGERs arrives whole; MPI_Pack_external writes
+ * an INTEGER in 8 big-endian bytes.
  * A second MPI_Abi_set_fortran_info, or of the same literals, is
  * MPI_ERR_ABI. MPI_Abi_get_fortran_info then reports what was set.
  *
@@ -196,6 +197,12 @@ static void check_reductions(void)
     OK(MPI_Allreduce(pair, best, 1, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD));
     if (best[0] != ((int64_t)1 << 40) + size - 1 || best[1] != size - 1)
         die("MPI_MAXLOC on 2INTEGER: (%lld, %lld)", (long long)best[0], (long long)best[1]);
+
+    /* 2REAL: two 8-byte REALs; the smallest value, -0.5 - rank, is on the last rank. */
+    double rpair[2] = {-0.5 - rank, rank}, rbest[2] = {0, 0};
+    OK(MPI_Allreduce(rpair, rbest, 1, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD));
+    if (rbest[0] != -0.5 - (size - 1) || rbest[1] != size - 1)
+        die("MPI_MINLOC on 2REAL: (%g, %g)", rbest[0], rbest[1]);
 
     /* LOGICAL: .TRUE. is -1; rank 0 alone says .FALSE. */
     int64_t flag = rank == 0 ? 0 : -1, all = 7, any = 7;
