@@ -25,6 +25,9 @@ echo "install-deps: installing$missing"
 as_root=""
 [ "$(id -u)" -ne 0 ] && as_root="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$as_root apt-get update -qq
+# Another apt-get (a test that installs its own package) may hold dpkg's lock.
+lock_wait="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-$as_root apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$as_root apt-get $lock_wait update -qq
+# shellcheck disable=SC2086
+$as_root apt-get $lock_wait install -y -qq --no-install-recommends $missing >/dev/null
