@@ -2,14 +2,14 @@
  * of one host, private to pt2pt/ (match.c's OL_RING_CMA messages).
  *
  * The receiver of a message sent by address copies it out of the sender's
- * memory (process_vm_readv) in chunks, which it claims one at a time from a
- * counter in a slot of the sender's segment. A sender that waits meanwhile
- * (in progress) claims chunks from the same counter and writes them into the
- * receiver's memory (process_vm_writev), so two cores copy at once. The
- * receiver's receive completes once every claimed chunk is copied (it does
- * not wait for the sender's last chunk meanwhile, but goes on with other
- * work), and only then tells the sender (OL_RING_CMA_DONE), which frees
- * the slot. A sender that never looks costs its receiver nothing but the
+ * memory (process_vm_readv) in chunks, which it claims one at a time from
+ * the front, through a counter in a slot of the sender's segment. A sender
+ * that waits meanwhile (in progress) claims chunks from the back and writes
+ * them into the receiver's memory (process_vm_writev), so two cores copy at
+ * once. The receiver first copies the front half, then goes on with other
+ * work (the next message) and comes back to copy what the sender has not
+ * claimed by then. Its receive completes once every chunk is copied, and
+ * only then tells the sender (OL_RING_CMA_DONE), which frees the slot. A sender that never looks costs its receiver nothing but the
  * claims: it copies every chunk itself, as without the slot.
  *
  * Why: one core's copy does not use the machine's memory bandwidth, and a
