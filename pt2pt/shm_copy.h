@@ -9,8 +9,9 @@
  * once. The receiver first copies the front half, then goes on with other
  * work (the next message) and comes back to copy what the sender has not
  * claimed by then. Its receive completes once every chunk is copied, and
- * only then tells the sender (OL_RING_CMA_DONE), which frees the slot. A sender that never looks costs its receiver nothing but the
- * claims: it copies every chunk itself, as without the slot.
+ * only then tells the sender (OL_RING_CMA_DONE), which frees the slot. A
+ * sender that never looks costs its receiver nothing but the claims: it
+ * copies every chunk itself, as without the slot.
  *
  * Why: one core's copy does not use the machine's memory bandwidth, and a
  * sender waiting in MPI_Wait or MPI_Waitall has nothing else to do.
@@ -51,7 +52,7 @@ bool ol_shm_copy_offers_out(void);
 
 typedef enum {
     OL_SHM_COPY_DONE,        /* every byte is in place */
-    OL_SHM_COPY_SENDER_BUSY, /* the sender still copies chunks: ol_shm_copy_check later */
+    OL_SHM_COPY_SENDER_BUSY, /* chunks left to the sender: ol_shm_copy_check later */
     OL_SHM_COPY_FAILED,      /* the kernel refused a chunk (errno set) */
 } ol_shm_copy_state_t;
 
