@@ -47,15 +47,11 @@ bool ol_op_get_fortran_booleans(size_t size, void *true_value, void *false_value
 /* Whether dt is a Fortran LOGICAL whose literals were set. */
 bool ol_op_fortran_booleans_set(const ol_datatype_t *dt);
 
-/* True when op may be applied to dt: a predefined op on a type it is
- * defined for (derived types: on the one predefined type all their data is
- * made of), or any user op. MPI_REPLACE and MPI_NO_OP fit every such type;
- * they are for the accumulate functions only, which their callers check. */
-bool ol_op_fits(const ol_op_t *op, const ol_datatype_t *dt);
-
-/* MPI_SUCCESS when op may reduce dt in a reduction (not an accumulate):
- * ol_op_fits, and not MPI_REPLACE or MPI_NO_OP; else MPI_ERR_OP with the
- * sentence recorded (ol_error_detail). */
+/* MPI_SUCCESS when op may reduce dt in a reduction (not an accumulate): a
+ * predefined op on a type it is defined for (derived types: on the one
+ * predefined type all their data is made of), not MPI_REPLACE or
+ * MPI_NO_OP, or any user op; else MPI_ERR_OP with the sentence recorded
+ * (ol_error_detail). */
 ol_status_t ol_op_check_reduction(const ol_op_t *op, const ol_datatype_t *dt);
 
 /* inout = in op inout, count elements of dt. User ops get the datatype

@@ -39,27 +39,26 @@ static bool is_handle(const ol_op_t *op, MPI_Op handle)
     return op == ol_op_from_handle(handle);
 }
 
-bool ol_op_fits(const ol_op_t *op, const ol_datatype_t *dt)
+/* The loop of a predefined op for dt's basic type, NULL when there is
+ * none (MPI_REPLACE and MPI_NO_OP have none). */
+static ol_op_loop_t loop_for(const ol_op_t *op, const ol_datatype_t *dt)
 {
-    if (!op->predefined)
-        return true;
     const ol_datatype_t *basic = basic_type(dt);
-    if (!basic)
-        return false;
-    return is_handle(op, MPI_REPLACE) || is_handle(op, MPI_NO_OP) || ol_op_loop(op, basic);
+    return basic ? ol_op_loop(op, basic) : NULL;
 }
 
+/* The loop is looked up first: every reduction checks its op, and the
+ * common op has one (2-rank MPI_Reduce of 4 B, callgrind: 1345 -> 1272
+ * instructions a call at the root, 1030 -> 958 at the other rank). */
 ol_status_t ol_op_check_reduction(const ol_op_t *op, const ol_datatype_t *dt)
 {
-    if (is_handle(op, MPI_REPLACE) || is_handle(op, MPI_NO_OP)) {
+    if (!op->predefined || loop_for(op, dt))
+        return OL_OK;
+    if (is_handle(op, MPI_REPLACE) || is_handle(op, MPI_NO_OP))
         ol_error_detail("%s is only for the accumulate functions", op->name);
-        return MPI_ERR_OP;
-    }
-    if (!ol_op_fits(op, dt)) {
+    else
         ol_error_detail("%s is not defined for datatype %s", op->name, dt->name);
-        return MPI_ERR_OP;
-    }
-    return OL_OK;
+    return MPI_ERR_OP;
 }
 
 static ol_status_t apply_user(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
