@@ -19,8 +19,8 @@ install_packages() {
     command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null &&
         [ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] && return 0
     # Other tests may run apt-get at the same time: wait for dpkg's lock.
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q slurmd slurmctld munge slurm-client \
-        slurm-wlm-basic-plugins >"$dir/apt.log" 2>&1 || {
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+        slurmd slurmctld munge slurm-client slurm-wlm-basic-plugins >"$dir/apt.log" 2>&1 || {
         echo "slurm-local.sh: apt-get install failed, see $dir/apt.log" >&2
         exit 1
     }

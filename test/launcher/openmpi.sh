@@ -6,7 +6,8 @@ need_helpers "$HELPERS/ring"
 if ! command -v mpirun.openmpi >/dev/null; then
     command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] || { echo "no mpirun.openmpi"; exit 77; }
     # test/launcher/slurm.sh may run apt-get at the same time: wait for dpkg's lock.
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q openmpi-bin >"$TMP/apt.log" 2>&1 ||
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q openmpi-bin \
+        >"$TMP/apt.log" 2>&1 ||
         fail "cannot install openmpi-bin: $(tail -3 "$TMP/apt.log")"
 fi
 rc=0
