@@ -426,8 +426,8 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct mpirun *m = arg;
     char *ranks = running_ranks(m);
-    job_failed_reported(m, ol_xasprintf("mpirun: the job did not finish within %ld s (--timeout); still running: %s",
-                                        m->opts.timeout_s, *ranks ? ranks : "no rank (daemons starting)"),
+    job_failed_reported(m, ol_xasprintf("mpirun: the job did not finish within %ld s (%s); still running: %s",
+                                        m->opts.timeout_s, m->opts.timeout_from, *ranks ? ranks : "no rank (daemons starting)"),
                         TIMEOUT_EXIT_CODE);
     free(ranks);
 }

@@ -41,6 +41,7 @@ struct mpirun_opts {
     bool tag_output;
     char *output_dir;
     long timeout_s;      /* 0: none */
+    const char *timeout_from; /* "--timeout" or "MPIEXEC_TIMEOUT", for the report */
     bool get_stack_traces; /* reports carry each rank's stack */
     bool report_state;   /* mpirun --report-state [PID]: ask a running mpirun */
     const char *report_pid; /* its pid (points into argv), or NULL */

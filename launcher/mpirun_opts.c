@@ -231,6 +231,23 @@ static int apply_timeout(struct mpirun_opts *o, char **v, char **err)
         *err = ol_xasprintf("mpirun: --timeout needs a positive number of seconds, not '%s'", v[0]);
         return -1;
     }
+    o->timeout_from = "--timeout";
+    return 0;
+}
+
+/* Without --timeout, MPIEXEC_TIMEOUT limits the job, as in MPICH's and Open
+ * MPI's launchers: test harnesses (MPICH's runtests) set it for every test
+ * and count on the launcher to end a hung one. 0 or empty means no limit. */
+static int read_mpiexec_timeout(struct mpirun_opts *o, char **err)
+{
+    const char *v = getenv("MPIEXEC_TIMEOUT");
+    if (o->timeout_from != NULL || v == NULL || *v == '\0')
+        return 0;
+    if (ol_parse_long(v, 0, 1L << 30, &o->timeout_s) != 0) {
+        *err = ol_xasprintf("mpirun: MPIEXEC_TIMEOUT must be a number of seconds, not '%s'", v);
+        return -1;
+    }
+    o->timeout_from = "MPIEXEC_TIMEOUT";
     return 0;
 }
 
@@ -425,7 +442,7 @@ int ol_mpirun_parse(int argc, char **argv, struct mpirun_opts *o, char **err)
      * binds to cores unless its host is oversubscribed. */
     if (!o->bind_given)
         o->bind_to = o->pe > 1 ? OL_BIND_CORE : OL_BIND_DEFAULT;
-    if (read_params(o, err) != 0)
+    if (read_params(o, err) != 0 || read_mpiexec_timeout(o, err) != 0)
         return -1;
     for (size_t a = 0; a < o->napps; a++) {
         if (ol_mpirun_resolve_program(o->apps[a].argv[0], &o->apps[a].exe, err) != 0)
@@ -469,7 +486,8 @@ void ol_mpirun_print_help(void)
     printf("\nWithout --hostfile or --host: this host, one slot per core.\n"
            "Environment: OMPI_LITE_DEBUG=warn|info|trace, OMPI_LITE_KILL_GRACE_MS (default 1000):\n"
            "time between SIGTERM and SIGKILL when a job is ended; OMPI_LITE_TREE_FANOUT (default 8):\n"
-           "daemons per tree level.\n"
+           "daemons per tree level; OMPI_LITE_OVERSUBSCRIBE=1: as --oversubscribe; MPIEXEC_TIMEOUT:\n"
+           "seconds, as --timeout when that is not given.\n"
            "Exit status: 0 when every rank exits 0 after MPI_Finalize; otherwise the failing\n"
            "rank's exit code, 128+signal, or its MPI_Abort code; 124 when --timeout expired.\n");
 }

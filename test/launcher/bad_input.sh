@@ -41,6 +41,8 @@ expect_refusal "--map-by takes" --map-by diagonal -np 2 echo "$MARKER"
 expect_refusal "--bind-to takes" --bind-to thread7 -np 2 echo "$MARKER"
 expect_refusal "-x needs NAME" -x 1A=2 -np 2 echo "$MARKER"
 expect_refusal "--timeout needs" --timeout -3 -np 2 echo "$MARKER"
+MPIEXEC_TIMEOUT=soon expect_refusal "MPIEXEC_TIMEOUT must be a number of seconds, not 'soon'" \
+    -np 2 echo "$MARKER"
 # Slots are enforced unless oversubscription is asked for (the harness asks
 # for it, with OMPI_LITE_OVERSUBSCRIBE=1, for the tests that run 8 ranks).
 OMPI_LITE_OVERSUBSCRIBE=0

@@ -2,7 +2,7 @@
 # Command-line features on one host: --tag-output, --output-filename,
 # -x/-genv/--param, -wdir, MPMD with MPI_APPNUM, default -np from slots,
 # --host/--hostfile naming this host, -N, --bind-to/--map-by with
-# --report-bindings, --timeout.
+# --report-bindings, --timeout and MPIEXEC_TIMEOUT.
 . "${top_srcdir:-.}/test/launcher/common.sh"
 need_helpers "$PMIX_CLIENT"
 host=$(hostname)
@@ -71,5 +71,12 @@ grep -Eq "rank 0 bound to core 0 \(PUs [0-9,-]+\)$" "$TMP/err" || fail "default 
 run_mpirun "$TMP/out" "$TMP/err" -np 2 --timeout 1 "$PMIX_CLIENT" sleep 30 "$MARKER"
 [ "$rc" -eq 124 ] && grep -qx "mpirun: the job did not finish within 1 s (--timeout); still running: 0-1 on host $host" "$TMP/err" ||
     fail "--timeout: status $rc: $(cat "$TMP/err")"
+# MPIEXEC_TIMEOUT does the same when --timeout is not given (MPICH's test
+# harness sets it for every test); --timeout wins over it.
+MPIEXEC_TIMEOUT=1 run_mpirun "$TMP/out" "$TMP/err" -np 2 "$PMIX_CLIENT" sleep 30 "$MARKER"
+[ "$rc" -eq 124 ] && grep -qx "mpirun: the job did not finish within 1 s (MPIEXEC_TIMEOUT); still running: 0-1 on host $host" "$TMP/err" ||
+    fail "MPIEXEC_TIMEOUT: status $rc: $(cat "$TMP/err")"
+MPIEXEC_TIMEOUT=1 run_mpirun "$TMP/out" "$TMP/err" -np 1 --timeout 30 "$PMIX_CLIENT" sleep 2 "$MARKER"
+[ "$rc" -eq 0 ] || fail "--timeout 30 with MPIEXEC_TIMEOUT=1: status $rc: $(cat "$TMP/err")"
 check_no_leftovers
 echo "options: ok"
