@@ -145,15 +145,21 @@ static keyval_t *lookup(int keyval, kind_t kind, const char *arg)
     return lookup_keyval(keyval, kind, arg, LIVE);
 }
 
+/* Freeing again a keyval that attributes still use changes nothing, as in
+ * MPICH and Open MPI: programs free a keyval in its own delete callback and
+ * once more themselves (MPICH's keyval_double_free tests). One whose
+ * attributes are all gone is no keyval any more: MPI_ERR_KEYVAL. */
 static int free_keyval(int *keyval, kind_t kind)
 {
-    keyval_t *k = lookup(*keyval, kind, "keyval");
+    keyval_t *k = lookup_keyval(*keyval, kind, "keyval", IN_USE);
     if (!k)
         return MPI_ERR_KEYVAL;
     pthread_mutex_lock(&keyval_lock);
+    bool freed_before = k->freed;
     k->freed = true;
     pthread_mutex_unlock(&keyval_lock);
-    keyval_release(k); /* the attributes that use it keep it alive */
+    if (!freed_before)
+        keyval_release(k); /* the attributes that use it keep it alive */
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }

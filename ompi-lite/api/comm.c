@@ -184,6 +184,33 @@ static ol_status_t new_context_id(ol_comm_t *parent, uint32_t *id)
                            agreement_priority(parent, parent->coll_sequence), id);
 }
 
+/* ---- the hints a communicator keeps ----------------------------------------------- */
+
+/* The communicator hints of the standard (MPI-4.1 7.4.4). ompi-lite keeps
+ * these and returns them from MPI_Comm_get_info; it ignores other keys, as
+ * the standard allows and as MPICH and Open MPI do, so that get_info says
+ * which hints the library knows (MPICH's comm_info test checks it). */
+static const char *const comm_hint_keys[] = {
+    "mpi_assert_no_any_tag", "mpi_assert_no_any_source", "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking",
+};
+
+/* A new info: the pairs of base (may be NULL), then the recognized hints of
+ * given over them; NULL without memory. Built aside, so that running out of
+ * memory changes nothing. */
+static ol_info_t *recognized_hints(const ol_info_t *given, const ol_info_t *base)
+{
+    ol_info_t *info = base ? ol_info_dup(base) : ol_info_create();
+    for (size_t i = 0; info && i < sizeof comm_hint_keys / sizeof comm_hint_keys[0]; i++) {
+        const char *value = ol_info_get_value(given, comm_hint_keys[i]);
+        if (value && ol_info_set(info, comm_hint_keys[i], value) != OL_OK) {
+            ol_info_release(info);
+            info = NULL;
+        }
+    }
+    return info;
+}
+
 /* ---- dup ---------------------------------------------------------------------- */
 
 /* What a duplicate inherits besides the groups: topology, hints (the
@@ -192,16 +219,19 @@ static int inherit(ol_comm_t *comm, ol_comm_t *c, const ol_info_t *info)
 {
     if (comm->topo && ol_topo_dup(comm->topo, &c->topo) != OL_OK)
         return MPI_ERR_NO_MEM;
-    const ol_info_t *hints = info ? info : comm->info;
-    if (hints && !(c->info = ol_info_dup(hints)))
+    if (info ? !(c->info = recognized_hints(info, NULL))
+             : comm->info && !(c->info = ol_info_dup(comm->info)))
         return MPI_ERR_NO_MEM;
     return ol_attr_copy_comm(comm, c);
 }
 
-/* The duplicate of comm on the agreed context id. */
+/* The duplicate of comm on the agreed context id. A failed duplicate (an
+ * attribute copy callback returned an error, say) leaves MPI_COMM_NULL in
+ * *newcomm, as MPICH and Open MPI do, so that no stale handle is used. */
 static int dup_with_id(ol_comm_t *comm, const ol_info_t *info, uint32_t id, MPI_Comm *newcomm)
 {
     int rc;
+    *newcomm = MPI_COMM_NULL;
     ol_group_retain(comm->group);
     if (comm->remote_group)
         ol_group_retain(comm->remote_group);
@@ -227,7 +257,11 @@ static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
 {
     uint32_t id;
     int rc = new_context_id(comm, &id);
-    return rc == MPI_SUCCESS ? dup_with_id(comm, info, id, newcomm) : rc;
+    if (rc != MPI_SUCCESS) {
+        *newcomm = MPI_COMM_NULL;
+        return rc;
+    }
+    return dup_with_id(comm, info, id, newcomm);
 }
 
 int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
@@ -295,6 +329,8 @@ static void idup_finish(idup_t *d, int rc, uint32_t id)
 {
     if (rc == MPI_SUCCESS)
         rc = dup_with_id(d->parent, d->info, id, d->newcomm);
+    else
+        *d->newcomm = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS)
         ol_state_publish_comm(ol_comm_from_handle(*d->newcomm)); /* for hang reports */
     if (d->info)
@@ -964,7 +1000,7 @@ static int adopt(MPI_Comm handle, MPI_Errhandler errhandler, const ol_info_t *hi
     ol_errhandler_retain(errhandler);
     ol_errhandler_release(c->errhandler);
     c->errhandler = errhandler;
-    if (hints && !(c->info = ol_info_dup(hints))) {
+    if (hints && !(c->info = recognized_hints(hints, NULL))) {
         MPI_Comm doomed = handle;
         ol_api_comm_free(&doomed);
         return MPI_ERR_NO_MEM;
@@ -1163,8 +1199,6 @@ int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracom
 
 /* ---- hints --------------------------------------------------------------------- */
 
-/* Hints that info does not name keep their values. The result is built
- * aside, so that running out of memory changes nothing. */
 int ol_api_comm_set_info(ol_comm_t *comm, MPI_Info info)
 {
     const ol_info_t *hints = ol_info_from_handle(info);
@@ -1173,10 +1207,8 @@ int ol_api_comm_set_info(ol_comm_t *comm, MPI_Info info)
                           info == MPI_INFO_NULL ? "MPI_INFO_NULL" : "not a valid info object");
         return MPI_ERR_INFO;
     }
-    ol_info_t *merged = comm->info ? ol_info_dup(comm->info) : ol_info_create();
-    if (!merged || ol_info_merge(merged, hints) != OL_OK) {
-        if (merged)
-            ol_info_release(merged);
+    ol_info_t *merged = recognized_hints(hints, comm->info);
+    if (!merged) {
         ol_api_set_detail("out of memory for the hints of %s", comm->name);
         return MPI_ERR_NO_MEM;
     }
@@ -1186,8 +1218,7 @@ int ol_api_comm_set_info(ol_comm_t *comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-/* A new info object, the program's to free; empty when no hint is set.
- * ompi-lite acts on no hint yet, and returns every one it was given. */
+/* A new info object, the program's to free; empty when no hint is set. */
 int ol_api_comm_get_info(ol_comm_t *comm, MPI_Info *info_used)
 {
     ol_info_t *copy = comm->info ? ol_info_dup(comm->info) : ol_info_create();

@@ -361,9 +361,10 @@ int ol_api_type_dup(ol_datatype_t *oldtype, MPI_Datatype *newtype)
     if (err != MPI_SUCCESS)
         return err;
     err = ol_attr_copy_type(oldtype, dt);
-    if (err != MPI_SUCCESS) {
+    if (err != MPI_SUCCESS) { /* a copy callback failed: no stale handle left */
         ol_attr_delete_all_type(dt);
         ol_dt_free_handle(dt);
+        *newtype = MPI_DATATYPE_NULL;
     }
     return err;
 }

@@ -1,5 +1,6 @@
 /* comm_attr_type: attributes on datatypes (copied by MPI_Type_dup, deleted
- * by MPI_Type_free and MPI_Type_delete_attr, also on predefined types),
+ * by MPI_Type_free and MPI_Type_delete_attr, also on predefined types; a
+ * failing copy callback fails the dup),
  * and window keyvals, which exist before windows do. */
 #include <mpi.h>
 #include <stdarg.h>
@@ -91,6 +92,35 @@ static void predefined_types(int k)
     CHECK(seen_type == MPI_DOUBLE, "the delete callback got another type");
 }
 
+static int failing_copy(MPI_Datatype old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)old;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
+    *flag = 1;
+    return MPI_ERR_OTHER;
+}
+
+/* A failing copy callback fails MPI_Type_dup with its code and leaves
+ * MPI_DATATYPE_NULL, not the handle of a type already freed. */
+static void failed_dup(void)
+{
+    MPI_Datatype t, d = MPI_INT;
+    int k, cls = -1;
+    MPI_Type_create_keyval(failing_copy, MPI_TYPE_NULL_DELETE_FN, &k, NULL);
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    MPI_Type_set_attr(t, k, (void *)1);
+    int err = MPI_Type_dup(t, &d);
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "MPI_Type_dup with a failing copy callback returned %d", err);
+    CHECK(d == MPI_DATATYPE_NULL, "the failed MPI_Type_dup left newtype not MPI_DATATYPE_NULL");
+    MPI_Type_free(&t);
+    MPI_Type_free_keyval(&k);
+}
+
 static void expect_keyval_error(int err, const char *what)
 {
     int cls = -1;
@@ -128,6 +158,7 @@ int main(int argc, char **argv)
     MPI_Type_create_keyval(copy_cb, delete_cb, &k, NULL);
     derived_types(k);
     predefined_types(k);
+    failed_dup();
     expect_keyval_error(MPI_Comm_get_attr(MPI_COMM_WORLD, k, &(void *){NULL}, &(int){0}),
                         "a datatype keyval on a communicator");
     MPI_Type_free_keyval(&k);
