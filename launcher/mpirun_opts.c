@@ -486,8 +486,8 @@ void ol_mpirun_print_help(void)
     printf("\nWithout --hostfile or --host: this host, one slot per core.\n"
            "Environment: OMPI_LITE_DEBUG=warn|info|trace, OMPI_LITE_KILL_GRACE_MS (default 1000):\n"
            "time between SIGTERM and SIGKILL when a job is ended; OMPI_LITE_TREE_FANOUT (default 8):\n"
-           "daemons per tree level; OMPI_LITE_OVERSUBSCRIBE=1: as --oversubscribe; MPIEXEC_TIMEOUT:\n"
-           "seconds, as --timeout when that is not given.\n"
+           "daemons per tree level; OMPI_LITE_OVERSUBSCRIBE=1: as --oversubscribe;\n"
+           "MPIEXEC_TIMEOUT: seconds, as --timeout when that is not given.\n"
            "Exit status: 0 when every rank exits 0 after MPI_Finalize; otherwise the failing\n"
            "rank's exit code, 128+signal, or its MPI_Abort code; 124 when --timeout expired.\n");
 }

@@ -420,6 +420,11 @@ static void test_names_and_ints(void)
     int length;
     OK(MPI_Type_get_name(MPI_INT, name, &length));
     EXPECT(strcmp(name, "MPI_INT") == 0 && length == 7, "name of MPI_INT: %s", name);
+    /* handles with two names give the older one, as MPICH and Open MPI do */
+    OK(MPI_Type_get_name(MPI_LONG_LONG, name, &length));
+    EXPECT(strcmp(name, "MPI_LONG_LONG_INT") == 0, "name of MPI_LONG_LONG: %s", name);
+    OK(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &length));
+    EXPECT(strcmp(name, "MPI_C_COMPLEX") == 0, "name of MPI_C_FLOAT_COMPLEX: %s", name);
     MPI_Datatype t, back;
     OK(MPI_Type_contiguous(2, MPI_INT, &t));
     OK(MPI_Type_get_name(t, name, &length));
