@@ -1,0 +1,111 @@
+#!/bin/sh
+# Runs MPICH's own test suite (test/mpi of Debian's mpich source package)
+# against ompi-lite, to find where ompi-lite differs from what MPI programs
+# in the wild expect. Not part of the test command: it downloads the mpich
+# source with apt-get (adding a deb-src entry for Debian's archive when
+# there is none), needs root, and takes 20-30 minutes on 2 cores.
+#
+#   contrib/mpich-testsuite.sh [-d DIRS] [-w WORKDIR]
+#   -d DIRS     directories of test/mpi, comma separated (default:
+#               pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads)
+#   -w WORKDIR  where the suite is unpacked and built (default /tmp/mpich-testsuite)
+#
+# Each test runs through _install/bin/mpiexec with MPIEXEC_TIMEOUT and
+# OMPI_LITE_OVERSUBSCRIBE=1 (the suite runs up to 10 ranks). A failure listed
+# in contrib/mpich-testsuite.expected, with its reason, is counted apart;
+# the last line is "N passed, N failed, N expected failures".
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$top/_install
+dirs=pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads
+work=/tmp/mpich-testsuite
+while [ $# -gt 0 ]; do
+    case $1 in
+    -d) dirs=$2; shift 2 ;;
+    -w) work=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "mpich-testsuite: unknown option '$1' (see -h)" >&2; exit 2 ;;
+    esac
+done
+[ -x "$prefix/bin/mpicc" ] || { echo "mpich-testsuite: build ompi-lite first (contrib/build.sh)" >&2; exit 2; }
+
+# The suite's sources: test/mpi of the mpich source package.
+fetch_suite() {
+    [ -d "$work/src/test/mpi" ] && return 0
+    mkdir -p "$work/download" && cd "$work/download"
+    if ! apt-get source --download-only mpich >/dev/null 2>&1; then
+        cat >/etc/apt/sources.list.d/ompi-lite-mpich-src.sources <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+        apt-get -o DPkg::Lock::Timeout=600 update -qq
+        apt-get source --download-only mpich >/dev/null
+    fi
+    mkdir -p "$work/src"
+    tar xJf mpich_*.orig.tar.xz -C "$work/src" --strip-components=1 --wildcards '*/test/mpi'
+}
+
+# Stand-ins that only let the suite's helper library link: it refers to
+# window calls (ompi-lite has no RMA yet) that the directories run here never
+# call, and dtpools uses the MPI-1 names MPI_Type_hvector/hindexed, which the
+# standard ABI no longer has (they are the create_ calls).
+link_stand_ins() {
+    cat >"$work/stand_ins.c" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void never(const char *f) { fprintf(stderr, "mpich-testsuite: %s called\n", f); abort(); }
+int MPI_Win_create(void *b, MPI_Aint s, int d, MPI_Info i, MPI_Comm c, MPI_Win *w) { never("MPI_Win_create"); return 0; }
+int MPI_Win_set_attr(MPI_Win w, int k, void *v) { never("MPI_Win_set_attr"); return 0; }
+int MPI_Win_get_attr(MPI_Win w, int k, void *v, int *f) { never("MPI_Win_get_attr"); return 0; }
+int MPI_Win_free(MPI_Win *w) { never("MPI_Win_free"); return 0; }
+int MPI_Type_hvector(int c, int b, MPI_Aint s, MPI_Datatype o, MPI_Datatype *n) { return MPI_Type_create_hvector(c, b, s, o, n); }
+int MPI_Type_hindexed(int c, const int b[], const MPI_Aint d[], MPI_Datatype o, MPI_Datatype *n) { return MPI_Type_create_hindexed(c, b, d, o, n); }
+EOF
+    "$prefix/bin/mpicc" -c "$work/stand_ins.c" -o "$work/stand_ins.o"
+    for lib in "$work"/src/test/mpi/util/.libs/*.a; do
+        ar r "$lib" "$work/stand_ins.o" 2>/dev/null
+    done
+}
+
+build_suite() {
+    cd "$work/src/test/mpi"
+    if [ ! -f Makefile ]; then
+        ./configure --with-mpi="$prefix" --disable-fortran --disable-cxx --disable-romio \
+            --disable-spawn --disable-ft-tests --enable-threads=multiple >"$work/configure.log" 2>&1
+    fi
+    make -C util >"$work/util.log" 2>&1
+    link_stand_ins
+}
+
+# Runs one directory; its TAP file is $work/DIR.tap.
+run_dir() {
+    d=$1
+    echo "mpich-testsuite: $d" >&2
+    cd "$work/src/test/mpi/$d"
+    make -k -j2 >"$work/$d.build.log" 2>&1 || true
+    PATH=$prefix/bin:$PATH OMPI_LITE_OVERSUBSCRIBE=1 MPITEST_TIMEOUT=90 \
+        ../runtests -srcdir=. -tests=testlist -mpiexec="$prefix/bin/mpiexec" \
+        -tapfile="$work/$d.tap" >"$work/$d.run.log" 2>&1 || true
+}
+
+fetch_suite
+build_suite
+passed=0 failed=0 expected=0
+for d in $(echo "$dirs" | tr ',' ' '); do
+    run_dir "$d"
+    passed=$((passed + $(grep -c '^ok' "$work/$d.tap" || true)))
+    for t in $(sed -n 's|^not ok  *- \./\([^ ]*\).*|\1|p' "$work/$d.tap" | sort -u); do
+        if grep -q "^$d/$t " "$top/contrib/mpich-testsuite.expected"; then
+            expected=$((expected + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL: $d/$t (see $work/$d.tap)"
+        fi
+    done
+done
+echo "$passed passed, $failed failed, $expected expected failures"
