@@ -90,7 +90,8 @@ ol_status_t ol_info_set_size(ol_info_t *info, const char *key, size_t value)
     return ol_info_set(info, key, text);
 }
 
-ol_status_t ol_info_merge(ol_info_t *info, const ol_info_t *from)
+/* Sets every pair of from on info, keeping info's other pairs. */
+static ol_status_t merge(ol_info_t *info, const ol_info_t *from)
 {
     ol_status_t rc = OL_OK;
     for (int i = 0; rc == OL_OK && i < from->n; i++)
@@ -101,7 +102,7 @@ ol_status_t ol_info_merge(ol_info_t *info, const ol_info_t *from)
 ol_info_t *ol_info_dup(const ol_info_t *info)
 {
     ol_info_t *copy = ol_info_create();
-    if (copy && ol_info_merge(copy, info) != OL_OK) {
+    if (copy && merge(copy, info) != OL_OK) {
         ol_info_release(copy);
         return NULL;
     }

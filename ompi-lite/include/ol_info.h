@@ -30,7 +30,5 @@ ol_status_t ol_info_set_size(ol_info_t *info, const char *key, size_t value);
  * (*handle). When info is NULL or filling it failed (filled is not
  * MPI_SUCCESS), frees it and returns MPI_ERR_NO_MEM with the detail. */
 int ol_info_give(ol_info_t *info, ol_status_t filled, MPI_Info *handle);
-/* Sets every pair of from on info, keeping info's other pairs. */
-ol_status_t ol_info_merge(ol_info_t *info, const ol_info_t *from);
 
 #endif
