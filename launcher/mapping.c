@@ -114,7 +114,8 @@ int ol_map_ranks(const struct ol_hostlist *hl, const struct ol_map_req *req, lon
     if (np > total && !req->oversubscribe) {
         char *hosts = describe_hosts(hl);
         *err = ol_xasprintf("mpirun: %ld processes requested, but only %ld slot%s available (%s%s); "
-                            "use --oversubscribe to run more processes than slots",
+                            "use --oversubscribe (or OMPI_LITE_OVERSUBSCRIBE=1 in the environment) "
+                            "to run more processes than slots",
                             np, total, total == 1 ? " is" : "s are", hosts,
                             req->pe > 1 ? ", each process taking PE slots" : "");
         free(hosts);

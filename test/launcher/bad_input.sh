@@ -46,7 +46,8 @@ MPIEXEC_TIMEOUT=soon expect_refusal "MPIEXEC_TIMEOUT must be a number of seconds
 # Slots are enforced unless oversubscription is asked for (the harness asks
 # for it, with OMPI_LITE_OVERSUBSCRIBE=1, for the tests that run 8 ranks).
 OMPI_LITE_OVERSUBSCRIBE=0
-expect_refusal "5 processes requested, but only 2 slots are available" -H "$(hostname):2" -np 5 echo "$MARKER"
+expect_refusal "5 processes requested, but only 2 slots are available .*--oversubscribe \(or OMPI_LITE_OVERSUBSCRIBE=1" \
+    -H "$(hostname):2" -np 5 echo "$MARKER"
 cores=$(nproc)
 expect_refusal "$((cores + 1)) processes requested, but only $cores slots are available" -np "$((cores + 1))" echo "$MARKER"
 OMPI_LITE_OVERSUBSCRIBE=1
