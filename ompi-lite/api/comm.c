@@ -225,13 +225,11 @@ static int inherit(ol_comm_t *comm, ol_comm_t *c, const ol_info_t *info)
     return ol_attr_copy_comm(comm, c);
 }
 
-/* The duplicate of comm on the agreed context id. A failed duplicate (an
- * attribute copy callback returned an error, say) leaves MPI_COMM_NULL in
- * *newcomm, as MPICH and Open MPI do, so that no stale handle is used. */
+/* The duplicate of comm on the agreed context id; *newcomm is written only
+ * when it is made. */
 static int dup_with_id(ol_comm_t *comm, const ol_info_t *info, uint32_t id, MPI_Comm *newcomm)
 {
     int rc;
-    *newcomm = MPI_COMM_NULL;
     ol_group_retain(comm->group);
     if (comm->remote_group)
         ol_group_retain(comm->remote_group);
@@ -253,15 +251,15 @@ static int dup_with_id(ol_comm_t *comm, const ol_info_t *info, uint32_t id, MPI_
     return MPI_SUCCESS;
 }
 
+/* A failed duplicate (an attribute copy callback returned an error, say)
+ * leaves MPI_COMM_NULL in *newcomm, as MPICH and Open MPI do, so that no
+ * stale handle is used; idup sets it the same way until its agreement ends. */
 static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
 {
     uint32_t id;
+    *newcomm = MPI_COMM_NULL;
     int rc = new_context_id(comm, &id);
-    if (rc != MPI_SUCCESS) {
-        *newcomm = MPI_COMM_NULL;
-        return rc;
-    }
-    return dup_with_id(comm, info, id, newcomm);
+    return rc == MPI_SUCCESS ? dup_with_id(comm, info, id, newcomm) : rc;
 }
 
 int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
@@ -329,8 +327,6 @@ static void idup_finish(idup_t *d, int rc, uint32_t id)
 {
     if (rc == MPI_SUCCESS)
         rc = dup_with_id(d->parent, d->info, id, d->newcomm);
-    else
-        *d->newcomm = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS)
         ol_state_publish_comm(ol_comm_from_handle(*d->newcomm)); /* for hang reports */
     if (d->info)
