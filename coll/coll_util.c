@@ -18,7 +18,7 @@ ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_d
     if (dt->contiguous) {
         if (OL_UNLIKELY(device))
             return ol_accel_copy(to, from, bytes);
-        memcpy(to, from, bytes);
+        ol_copy_bytes(to, from, bytes);
         return OL_OK;
     }
     void *packed = malloc(bytes);

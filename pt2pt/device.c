@@ -131,7 +131,7 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
         return ol_accel_unsupported("the receive buffer", buf);
     if (dt->contiguous) {
         if (!device) {
-            memcpy((char *)buf + dt->true_lb, src, bytes);
+            ol_copy_bytes((char *)buf + dt->true_lb, src, bytes);
             return OL_OK;
         }
         return ol_accel_copy((char *)buf + dt->true_lb, src, bytes);

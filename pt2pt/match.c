@@ -339,7 +339,7 @@ static void copy_in(void *dst, const ol_ucx_data_t *data)
     if (data->dt)
         ol_dt_pack_all(data->dt, data->buffer, (MPI_Count)data->count, dst);
     else
-        memcpy(dst, data->buffer, data->count);
+        ol_copy_bytes(dst, data->buffer, data->count);
 }
 
 /* Copies what fits of a message of `bytes` into the receive and sets *st
@@ -353,7 +353,7 @@ static void copy_out(const ol_ucx_data_t *data, const void *src, size_t bytes,
     if (data->dt)
         ol_dt_unpack_first(data->dt, data->buffer, (MPI_Count)data->count, src, n);
     else if (n)
-        memcpy(data->buffer, src, n);
+        ol_copy_bytes(data->buffer, src, n);
 }
 
 /* ---- receives ----------------------------------------------------------------- */

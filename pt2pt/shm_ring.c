@@ -246,9 +246,20 @@ static bool every_rank_registered(void)
 }
 
 /* Moves `bytes` between here and `address` in world rank peer's memory,
- * in calls of at most what Linux moves in one (2 GiB - 4 KiB). */
+ * in calls of at most what Linux moves in one (2 GiB - 4 KiB). A rank's
+ * own memory is copied, not read through the kernel: a 16 MiB
+ * MPI_Sendrecv to self took 1455-1894 us through process_vm_readv (Open
+ * MPI 580-649). */
 static bool move_with_peer(int peer, char *here, uint64_t address, size_t bytes, bool to_peer)
 {
+    if (peer == ol_rt.rank) {
+        void *there = (void *)(uintptr_t)address;
+        if (to_peer)
+            ol_copy_bytes(there, here, bytes);
+        else
+            ol_copy_bytes(here, there, bytes);
+        return true;
+    }
     pid_t pid = header_of(peer)->pid;
     while (bytes > 0) {
         struct iovec local = {here, bytes}, remote = {(void *)(uintptr_t)address, bytes};

@@ -22,9 +22,9 @@ static inline char *at(uintptr_t base, MPI_Aint disp)
 static inline void copy(char *memory, char *packed, size_t n, bool unpack)
 {
     if (unpack)
-        memcpy(memory, packed, n);
+        ol_copy_bytes(memory, packed, n);
     else
-        memcpy(packed, memory, n);
+        ol_copy_bytes(packed, memory, n);
 }
 
 /* n whole blocks of `bytes`, stride apart. The common small sizes get a

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef int ol_status_t;
 
@@ -30,5 +31,23 @@ void ol_error_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 const char *ol_error_detail_take(void);
 
 #define OL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* memcpy of a message's bytes, in pieces of at most 256 KiB, as Open MPI
+ * copies (128 KiB). One memcpy of several MiB ran slower here than the
+ * same bytes in pieces (2-core AMD EPYC, glibc 2.36, one 16 MiB buffer
+ * copied 20 times, best run: 24-34 GB/s whole, 39-42 in 128-384 KiB
+ * pieces, 21-31 in 1-2 MiB pieces); in a 2-rank MPI_Allgather of 32 MiB,
+ * whose own block is one such copy, medians of 6 alternating runs went
+ * from 3842 to 3216 us (Open MPI 3307). Sizes known when compiled below
+ * the piece stay one memcpy. */
+static inline void ol_copy_bytes(void *dst, const void *src, size_t bytes)
+{
+    enum { PIECE = 256 * 1024 };
+    char *to = dst;
+    const char *from = src;
+    for (; bytes > PIECE; bytes -= PIECE, to += PIECE, from += PIECE)
+        memcpy(to, from, PIECE);
+    memcpy(to, from, bytes);
+}
 
 #endif
