@@ -62,7 +62,8 @@ struct ol_sched {
     int current;               /* the round in flight */
     ol_request_t round;        /* parent of the round's messages */
     ol_request_t *request;     /* what the caller waits on */
-    ol_status_t error;
+    ol_status_t error;         /* a local step failed: the schedule stops */
+    ol_status_t message_error; /* a message failed (end_message): the rounds go on */
     scratch_t *scratch;        /* blocks in use */
     scratch_t *kept;           /* blocks of the previous run, free to reuse */
     arena_t *arena;
@@ -142,7 +143,7 @@ static void reset(ol_sched_t *s)
     s->nrounds = 0;
     s->current = 0;
     s->request = NULL;
-    s->error = OL_OK;
+    s->error = s->message_error = OL_OK;
     s->next_active = NULL;
     free_scratch(s);
     if (s->arena)
@@ -356,6 +357,22 @@ static ol_status_t copy_typed(const step_t *st)
     return rc;
 }
 
+/* A message's completion: its error, or a receive's wrong length
+ * (ol_coll_check_received), becomes the round's. */
+static void end_message(ol_request_t *req)
+{
+    ol_status_t error = req->error;
+    if (req->kind == OL_REQ_RECV) {
+        ol_status_t length = ol_coll_check_received(&req->status, req->args.count, req->args.dt);
+        if (error == OL_OK)
+            error = length;
+    }
+    ol_status_t none = OL_OK;
+    if (error != OL_OK)
+        __atomic_compare_exchange_n(&req->parent->error, &none, error, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+}
+
 static ol_status_t post_message(ol_sched_t *s, const step_t *st)
 {
     ol_op_args_t args = {.buf = st->kind == STEP_SEND ? (void *)st->src : st->dst,
@@ -368,6 +385,7 @@ static ol_status_t post_message(ol_sched_t *s, const step_t *st)
     if (rc != OL_OK)
         return rc;
     req->parent = &s->round;
+    req->on_complete = end_message;
     ol_request_free_when_complete(req);
     __atomic_add_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL);
     rc = ol_pt2pt_start(req);
@@ -435,10 +453,16 @@ static bool advance(ol_sched_t *s)
     if (s->current == s->nrounds)
         return true;
     while (ol_request_is_complete(&s->round)) {
-        if (s->round.error != OL_OK && s->error == OL_OK)
-            s->error = s->round.error;
-        if (s->error != OL_OK || ++s->current == s->nrounds)
+        /* A failed message is the call's result, but the rounds go on: the
+         * processes that wait for this one's later messages (a broadcast
+         * forwarded down a tree) would otherwise wait for ever. */
+        if (s->round.error != OL_OK && s->message_error == OL_OK)
+            s->message_error = s->round.error;
+        if (s->error != OL_OK || ++s->current == s->nrounds) {
+            if (s->error == OL_OK)
+                s->error = s->message_error;
             return true;
+        }
         ol_status_t rc = start_round(s);
         if (rc != OL_OK && s->error == OL_OK)
             s->error = rc;
@@ -478,7 +502,7 @@ static bool begin(ol_sched_t *s)
 {
     ol_sched_round(s);
     s->current = 0;
-    s->error = OL_OK;
+    s->error = s->message_error = OL_OK;
     if (s->nrounds == 0) /* nothing to do: a collective on one process */
         return true;
     ol_status_t rc = start_round(s);

@@ -32,6 +32,18 @@ ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_d
     return rc;
 }
 
+ol_status_t ol_coll_check_received(const MPI_Status *status, MPI_Count count,
+                                   const ol_datatype_t *dt)
+{
+    MPI_Count got = ol_status_get_bytes(status), want = count * (MPI_Count)dt->size;
+    if (got == want)
+        return OL_OK;
+    ol_error_detail("a collective received %lld bytes from rank %d where this process's count "
+                    "and datatype give %lld: the processes' counts or datatypes differ",
+                    (long long)got, status->MPI_SOURCE, (long long)want);
+    return MPI_ERR_TRUNCATE;
+}
+
 static bool on_device(const void *buf)
 {
     return buf != NULL && buf != MPI_IN_PLACE && ol_accel_is_device(buf);

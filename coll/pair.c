@@ -79,6 +79,17 @@ bool ol_coll_pair_applies(const ol_coll_args_t *a)
            message_bytes(a) <= PAIR_MAX_BYTES;
 }
 
+/* The outcome of a receive of count elements of dt: its error, else a
+ * wrong length (ol_coll_check_received). */
+static ol_status_t received(ol_status_t rc, const MPI_Status *status, MPI_Count count,
+                            ol_datatype_t *dt)
+{
+    if (rc != OL_OK && rc != MPI_ERR_TRUNCATE)
+        return rc;
+    ol_status_t length = ol_coll_check_received(status, count, dt);
+    return rc != OL_OK ? rc : length;
+}
+
 /* Receives count elements from the peer while sending count elements. */
 static ol_status_t exchange(const pair_t *p, const void *out, MPI_Count out_count,
                             void *in, MPI_Count in_count, ol_datatype_t *dt)
@@ -93,7 +104,8 @@ static ol_status_t exchange(const pair_t *p, const void *out, MPI_Count out_coun
                        OL_SEND_STANDARD);
     if (rc != OL_OK)
         ol_pt2pt_cancel(in_flight);
-    ol_status_t wait_rc = ol_pt2pt_wait(in_flight, NULL);
+    MPI_Status status;
+    ol_status_t wait_rc = received(ol_pt2pt_wait(in_flight, &status), &status, in_count, dt);
     return rc != OL_OK ? rc : wait_rc;
 }
 
@@ -107,8 +119,10 @@ static ol_status_t send_to_peer(const pair_t *p, const void *buf, MPI_Count coun
 static ol_status_t recv_from_peer(const pair_t *p, void *buf, MPI_Count count,
                                   ol_datatype_t *dt)
 {
-    return ol_pt2pt_recv(buf, count, dt, p->peer, ol_coll_tag(p->comm, p->tag), p->comm,
-                         OL_TAGSPACE_COLL, NULL);
+    MPI_Status status;
+    ol_status_t rc = ol_pt2pt_recv(buf, count, dt, p->peer, ol_coll_tag(p->comm, p->tag),
+                                   p->comm, OL_TAGSPACE_COLL, &status);
+    return received(rc, &status, count, dt);
 }
 
 /* result = rank 0's vector op rank 1's, whatever the op's commutativity:

@@ -1,0 +1,89 @@
+/* coll_mismatch: a broadcast whose count differs between the root and the
+ * other processes (the standard calls it erroneous; MPICH reports it), under
+ * MPI_ERRORS_RETURN. A process that receives fewer or more bytes than its
+ * own count describes must return MPI_ERR_TRUNCATE, not MPI_SUCCESS with
+ * the rest of its buffer left as it was; no process may be left waiting;
+ * what arrived of the root's data is in place; and the communicator still
+ * works afterwards. The other processes' count is twice, then half the
+ * root's: 8 ints on two processes (the direct path of pair.c), 64 Ki ints
+ * (256 KiB: a schedule, a message by address) on any number; blocking, and
+ * MPI_Ibcast with MPI_Wait.
+ *
+ * On two processes the non-root receives from the root and must report it.
+ * On more, a process that gets its data from another non-root sees a
+ * message of its own length, so the test asks that at least one process
+ * reports the error and none another class. Small broadcasts among the
+ * ranks of one host on three or more processes (shm_coll.c) see no
+ * lengths and are not tested. */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, size, failed;
+
+static void fail(const char *what, int root_count, int count)
+{
+    fprintf(stderr, "coll_mismatch: rank %d, root count %d, count %d: %s\n", rank, root_count,
+            count, what);
+    failed = 1;
+}
+
+/* One mismatched broadcast of root_count ints at the root, count
+ * elsewhere: MPI_Bcast, or MPI_Ibcast and MPI_Wait. */
+static void mismatched_bcast(int root_count, int other_count, int nonblocking)
+{
+    int count = rank == 0 ? root_count : other_count;
+    int *buf = malloc((size_t)count * sizeof(int));
+    for (int i = 0; i < count; i++)
+        buf[i] = rank == 0 ? 7 * i + 1 : -1;
+    int rc;
+    if (nonblocking) {
+        MPI_Request req;
+        rc = MPI_Ibcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD, &req);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Bcast(buf, count, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    int cls;
+    MPI_Error_class(rc, &cls);
+    if (rc != MPI_SUCCESS && cls != MPI_ERR_TRUNCATE)
+        fail("an error class other than MPI_ERR_TRUNCATE", root_count, count);
+    if (rank != 0 && size == 2 && rc == MPI_SUCCESS)
+        fail("MPI_SUCCESS: the mismatch went unreported", root_count, count);
+    /* what arrived of the root's data, wherever this rank got it from */
+    int arrived = count < root_count ? count : root_count;
+    for (int i = 0; i < arrived; i++)
+        if (buf[i] != 7 * i + 1) {
+            fail("wrong data", root_count, count);
+            break;
+        }
+    free(buf);
+
+    /* the communicator still works, and someone saw the mismatch */
+    int reported = rank != 0 && rc != MPI_SUCCESS, total = 0;
+    if (MPI_Allreduce(&reported, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fail("MPI_Allreduce after the mismatch failed", root_count, count);
+    if (total == 0)
+        fail("no process reported the mismatch", root_count, count);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int sizes[] = {64 * 1024, 8};
+    for (int i = 0; i < (size == 2 ? 2 : 1); i++) {
+        for (int nonblocking = 0; nonblocking < 2; nonblocking++) {
+            mismatched_bcast(sizes[i], 2 * sizes[i], nonblocking);
+            mismatched_bcast(2 * sizes[i], sizes[i], nonblocking);
+        }
+    }
+    if (!failed)
+        printf("coll_mismatch: %d ranks OK\n", size);
+    MPI_Finalize();
+    return failed;
+}
