@@ -9,7 +9,8 @@
  *
  *   header      one line: the count of ranks asleep on a futex
  *   control[p]  one line per rank: its arrival and "slice reduced" words
- *   slot[p][D]  per rank OL_SHM_DEPTH data slots of slot_bytes, one per call in turn
+ *   slot[p][D]  per rank OL_SHM_DEPTH data slots of slot_bytes, one per call in turn:
+ *               the length of the data (a 16-byte header), then the data
  *   result[D]   shared slots, one per call in turn: the vector of sliced reductions
  *
  * Every word grows by one per call on the path (the call's sequence number
@@ -50,6 +51,9 @@ uint32_t ol_shm_next_call(ol_coll_shm_t *shm);
 ol_shm_control_t *ol_shm_control(ol_coll_shm_t *shm, int rank);
 /* Rank's data slot for call s, and the shared result slot for call s. */
 char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s);
+/* The length in bytes of what rank put in its slot for call s: written
+ * before it arrives, read after. */
+uint64_t *ol_shm_slot_length(ol_coll_shm_t *shm, int rank, uint32_t s);
 char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s);
 
 /* Sets *word to s (release) and wakes ranks asleep on it. */

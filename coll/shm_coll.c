@@ -188,6 +188,7 @@ static ol_status_t contribute(const call_t *c, const void *buf, MPI_Count count,
 {
     ol_shm_wait_slots_free(c->shm, c->s);
     ol_status_t rc = ol_pt2pt_pack(buf, count, dt, slot(c, c->me));
+    *ol_shm_slot_length(c->shm, c->me, c->s) = (uint64_t)bytes_of(count, dt);
     arrive(c);
     return rc;
 }
@@ -195,6 +196,26 @@ static ol_status_t contribute(const call_t *c, const void *buf, MPI_Count count,
 static ol_status_t first_error(ol_status_t a, ol_status_t b)
 {
     return a != OL_OK ? a : b;
+}
+
+/* rc, else whether rank q's data of this call is count elements of dt long,
+ * as this rank's arguments say (ol_coll_check_received). Reading a slot
+ * stays inside it either way: this rank's own length passed the path's
+ * limit. */
+static ol_status_t check_length(const call_t *c, ol_status_t rc, int q, MPI_Count count,
+                                const ol_datatype_t *dt)
+{
+    MPI_Status status = {.MPI_SOURCE = q};
+    ol_status_set_bytes(&status, (MPI_Count)*ol_shm_slot_length(c->shm, q, c->s));
+    return first_error(rc, ol_coll_check_received(&status, count, dt));
+}
+
+/* The same for the contribution of every rank to a reduction. */
+static ol_status_t check_lengths(const call_t *c, ol_status_t rc, MPI_Count count)
+{
+    for (int q = 0; q < c->p && rc == OL_OK; q++)
+        rc = check_length(c, rc, q, count, c->a->recvtype);
+    return rc;
 }
 
 /* ---- barrier, bcast, gather, scatter, allgather, alltoall --------------- */
@@ -213,7 +234,9 @@ static ol_status_t bcast(const call_t *c)
         return contribute(c, a->recvbuf, a->recvcount, a->recvtype);
     arrive(c);
     wait_arrival(c, a->root);
-    return ol_pt2pt_unpack(slot(c, a->root), a->recvbuf, a->recvcount, a->recvtype);
+    return check_length(c, ol_pt2pt_unpack(slot(c, a->root), a->recvbuf, a->recvcount,
+                                           a->recvtype),
+                        a->root, a->recvcount, a->recvtype);
 }
 
 static ol_status_t gather(const call_t *c)
@@ -234,6 +257,7 @@ static ol_status_t gather(const call_t *c)
         rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                              ol_coll_at(a->recvbuf, q * a->recvcount, a->recvtype),
                                              a->recvcount, a->recvtype));
+        rc = check_length(c, rc, q, a->recvcount, a->recvtype);
     }
     return rc;
 }
@@ -251,8 +275,9 @@ static ol_status_t scatter(const call_t *c)
         wait_arrival(c, a->root);
     }
     MPI_Count block = bytes_of(a->recvcount, a->recvtype);
-    return first_error(rc, ol_pt2pt_unpack(slot(c, a->root) + c->me * block, a->recvbuf,
-                                           a->recvcount, a->recvtype));
+    rc = first_error(rc, ol_pt2pt_unpack(slot(c, a->root) + c->me * block, a->recvbuf,
+                                         a->recvcount, a->recvtype));
+    return check_length(c, rc, a->root, c->p * a->recvcount, a->recvtype);
 }
 
 static ol_status_t allgather(const call_t *c)
@@ -269,6 +294,8 @@ static ol_status_t allgather(const call_t *c)
             rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                                  ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
                                                  a->recvtype));
+    for (int q = 0; q < c->p; q++)
+        rc = check_length(c, rc, q, n, a->recvtype);
     return rc;
 }
 
@@ -282,10 +309,12 @@ static ol_status_t alltoall(const call_t *c)
                          : contribute(c, a->sendbuf, c->p * a->sendcount, a->sendtype);
     ol_shm_wait_all_arrived(c->shm, c->s);
     MPI_Count block = bytes_of(n, a->recvtype);
-    for (int q = 0; q < c->p; q++)
+    for (int q = 0; q < c->p; q++) {
         rc = first_error(rc, ol_pt2pt_unpack(slot(c, q) + c->me * block,
                                              ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
                                              a->recvtype));
+        rc = check_length(c, rc, q, c->p * n, a->recvtype);
+    }
     return rc;
 }
 
@@ -401,6 +430,7 @@ static ol_status_t allreduce(const call_t *c)
     const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
     ol_status_t rc = contribute(c, mine, count, a->recvtype);
     ol_shm_wait_all_arrived(c->shm, c->s);
+    rc = check_lengths(c, rc, count);
     if (!sliced(c, count))
         return first_error(rc, combine_into_user(c, 0, count, a->recvbuf));
     rc = first_error(rc, reduce_my_slice(c, count));
@@ -418,9 +448,11 @@ static ol_status_t reduce(const call_t *c)
         if (!root)
             return rc;
         ol_shm_wait_all_arrived(c->shm, c->s);
+        rc = check_lengths(c, rc, count);
         return first_error(rc, combine_into_user(c, 0, count, a->recvbuf));
     }
     ol_shm_wait_all_arrived(c->shm, c->s);
+    rc = check_lengths(c, rc, count);
     rc = first_error(rc, reduce_my_slice(c, count));
     return root ? first_error(rc, copy_out_result(c, count, a->recvbuf)) : rc;
 }
@@ -433,6 +465,7 @@ static ol_status_t reduce_scatter_block(const call_t *c)
     const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
     ol_status_t rc = contribute(c, mine, c->p * n, a->recvtype);
     ol_shm_wait_all_arrived(c->shm, c->s);
+    rc = check_lengths(c, rc, c->p * n);
     return first_error(rc, combine_into_user(c, c->me * n, n, a->recvbuf));
 }
 

@@ -33,6 +33,9 @@
 #include <unistd.h>
 
 enum { LINE = 64 };
+/* A slot's data follows its length, 16 bytes on: aligned for any type, and
+ * up to 48 bytes in the header's line. */
+enum { SLOT_HEADER = 16 };
 
 int ol_coll_shm_enabled;
 int ol_coll_shm_max_bytes;
@@ -244,7 +247,7 @@ ol_status_t ol_shm_segment(ol_comm_t *comm, ol_coll_shm_t **out)
         return MPI_ERR_NO_MEM;
     comm->coll_shm = shm;
     shm->size = comm->size;
-    shm->slot_bytes = round_up((size_t)ol_coll_shm_max_bytes, LINE);
+    shm->slot_bytes = round_up((size_t)ol_coll_shm_max_bytes + SLOT_HEADER, LINE);
     /* every member sees the same answers here: no message needed */
     if (ol_comm_is_inter(comm) || comm->size > max_procs || !members_on_this_host(comm)) {
         shm->state = SHM_UNAVAILABLE;
@@ -286,9 +289,19 @@ ol_shm_control_t *ol_shm_control(ol_coll_shm_t *shm, int rank)
     return (ol_shm_control_t *)(shm->control + (size_t)rank * LINE);
 }
 
-char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s)
+static char *slot_start(ol_coll_shm_t *shm, int rank, uint32_t s)
 {
     return shm->slots + ((size_t)rank * OL_SHM_DEPTH + s % OL_SHM_DEPTH) * shm->slot_bytes;
+}
+
+char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s)
+{
+    return slot_start(shm, rank, s) + SLOT_HEADER;
+}
+
+uint64_t *ol_shm_slot_length(ol_coll_shm_t *shm, int rank, uint32_t s)
+{
+    return (uint64_t *)slot_start(shm, rank, s);
 }
 
 char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s)

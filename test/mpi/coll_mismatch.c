@@ -1,20 +1,22 @@
-/* coll_mismatch: a broadcast whose count differs between the root and the
- * other processes (the standard calls it erroneous; MPICH reports it), under
- * MPI_ERRORS_RETURN. A process that receives fewer or more bytes than its
- * own count describes must return MPI_ERR_TRUNCATE, not MPI_SUCCESS with
- * the rest of its buffer left as it was; no process may be left waiting;
- * what arrived of the root's data is in place; and the communicator still
- * works afterwards. The other processes' count is twice, then half the
- * root's: 8 ints on two processes (the direct path of pair.c), 64 Ki ints
- * (256 KiB: a schedule, a message by address) on any number; blocking, and
- * MPI_Ibcast with MPI_Wait.
+/* coll_mismatch: collectives whose counts differ between processes (the
+ * standard calls the program erroneous; MPICH reports it), under
+ * MPI_ERRORS_RETURN. A process that gets fewer or more bytes from another
+ * than its own count describes must return MPI_ERR_TRUNCATE, not
+ * MPI_SUCCESS with the rest of its buffer left as it was; no process may be
+ * left waiting; a process that succeeds has the root's data; and the
+ * communicator still works afterwards.
  *
- * On two processes the non-root receives from the root and must report it.
- * On more, a process that gets its data from another non-root sees a
- * message of its own length, so the test asks that at least one process
- * reports the error and none another class. Small broadcasts among the
- * ranks of one host on three or more processes (shm_coll.c) see no
- * lengths and are not tested. */
+ * Broadcasts: the other processes' count is twice, then half the root's,
+ * 8 ints (two processes: the direct path of pair.c; more: the shared-memory
+ * path, shm_coll.c) and 64 Ki ints (256 KiB: a schedule, a message by
+ * address); blocking, and MPI_Ibcast with MPI_Wait. On two processes the
+ * non-root receives from the root and must report it. On more, a process
+ * that gets its data from another non-root may see a message of its own
+ * length, so the test asks that at least one process reports the error and
+ * none another class.
+ *
+ * A small MPI_Allreduce with 4 ints at rank 0 and 8 elsewhere: every
+ * process sees another's wrong length, and every one must report it. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -54,7 +56,7 @@ static void mismatched_bcast(int root_count, int other_count, int nonblocking)
         fail("MPI_SUCCESS: the mismatch went unreported", root_count, count);
     /* what arrived of the root's data, wherever this rank got it from */
     int arrived = count < root_count ? count : root_count;
-    for (int i = 0; i < arrived; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < arrived; i++)
         if (buf[i] != 7 * i + 1) {
             fail("wrong data", root_count, count);
             break;
@@ -69,6 +71,21 @@ static void mismatched_bcast(int root_count, int other_count, int nonblocking)
         fail("no process reported the mismatch", root_count, count);
 }
 
+static void mismatched_allreduce(void)
+{
+    int count = rank == 0 ? 4 : 8, in[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[8];
+    int rc = MPI_Allreduce(in, out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD), cls;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_TRUNCATE)
+        fail(rc == MPI_SUCCESS ? "MPI_Allreduce: the mismatch went unreported"
+                               : "MPI_Allreduce: an error class other than MPI_ERR_TRUNCATE",
+             4, count);
+    int one = 1, total = 0;
+    if (MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        total != size)
+        fail("MPI_Allreduce after the mismatched one failed", 4, count);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -76,12 +93,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const int sizes[] = {64 * 1024, 8};
-    for (int i = 0; i < (size == 2 ? 2 : 1); i++) {
+    for (int i = 0; i < 2; i++) {
         for (int nonblocking = 0; nonblocking < 2; nonblocking++) {
             mismatched_bcast(sizes[i], 2 * sizes[i], nonblocking);
             mismatched_bcast(2 * sizes[i], sizes[i], nonblocking);
         }
     }
+    mismatched_allreduce();
     if (!failed)
         printf("coll_mismatch: %d ranks OK\n", size);
     MPI_Finalize();
