@@ -289,13 +289,13 @@ static ol_status_t allgather(const call_t *c)
                                            a->recvtype)
                               : contribute(c, a->sendbuf, a->sendcount, a->sendtype);
     ol_shm_wait_all_arrived(c->shm, c->s);
-    for (int q = 0; q < c->p; q++)
+    for (int q = 0; q < c->p; q++) {
         if (q != c->me || !in_place)
             rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                                  ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
                                                  a->recvtype));
-    for (int q = 0; q < c->p; q++)
         rc = check_length(c, rc, q, n, a->recvtype);
+    }
     return rc;
 }
 
