@@ -358,12 +358,14 @@ static ol_status_t copy_typed(const step_t *st)
 }
 
 /* A message's completion: its error, or a receive's wrong length
- * (ol_coll_check_received), becomes the round's. */
+ * (ol_coll_check_length), becomes the round's. */
 static void end_message(ol_request_t *req)
 {
     ol_status_t error = req->error;
     if (req->kind == OL_REQ_RECV) {
-        ol_status_t length = ol_coll_check_received(&req->status, req->args.count, req->args.dt);
+        ol_status_t length = ol_coll_check_length(ol_status_get_bytes(&req->status),
+                                                  req->status.MPI_SOURCE, req->args.count,
+                                                  req->args.dt);
         if (error == OL_OK)
             error = length;
     }

@@ -32,15 +32,15 @@ ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_d
     return rc;
 }
 
-ol_status_t ol_coll_check_received(const MPI_Status *status, MPI_Count count,
-                                   const ol_datatype_t *dt)
+ol_status_t ol_coll_check_length(MPI_Count got, int source, MPI_Count count,
+                                 const ol_datatype_t *dt)
 {
-    MPI_Count got = ol_status_get_bytes(status), want = count * (MPI_Count)dt->size;
+    MPI_Count want = count * (MPI_Count)dt->size;
     if (got == want)
         return OL_OK;
     ol_error_detail("a collective received %lld bytes from rank %d where this process's count "
                     "and datatype give %lld: the processes' counts or datatypes differ",
-                    (long long)got, status->MPI_SOURCE, (long long)want);
+                    (long long)got, source, (long long)want);
     return MPI_ERR_TRUNCATE;
 }
 

@@ -9,14 +9,15 @@
  * device memory. */
 ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_datatype_t *dt);
 
-/* OL_OK when a collective's receive got exactly count elements of dt; else
- * MPI_ERR_TRUNCATE, with a sentence that gives both sizes. Every process of
+/* OL_OK when a collective got exactly count elements of dt (`got` bytes)
+ * from rank `source`; else MPI_ERR_TRUNCATE, with a sentence that gives
+ * both sizes. Every process of
  * a collective gives the same type signature, so any other length means
  * their counts or datatypes differ (a broadcast of 10 ints here, of 1 at
  * the root): a short message would otherwise leave the rest of the buffer
  * as it was and succeed. */
-ol_status_t ol_coll_check_received(const MPI_Status *status, MPI_Count count,
-                                   const ol_datatype_t *dt);
+ol_status_t ol_coll_check_length(MPI_Count got, int source, MPI_Count count,
+                                 const ol_datatype_t *dt);
 
 /* A user buffer of the call is in device memory. */
 bool ol_coll_on_device(const ol_coll_args_t *a);

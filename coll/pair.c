@@ -80,13 +80,14 @@ bool ol_coll_pair_applies(const ol_coll_args_t *a)
 }
 
 /* The outcome of a receive of count elements of dt: its error, else a
- * wrong length (ol_coll_check_received). */
+ * wrong length (ol_coll_check_length). */
 static ol_status_t received(ol_status_t rc, const MPI_Status *status, MPI_Count count,
                             ol_datatype_t *dt)
 {
     if (rc != OL_OK && rc != MPI_ERR_TRUNCATE)
         return rc;
-    ol_status_t length = ol_coll_check_received(status, count, dt);
+    ol_status_t length =
+        ol_coll_check_length(ol_status_get_bytes(status), status->MPI_SOURCE, count, dt);
     return rc != OL_OK ? rc : length;
 }
 

@@ -199,15 +199,14 @@ static ol_status_t first_error(ol_status_t a, ol_status_t b)
 }
 
 /* rc, else whether rank q's data of this call is count elements of dt long,
- * as this rank's arguments say (ol_coll_check_received). Reading a slot
+ * as this rank's arguments say (ol_coll_check_length). Reading a slot
  * stays inside it either way: this rank's own length passed the path's
  * limit. */
 static ol_status_t check_length(const call_t *c, ol_status_t rc, int q, MPI_Count count,
                                 const ol_datatype_t *dt)
 {
-    MPI_Status status = {.MPI_SOURCE = q};
-    ol_status_set_bytes(&status, (MPI_Count)*ol_shm_slot_length(c->shm, q, c->s));
-    return first_error(rc, ol_coll_check_received(&status, count, dt));
+    MPI_Count got = (MPI_Count)*ol_shm_slot_length(c->shm, q, c->s);
+    return first_error(rc, ol_coll_check_length(got, q, count, dt));
 }
 
 /* The same for the contribution of every rank to a reduction. */
