@@ -10,7 +10,8 @@
  *   header      one line: the count of ranks asleep on a futex
  *   control[p]  one line per rank: its arrival and "slice reduced" words
  *   slot[p][D]  per rank OL_SHM_DEPTH data slots of slot_bytes, one per call in turn:
- *               the length of the data (a 16-byte header), then the data
+ *               a 16-byte header (the length of the data, then the word that says
+ *               the data is there), then the data
  *   result[D]   shared slots, one per call in turn: the vector of sliced reductions
  *
  * Every word grows by one per call on the path (the call's sequence number
@@ -24,7 +25,8 @@
 #include <stdatomic.h>
 
 typedef struct {
-    _Atomic uint32_t arrived; /* s: this rank is in call s, its data of call s is in its slot */
+    _Atomic uint32_t arrived; /* s: this rank is in call s, its data of call s (if any) is in
+                                 its slot */
     _Atomic uint32_t reduced; /* s: its slice of the result of call s is in the result slot */
 } ol_shm_control_t;
 
@@ -56,13 +58,25 @@ char *ol_shm_slot(ol_coll_shm_t *shm, int rank, uint32_t s);
 uint64_t *ol_shm_slot_length(ol_coll_shm_t *shm, int rank, uint32_t s);
 char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s);
 
+/* This rank is in call s, with no data (ol_shm_arrive) or with its data of
+ * call s in its slot (ol_shm_arrive_with_data); and the waits for another
+ * rank to be, and for its data. A data reader waits on the word in the
+ * slot's header, where it finds the data's first 48 bytes too, not in a
+ * line of its own. */
+void ol_shm_arrive(ol_coll_shm_t *shm, int me, uint32_t s);
+void ol_shm_arrive_with_data(ol_coll_shm_t *shm, int me, uint32_t s);
+void ol_shm_wait_arrival(ol_coll_shm_t *shm, int rank, uint32_t s);
+void ol_shm_wait_data(ol_coll_shm_t *shm, int rank, uint32_t s);
+
 /* Sets *word to s (release) and wakes ranks asleep on it. */
 void ol_shm_publish(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s);
 /* Returns once *word has reached s (acquire), progressing this rank's
  * other operations meanwhile. */
 void ol_shm_wait(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s);
-/* Returns once every rank has arrived at call s. */
+/* Returns once every rank has arrived at call s; once every rank's data of
+ * call s is in its slot. */
 void ol_shm_wait_all_arrived(ol_coll_shm_t *shm, uint32_t s);
+void ol_shm_wait_all_data(ol_coll_shm_t *shm, uint32_t s);
 /* Returns once this rank may write its slots of call s: see shm_segment.c. */
 void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s);
 

@@ -167,12 +167,12 @@ ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
 
 static void arrive(const call_t *c)
 {
-    ol_shm_publish(c->shm, &ol_shm_control(c->shm, c->me)->arrived, c->s);
+    ol_shm_arrive(c->shm, c->me, c->s);
 }
 
-static void wait_arrival(const call_t *c, int rank)
+static void wait_data(const call_t *c, int rank)
 {
-    ol_shm_wait(c->shm, &ol_shm_control(c->shm, rank)->arrived, c->s);
+    ol_shm_wait_data(c->shm, rank, c->s);
 }
 
 static char *slot(const call_t *c, int rank)
@@ -189,7 +189,7 @@ static ol_status_t contribute(const call_t *c, const void *buf, MPI_Count count,
     ol_shm_wait_slots_free(c->shm, c->s);
     ol_status_t rc = ol_pt2pt_pack(buf, count, dt, slot(c, c->me));
     *ol_shm_slot_length(c->shm, c->me, c->s) = (uint64_t)bytes_of(count, dt);
-    arrive(c);
+    ol_shm_arrive_with_data(c->shm, c->me, c->s);
     return rc;
 }
 
@@ -232,7 +232,7 @@ static ol_status_t bcast(const call_t *c)
     if (c->me == a->root)
         return contribute(c, a->recvbuf, a->recvcount, a->recvtype);
     arrive(c);
-    wait_arrival(c, a->root);
+    wait_data(c, a->root);
     return check_length(c, ol_pt2pt_unpack(slot(c, a->root), a->recvbuf, a->recvcount,
                                            a->recvtype),
                         a->root, a->recvcount, a->recvtype);
@@ -252,7 +252,7 @@ static ol_status_t gather(const call_t *c)
     for (int q = 0; q < c->p; q++) {
         if (q == c->me && in_place)
             continue;
-        wait_arrival(c, q); /* copies out of the early ones while others still come */
+        wait_data(c, q); /* copies out of the early ones while others still come */
         rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                              ol_coll_at(a->recvbuf, q * a->recvcount, a->recvtype),
                                              a->recvcount, a->recvtype));
@@ -271,7 +271,7 @@ static ol_status_t scatter(const call_t *c)
             return rc;
     } else {
         arrive(c);
-        wait_arrival(c, a->root);
+        wait_data(c, a->root);
     }
     MPI_Count block = bytes_of(a->recvcount, a->recvtype);
     rc = first_error(rc, ol_pt2pt_unpack(slot(c, a->root) + c->me * block, a->recvbuf,
@@ -294,7 +294,7 @@ static ol_status_t allgather(const call_t *c)
                               : contribute(c, a->sendbuf, a->sendcount, a->sendtype);
     for (int i = 0; i < c->p; i++) {
         int q = (c->me + i) % c->p;
-        wait_arrival(c, q);
+        wait_data(c, q);
         if (q != c->me || !in_place)
             rc = first_error(rc, ol_pt2pt_unpack(slot(c, q),
                                                  ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
@@ -317,7 +317,7 @@ static ol_status_t alltoall(const call_t *c)
     MPI_Count block = bytes_of(n, a->recvtype);
     for (int i = 0; i < c->p; i++) {
         int q = (c->me + i) % c->p;
-        wait_arrival(c, q);
+        wait_data(c, q);
         rc = first_error(rc, ol_pt2pt_unpack(slot(c, q) + c->me * block,
                                              ol_coll_at(a->recvbuf, q * n, a->recvtype), n,
                                              a->recvtype));
@@ -437,7 +437,7 @@ static ol_status_t allreduce(const call_t *c)
     MPI_Count count = a->recvcount;
     const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
     ol_status_t rc = contribute(c, mine, count, a->recvtype);
-    ol_shm_wait_all_arrived(c->shm, c->s);
+    ol_shm_wait_all_data(c->shm, c->s);
     rc = check_lengths(c, rc, count);
     if (!sliced(c, count))
         return first_error(rc, combine_into_user(c, 0, count, a->recvbuf));
@@ -455,11 +455,11 @@ static ol_status_t reduce(const call_t *c)
     if (!sliced(c, count)) {
         if (!root)
             return rc;
-        ol_shm_wait_all_arrived(c->shm, c->s);
+        ol_shm_wait_all_data(c->shm, c->s);
         rc = check_lengths(c, rc, count);
         return first_error(rc, combine_into_user(c, 0, count, a->recvbuf));
     }
-    ol_shm_wait_all_arrived(c->shm, c->s);
+    ol_shm_wait_all_data(c->shm, c->s);
     rc = check_lengths(c, rc, count);
     rc = first_error(rc, reduce_my_slice(c, count));
     return root ? first_error(rc, copy_out_result(c, count, a->recvbuf)) : rc;
@@ -472,7 +472,7 @@ static ol_status_t reduce_scatter_block(const call_t *c)
     MPI_Count n = a->recvcount;
     const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
     ol_status_t rc = contribute(c, mine, c->p * n, a->recvtype);
-    ol_shm_wait_all_arrived(c->shm, c->s);
+    ol_shm_wait_all_data(c->shm, c->s);
     rc = check_lengths(c, rc, c->p * n);
     return first_error(rc, combine_into_user(c, c->me * n, n, a->recvbuf));
 }
