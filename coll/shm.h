@@ -59,13 +59,11 @@ uint64_t *ol_shm_slot_length(ol_coll_shm_t *shm, int rank, uint32_t s);
 char *ol_shm_result(ol_coll_shm_t *shm, uint32_t s);
 
 /* This rank is in call s, with no data (ol_shm_arrive) or with its data of
- * call s in its slot (ol_shm_arrive_with_data); and the waits for another
- * rank to be, and for its data. A data reader waits on the word in the
- * slot's header, where it finds the data's first 48 bytes too, not in a
- * line of its own. */
+ * call s in its slot (ol_shm_arrive_with_data); and the wait for another
+ * rank's data. A data reader waits on the word in the slot's header, where
+ * it finds the data's first 48 bytes too, not in a line of its own. */
 void ol_shm_arrive(ol_coll_shm_t *shm, int me, uint32_t s);
 void ol_shm_arrive_with_data(ol_coll_shm_t *shm, int me, uint32_t s);
-void ol_shm_wait_arrival(ol_coll_shm_t *shm, int rank, uint32_t s);
 void ol_shm_wait_data(ol_coll_shm_t *shm, int rank, uint32_t s);
 
 /* Sets *word to s (release) and wakes ranks asleep on it. */

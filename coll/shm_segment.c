@@ -405,7 +405,7 @@ void ol_shm_arrive_with_data(ol_coll_shm_t *shm, int me, uint32_t s)
     }
 }
 
-void ol_shm_wait_arrival(ol_coll_shm_t *shm, int rank, uint32_t s)
+static void wait_arrival(ol_coll_shm_t *shm, int rank, uint32_t s)
 {
     ol_shm_wait(shm, &ol_shm_control(shm, rank)->arrived, s);
 }
@@ -418,7 +418,7 @@ void ol_shm_wait_data(ol_coll_shm_t *shm, int rank, uint32_t s)
 void ol_shm_wait_all_arrived(ol_coll_shm_t *shm, uint32_t s)
 {
     for (int q = 0; q < shm->size; q++)
-        ol_shm_wait_arrival(shm, q, s);
+        wait_arrival(shm, q, s);
     shm->all_arrived = s;
 }
 
