@@ -1091,6 +1091,45 @@ static bool received_at_once(const ol_ucx_data_t *data, int peer, ucp_tag_t tag,
     return true;
 }
 
+/* Whether a waiting rank may watch one ring alone for a while: nothing it
+ * started waits on its progress, and no other thread shares its matching. */
+static bool nothing_else_to_progress(void)
+{
+    return posted.head == NULL && backlogged == 0 && finishing == NULL && copies.head == NULL &&
+           !ol_shm_copy_offers_out() && ol_progress_hook == NULL &&
+           ol_progress_accel_hook == NULL && ol_rt.thread_level != MPI_THREAD_MULTIPLE;
+}
+
+/* A blocking receive that finds its message not yet there otherwise posts
+ * a receive object and waits in the progress engine, whose every pass
+ * reads all rings and UCX: the message then goes through the posted queue
+ * and a callback. Watching the sender's ring alone, with a pause between
+ * looks, osu_latency 0 B-8 KiB (2 ranks, medians of 5-7 alternating runs)
+ * took 0.85-0.94 of the time (0 B 0.37 -> 0.33 us, Open MPI 0.36 beside
+ * them); without the pause, 0.92-0.95. Small messages make a round trip
+ * here in 0.2-0.8 us: a watch of 1 us and one of 5 measured the same. */
+#define AWAIT_SENDER_US 1.0
+#define AWAIT_POLLS_PER_CLOCK 32
+
+void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask)
+{
+    if (!rings || peer < 0 || peer == ol_rt.rank || ol_rt.spin_us == 0 ||
+        !nothing_else_to_progress() || find_arrived(tag, mask) != NULL)
+        return;
+    const void *payload;
+    double until = 0;
+    for (unsigned polls = 1; ol_ring_peek(peer, &payload) == NULL; polls++) {
+        ol_cpu_relax();
+        if (polls % AWAIT_POLLS_PER_CLOCK != 0)
+            continue;
+        double now = ol_rt_wtime();
+        if (until == 0)
+            until = now + 1e-6 * AWAIT_SENDER_US;
+        else if (now >= until)
+            return;
+    }
+}
+
 void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_t mask,
                     const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known)
 {

@@ -40,6 +40,14 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
 void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_t mask,
                     const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known);
 
+/* Before a blocking receive from world rank peer posts, with the rings:
+ * while the rank has nothing else to progress (no receive posted, nothing
+ * owed, no collective schedule, one thread in MPI), watches only that
+ * sender's ring, for up to a microsecond, so that ol_match_recv then finds
+ * the message at hand and completes without a receive object or a pass of
+ * the progress engine. Otherwise returns at once. */
+void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask);
+
 /* A look for an arrived message matching (tag, mask); with remove, the
  * message leaves matching and must be received with ol_match_msg_recv. */
 ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,

@@ -571,6 +571,7 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     };
     ucp_tag_t ucx_tag, mask;
     ol_ucx_match_of(comm, space, source, tag, &ucx_tag, &mask);
+    ol_match_await_sender(world_source(comm, source), ucx_tag, mask);
     void *ucx_req = ol_match_recv(&data, world_source(comm, source), ucx_tag, mask, &param,
                                   &r.sender_tag, &r.sender_known);
     if (OL_UNLIKELY(UCS_PTR_IS_ERR(ucx_req))) {

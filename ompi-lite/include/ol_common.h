@@ -50,4 +50,16 @@ static inline void ol_copy_bytes(void *dst, const void *src, size_t bytes)
     memcpy(to, from, bytes);
 }
 
+/* The body of a loop that polls a word another core writes: it tells the
+ * core that it spins (x86 pause, Arm yield), so that the store it waits for
+ * ends the loop without the pipeline flush of a speculated load. */
+static inline void ol_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif
