@@ -96,8 +96,13 @@ int ol_api_is_thread_main(int *flag)
 
 int ol_api_abort(ol_comm_t *comm, int errorcode)
 {
-    char message[512];
+    char unnamed[64], message[512];
+    const char *what = comm->name;
+    if (!*what) { /* a communicator the program made and did not name */
+        snprintf(unnamed, sizeof(unnamed), "a communicator of %d processes", comm->size);
+        what = unnamed;
+    }
     snprintf(message, sizeof(message), "ompi-lite: MPI_Abort(%s, %d) called by rank %d on host %s",
-             comm->name, errorcode, ol_rt.rank, ol_rt.hostname);
+             what, errorcode, ol_rt.rank, ol_rt.hostname);
     ol_rt_abort(errorcode, message);
 }

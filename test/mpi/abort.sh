@@ -12,4 +12,5 @@ expect_no_output 'cannot return'
 # Open MPI 4.1's mpirun loses its abort message now and then (show_help.c:
 # "Data unpack would read past end of buffer"), so only ompi-lite's is checked.
 is_open_mpi || expect_err 'rank 1([^0-9]|$)'
+is_open_mpi || expect_err '^ompi-lite: MPI_Abort\(MPI_COMM_WORLD, 7\) called by rank 1 '
 expect_no_survivors "$tag"
