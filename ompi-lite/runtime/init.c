@@ -88,7 +88,10 @@ static bool peers_over_shm_and_tcp(void)
  * hosts, the one alone on its host with the TCP-only value, crashed in
  * MPICH's large_message). So every rank takes the same value, chosen from
  * what the whole job sees alike, its size and its host count, not from
- * this host's ranks or devices.
+ * this host's ranks or devices. Its pieces that UCX packs itself (a
+ * non-contiguous message's, through ompi-lite's generic datatype) are
+ * bounded by UCX_TCP_TX_SEG_SIZE instead, 8 KiB by default: the same value
+ * there lets them be as large.
  *
  * A TCP endpoint in the middle of a message holds one receive buffer, and
  * UCX's pool keeps every buffer it grew to: segments larger than UCX's
@@ -125,6 +128,8 @@ static bool kernel_allows_cma(void)
            process_vm_writev(getpid(), &here, 1, &there, 1, 0) == sizeof(word);
 }
 
+#define TCP_SEG_USER_VARS "UCX_TCP_RX_SEG_SIZE UCX_TCP_TX_SEG_SIZE UCX_TLS"
+
 /* UCX settings whose defaults ompi-lite changes (each a row of the parameter
  * table, OMPI_LITE_UCX_<NAME>, with the measurements behind it in its help).
  * A setting is applied with ucp_config_modify only where the user has set
@@ -153,9 +158,15 @@ static const struct {
      * forbids it): were the transport not among them, UCX would warn of an
      * unused variable. */
     {"TCP_PUT_ENABLE", &ol_param.ucx_tcp_put_enable, "UCX_TCP_PUT_ENABLE UCX_TLS", NULL, true},
-    {"TCP_RX_SEG_SIZE", &ol_param.ucx_tcp_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
+    /* A rank's send segments must fit its peers' receive segments: both
+     * take the same value, and a user's setting of either stops both. */
+    {"TCP_RX_SEG_SIZE", &ol_param.ucx_tcp_seg_size, TCP_SEG_USER_VARS,
      large_segments_over_tcp_only, true},
-    {"TCP_RX_SEG_SIZE", &ol_param.ucx_mixed_rx_seg_size, "UCX_TCP_RX_SEG_SIZE UCX_TLS",
+    {"TCP_TX_SEG_SIZE", &ol_param.ucx_tcp_seg_size, TCP_SEG_USER_VARS,
+     large_segments_over_tcp_only, true},
+    {"TCP_RX_SEG_SIZE", &ol_param.ucx_mixed_seg_size, TCP_SEG_USER_VARS,
+     large_segments_over_shm_and_tcp, true},
+    {"TCP_TX_SEG_SIZE", &ol_param.ucx_mixed_seg_size, TCP_SEG_USER_VARS,
      large_segments_over_shm_and_tcp, true},
     {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
      true},
@@ -190,9 +201,15 @@ static ucs_status_t set_ucx_default(ucp_config_t *config, const char *name, cons
 
 static void apply_ucx_defaults(ucp_config_t *config)
 {
-    for (size_t i = 0; i < sizeof(ucx_defaults) / sizeof(ucx_defaults[0]); i++) {
+    /* What the user set is read before any row sets a variable of its own
+     * (UCX_TCP_RX_SEG_SIZE is the user's sign for the row after it). */
+    enum { ROWS = sizeof(ucx_defaults) / sizeof(ucx_defaults[0]) };
+    bool user_chose[ROWS];
+    for (size_t i = 0; i < ROWS; i++)
+        user_chose[i] = user_set_any(ucx_defaults[i].user_vars);
+    for (size_t i = 0; i < ROWS; i++) {
         const char *value = *ucx_defaults[i].value;
-        if (!value || !*value || user_set_any(ucx_defaults[i].user_vars) ||
+        if (!value || !*value || user_chose[i] ||
             (ucx_defaults[i].applies && !ucx_defaults[i].applies()))
             continue;
         ucs_status_t st = set_ucx_default(config, ucx_defaults[i].ucx_name, value,

@@ -84,29 +84,35 @@ static const ol_param_t param_table[] = {
      "1.4-2.0 -> 2.3-2.7 GB/s; osu_bibw 1-4 MiB 1.9-2.5 -> 2.1-3.9 GB/s; 128-512 KiB the "
      "same within the noise (30% between runs)",
      &ol_param.ucx_tcp_put_enable},
-    {"UCX_TCP_RX_SEG_SIZE", OL_PARAM_STRING, "132096",
-     "UCX_TCP_RX_SEG_SIZE of every rank of a job with one rank per host, of at most 128 ranks "
-     "(each TCP peer in the middle of a message holds a buffer of this size), unless the user "
-     "sets it or UCX_TLS (empty: UCX's 64K). Every rank takes the same, since a rank's pieces "
-     "must fit its peers' buffers. It is the largest active message over TCP, so the size of "
-     "the pieces in which UCX sends an eager message and a rendezvous' data. With 64K a 64 "
-     "KiB message no longer fits one with its headers and goes as two; 129 KiB holds a 128 "
-     "KiB piece and the headers. 2 ranks on 2 namespace hosts, medians of 5 alternating runs, "
-     "64K -> 129K: osu_bw 64 KiB-4 MiB 1.0-2.2 -> 2.8-3.5 GB/s (Open MPI 1.5-2.0), osu_bibw "
-     "32 KiB-4 MiB 1.2-1.6x, osu_latency 128/256 KiB 59/105 -> 48/80 us, below unchanged. "
-     "Larger pieces lost: osu_bw 256 KiB-4 MiB 0.6-0.9x with 257K or 512K",
-     &ol_param.ucx_tcp_rx_seg_size},
-    {"UCX_MIXED_RX_SEG_SIZE", OL_PARAM_STRING, "512K",
-     "UCX_TCP_RX_SEG_SIZE of every rank of a job on several hosts, some with several ranks, "
-     "of at most 128 ranks, unless the user sets it or UCX_TLS (empty: UCX's 64K). There the "
-     "ranks of a host share its cores with the kernel's TCP work, and fewer, larger pieces "
-     "cost less of both: 4 ranks on 2 namespace hosts, alltoall of 512 KiB blocks, 64K -> "
-     "512K: 1.2-1.4 -> 0.5-0.7 ms of system time per call and rank, 3.2-3.5 -> 1.6-1.8 ms a "
-     "call. Medians of 3 alternating runs, time with 129K / 512K relative to 64K: "
+    {"UCX_TCP_SEG_SIZE", OL_PARAM_STRING, "132096",
+     "UCX_TCP_RX_SEG_SIZE and UCX_TCP_TX_SEG_SIZE of every rank of a job with one rank per "
+     "host, of at most 128 ranks (each TCP peer in the middle of a message holds a buffer of "
+     "this size), unless the user sets either or UCX_TLS (empty: UCX's 64K and 8K). Every "
+     "rank takes the same, since a rank's pieces must fit its peers' buffers. The receive "
+     "size is the largest active message over TCP, so the size of the pieces in which UCX "
+     "sends an eager message and a rendezvous' data. With 64K a 64 KiB message no longer "
+     "fits one with its headers and goes as two; 129 KiB holds a 128 KiB piece and the "
+     "headers. 2 ranks on 2 namespace hosts, medians of 5 alternating runs, 64K -> 129K: "
+     "osu_bw 64 KiB-4 MiB 1.0-2.2 -> 2.8-3.5 GB/s (Open MPI 1.5-2.0), osu_bibw 32 KiB-4 MiB "
+     "1.2-1.6x, osu_latency 128/256 KiB 59/105 -> 48/80 us, below unchanged. Larger pieces "
+     "lost: osu_bw 256 KiB-4 MiB 0.6-0.9x with 257K or 512K. The send size bounds the pieces "
+     "UCX packs itself, those of a non-contiguous message (a generic datatype): medians of 3 "
+     "alternating runs, osu_bw_vector 16 KiB-16 MiB 0.65-0.89 GB/s with 8K, 1.6-4.5 with 129K "
+     "(Open MPI 1.2-2.1); contiguous osu_latency, osu_bw and osu_bibw the same within the "
+     "noise",
+     &ol_param.ucx_tcp_seg_size},
+    {"UCX_MIXED_SEG_SIZE", OL_PARAM_STRING, "512K",
+     "UCX_TCP_RX_SEG_SIZE and UCX_TCP_TX_SEG_SIZE of every rank of a job on several hosts, some "
+     "with several ranks, of at most 128 ranks, unless the user sets either or UCX_TLS (empty: "
+     "UCX's 64K and 8K). There the ranks of a host share its cores with the kernel's TCP work, "
+     "and fewer, larger pieces cost less of both: 4 ranks on 2 namespace hosts, alltoall of 512 "
+     "KiB blocks, 64K -> 512K: 1.2-1.4 -> 0.5-0.7 ms of system time per call and rank, 3.2-3.5 -> "
+     "1.6-1.8 ms a call. Medians of 3 alternating runs, time with 129K / 512K relative to 64K: "
      "osu_alltoall 512 KiB-4 MiB 0.75-0.90 / 0.50-0.83, osu_allgather 512 KiB 0.78 / 0.69, "
-     "osu_allreduce 2/4 MiB 0.75/0.77 / 0.66/0.48; osu_bcast 1-2 MiB 1.1-1.5 either way "
-     "(noise: 4 MiB 0.66 / 0.85)",
-     &ol_param.ucx_mixed_rx_seg_size},
+     "osu_allreduce 2/4 MiB 0.75/0.77 / 0.66/0.48; osu_bcast 1-2 MiB 1.1-1.5 either way (noise: 4 "
+     "MiB 0.66 / 0.85); with the send size 8K -> 512K, osu_bw_vector between the hosts 16 KiB-4 "
+     "MiB 0.61-0.91 -> 1.2-3.5 GB/s (2 runs)",
+     &ol_param.ucx_mixed_seg_size},
     {"UCX_CMA_SEG_SIZE", OL_PARAM_STRING, "1G",
      "UCX_CMA_SEG_SIZE unless the user sets it or UCX_TLS (empty: UCX's 512K): the most "
      "bytes one process_vm_readv of a single-copy rendezvous between ranks of a host moves "

@@ -62,26 +62,32 @@ grep -q "^coll_move: 4 ranks OK" "$TMP/out" || fail "coll_move on 4 ranks: $(cat
 # 1d. ompi-lite's UCX settings for TCP follow the job's layout, the same on
 # every rank (a rank's TCP pieces must fit its peers' buffers): one rank per
 # host takes the TCP-only value, hosts that hold several ranks the mixed
-# one, also for the rank alone on its host of 3 ranks on 2 hosts; a user's
-# UCX variable wins over both. The ranks log what they apply, and pass 1 MiB
-# round a ring across the hosts, in pieces of up to the value.
+# one, also for the rank alone on its host of 3 ranks on 2 hosts, both for
+# the receive and the send segments; a user's UCX variable for either wins
+# over both. The ranks log what they apply, and pass 1 MiB round a ring
+# across the hosts, in pieces of up to the value, contiguous and then as a
+# vector that UCX packs itself.
 check_tcp_setting() { # WANT-PER-RANK NP ARGS...
     want=$1 np=$2
     shift 2
     mpirun_on0 "$TMP/out" "$TMP/err" -np "$np" \
         -x OMPI_LITE_DEBUG=info -x OMPI_LITE_DEBUG_SUBSYS=runtime \
-        -x OMPI_LITE_UCX_TCP_RX_SEG_SIZE=100000 -x OMPI_LITE_UCX_MIXED_RX_SEG_SIZE=200000 \
+        -x OMPI_LITE_UCX_TCP_SEG_SIZE=100000 -x OMPI_LITE_UCX_MIXED_SEG_SIZE=200000 \
         "$@" "$HELPERS/mpi_hosts" 1048576 "$MARKER"
     [ "$rc" -eq 0 ] || fail "mpi_hosts with $*: status $rc: $(cat "$TMP/err")"
-    got=$(grep -o "UCX_TCP_RX_SEG_SIZE=[0-9]* (ompi-lite's default)" "$TMP/err" |
-        sort | uniq -c | awk '{print $1, $2}')
+    got=$(grep -o "UCX_TCP_[RT]X_SEG_SIZE=[0-9]* (ompi-lite's default)" "$TMP/err" |
+        sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')
     [ "$got" = "$want" ] ||
-        fail "mpi_hosts with $*: UCX_TCP_RX_SEG_SIZE applied as '$got', expected '$want'"
+        fail "mpi_hosts with $*: TCP segment sizes applied as '$got', expected '$want'"
 }
-check_tcp_setting "3 UCX_TCP_RX_SEG_SIZE=100000" 3 --host "$(h 0),$(h 1),$(h 2)" -N 1
-check_tcp_setting "6 UCX_TCP_RX_SEG_SIZE=200000" 6 -hostfile "$TMP/hosts"
-check_tcp_setting "3 UCX_TCP_RX_SEG_SIZE=200000" 3 -H "$(h 0):2,$(h 1):1"
+check_tcp_setting "3 UCX_TCP_RX_SEG_SIZE=100000, 3 UCX_TCP_TX_SEG_SIZE=100000" 3 \
+    --host "$(h 0),$(h 1),$(h 2)" -N 1
+check_tcp_setting "6 UCX_TCP_RX_SEG_SIZE=200000, 6 UCX_TCP_TX_SEG_SIZE=200000" 6 \
+    -hostfile "$TMP/hosts"
+check_tcp_setting "3 UCX_TCP_RX_SEG_SIZE=200000, 3 UCX_TCP_TX_SEG_SIZE=200000" 3 \
+    -H "$(h 0):2,$(h 1):1"
 check_tcp_setting "" 6 -hostfile "$TMP/hosts" -x UCX_TCP_RX_SEG_SIZE=96K
+check_tcp_setting "" 3 --host "$(h 0),$(h 1),$(h 2)" -N 1 -x UCX_TCP_TX_SEG_SIZE=64K
 
 # 2. MPICH hostfile syntax and the ring example.
 mpirun_on0 "$TMP/out" "$TMP/err" -f "$TMP/hosts.mpich" -n 6 "$HELPERS/ring"
