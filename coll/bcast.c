@@ -36,7 +36,7 @@
  *   ranks (8 ranks on the 2 cores) lost with it (64 KiB-4 MiB 1.1-1.8x
  *   binomial's time): hence the chain from BCAST_NET_CHAIN_BYTES only up
  *   to BCAST_NET_CHAIN_PROCS processes. */
-#include "coll_select.h"
+#include "bcast_util.h"
 
 ol_status_t ol_coll_bcast_binomial(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_bcast_scatter_allgather(ol_sched_t *s, const ol_coll_args_t *a);

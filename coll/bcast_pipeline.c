@@ -12,14 +12,8 @@
  * Example, p = 3, root 0, 3 segments: step 0: 0 -> 1 seg 0; step 1: 0 -> 1
  * seg 1, 1 -> 2 seg 0; step 2: 0 -> 1 seg 2, 1 -> 2 seg 1; step 3: 1 -> 2
  * seg 2. */
-#include "coll_select.h"
+#include "bcast_util.h"
 #include "coll_util.h"
-
-ol_status_t ol_coll_bcast_bytes(ol_sched_t *s, const ol_coll_args_t *a, ol_coll_args_t *bytes);
-ol_status_t ol_coll_bcast_bytes_done(ol_sched_t *s, const ol_coll_args_t *a,
-                                     const ol_coll_args_t *bytes);
-
-int ol_coll_bcast_segment_size(void);
 
 typedef struct {
     const ol_coll_args_t *a;
@@ -64,7 +58,10 @@ ol_status_t ol_coll_bcast_pipeline(ol_sched_t *s, const ol_coll_args_t *a)
     segments_t g = {&bytes, ol_coll_bcast_segment_size(), 0};
     if (g.segment < 1)
         g.segment = 1;
-    g.nseg = (bytes.recvcount + g.segment - 1) / g.segment;
+    /* An empty broadcast still sends its one empty segment, the message
+     * every other way to broadcast sends (pair.c's among them): a rank
+     * whose type takes another way must get it. */
+    g.nseg = bytes.recvcount > 0 ? (bytes.recvcount + g.segment - 1) / g.segment : 1;
     if (rc == OL_OK)
         rc = chain(s, &g);
     return rc == OL_OK ? ol_coll_bcast_bytes_done(s, a, &bytes) : rc;

@@ -13,12 +13,8 @@
  * 1 -> 2 chunk 1, 2 -> 0 chunk 2; then each forwards what it got. Chunks are
  * cut in bytes, the same on every rank whatever its datatype (see
  * ol_coll_bcast_bytes). */
-#include "coll_select.h"
+#include "bcast_util.h"
 #include "coll_util.h"
-
-ol_status_t ol_coll_bcast_bytes(ol_sched_t *s, const ol_coll_args_t *a, ol_coll_args_t *bytes);
-ol_status_t ol_coll_bcast_bytes_done(ol_sched_t *s, const ol_coll_args_t *a,
-                                     const ol_coll_args_t *bytes);
 
 typedef struct {
     const ol_coll_args_t *a;

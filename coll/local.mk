@@ -4,7 +4,7 @@ libol_core_la_SOURCES += coll/coll.h coll/coll_select.h coll/coll_util.h coll/co
 	coll/coll_sched.h coll/coll_sched.c coll/select.c coll/pair.c \
 	coll/shm.h coll/shm_segment.c coll/shm_coll.c \
 	coll/barrier.c coll/barrier_dissemination.c \
-	coll/bcast.c coll/bcast_binomial.c \
+	coll/bcast_util.h coll/bcast.c coll/bcast_binomial.c \
 	coll/allreduce.c coll/allreduce_recursive_doubling.c \
 	coll/allgather.c coll/allgather_ring.c
 # The reduction collectives: reduce, allreduce, reduce_scatter(_block), scan, exscan.

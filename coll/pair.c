@@ -15,7 +15,7 @@
  *
  * The traffic uses the tags a schedule would (ol_sched_next_tag), so that
  * nonblocking collectives in flight are never matched. */
-#include "coll_select.h"
+#include "bcast_util.h"
 #include "coll_util.h"
 #include "reduce_util.h"
 
@@ -55,8 +55,9 @@ static bool kind_fits(const ol_coll_args_t *a)
     bool same_types = a->sendtype == a->recvtype && a->sendcount == a->recvcount;
     switch (a->kind) {
     case OL_COLL_BARRIER:
-    case OL_COLL_BCAST:
     case OL_COLL_ALLREDUCE: return true;
+    /* the pipelined chain sends a longer message in segments */
+    case OL_COLL_BCAST: return ol_coll_bytes(a) <= ol_coll_bcast_segment_size();
     case OL_COLL_REDUCE: return a->op->commutative;
     case OL_COLL_ALLGATHER: return ol_coll_in_place(a) || same_types;
     case OL_COLL_ALLTOALL: return !ol_coll_in_place(a) && same_types;

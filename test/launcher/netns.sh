@@ -58,6 +58,10 @@ grep -q "^coll_move: 6 ranks OK" "$TMP/out" || fail "coll_move: $(cat "$TMP/out"
 mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$top_builddir/test/mpi/coll_move"
 [ "$rc" -eq 0 ] || fail "coll_move on 4 ranks: status $rc: $(cat "$TMP/err")"
 grep -q "^coll_move: 4 ranks OK" "$TMP/out" || fail "coll_move on 4 ranks: $(cat "$TMP/out")"
+# One rank per host: the broadcast's chain below 64 KiB, empty ones too.
+mpirun_on0 "$TMP/out" "$TMP/err" --host "$(h 0),$(h 1),$(h 2)" -N 1 "$top_builddir/test/mpi/coll_move"
+[ "$rc" -eq 0 ] || fail "coll_move on 3 hosts: status $rc: $(cat "$TMP/err")"
+grep -q "^coll_move: 3 ranks OK" "$TMP/out" || fail "coll_move on 3 hosts: $(cat "$TMP/out")"
 
 # 1d. ompi-lite's UCX settings for TCP follow the job's layout, the same on
 # every rank (a rank's TCP pieces must fit its peers' buffers): one rank per

@@ -21,9 +21,13 @@ set_b="${P}BARRIER_ALGORITHM=linear ${P}BCAST_ALGORITHM=scatter_allgather
 set_c="${P}BCAST_ALGORITHM=pipeline ${P}BCAST_SEGMENT_SIZE=1001
     ${P}ALLGATHER_ALGORITHM=bruck ${P}ALLTOALL_ALGORITHM=linear"
 set_d="${P}BCAST_ALGORITHM=linear ${P}ALLGATHER_ALGORITHM=linear"
+# The chain chosen, not forced, in segments of 16 bytes: two-process
+# broadcasts of contiguous data then take the direct path (pair.c) on one
+# rank while the rank with the derived type takes the chain.
+set_e="${P}BCAST_PIPELINE_BYTES=1 ${P}BCAST_SEGMENT_SIZE=16"
 
 for np in 1 2 3 4 5 6 7 8; do
-    for set in "" "$set_a" "$set_b" "$set_c" "$set_d"; do
+    for set in "" "$set_a" "$set_b" "$set_c" "$set_d" "$set_e"; do
         # shellcheck disable=SC2086 # one VAR=VALUE per word
         capture env $set $MPIRUN -np "$np" "$prog"
         expect_success
