@@ -375,10 +375,20 @@ static void end_message(ol_request_t *req)
                                     __ATOMIC_ACQUIRE);
 }
 
+/* After a failed message (a count that differs between the processes) a
+ * rank's buffers hold what it could not receive, yet the rounds go on: its
+ * later sends are empty, so that a rank it forwards to reports a wrong
+ * length instead of succeeding with that data. */
+static MPI_Count count_to_send(const ol_sched_t *s, const step_t *st)
+{
+    return s->message_error == OL_OK ? st->count : 0;
+}
+
 static ol_status_t post_message(ol_sched_t *s, const step_t *st)
 {
     ol_op_args_t args = {.buf = st->kind == STEP_SEND ? (void *)st->src : st->dst,
-                         .count = st->count, .dt = st->dt, .peer = st->peer,
+                         .count = st->kind == STEP_SEND ? count_to_send(s, st) : st->count,
+                         .dt = st->dt, .peer = st->peer,
                          .tag = ol_coll_tag(s->comm, s->tag), .comm = s->comm,
                          .space = OL_TAGSPACE_COLL, .mode = OL_SEND_STANDARD};
     ol_request_t *req;
