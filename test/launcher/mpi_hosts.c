@@ -9,7 +9,6 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Sends out to next and receives in from prev, count elements of type. */
 static void ring_pass(void *out, void *in, int count, MPI_Datatype type, int next, int prev)
