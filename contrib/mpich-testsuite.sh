@@ -29,24 +29,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -x "$prefix/bin/mpicc" ] || { echo "mpich-testsuite: build ompi-lite first (contrib/build.sh)" >&2; exit 2; }
+. "$top/contrib/debian-source.sh"
 
 # The suite's sources: test/mpi of the mpich source package.
 fetch_suite() {
     [ -d "$work/src/test/mpi" ] && return 0
-    mkdir -p "$work/download" && cd "$work/download"
-    if ! apt-get source --download-only mpich >/dev/null 2>&1; then
-        cat >/etc/apt/sources.list.d/ompi-lite-mpich-src.sources <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-        apt-get -o DPkg::Lock::Timeout=600 update -qq
-        apt-get source --download-only mpich >/dev/null
-    fi
+    fetch_debian_source mpich "$work/download"
     mkdir -p "$work/src"
-    tar xJf mpich_*.orig.tar.xz -C "$work/src" --strip-components=1 --wildcards '*/test/mpi'
+    tar xJf "$work"/download/mpich_*.orig.tar.xz -C "$work/src" --strip-components=1 \
+        --wildcards '*/test/mpi'
 }
 
 # Stand-ins that only let the suite's helper library link: it refers to

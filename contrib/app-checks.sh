@@ -1,0 +1,188 @@
+#!/bin/sh
+# Runs real MPI applications' own correctness checks against ompi-lite: code
+# written for Open MPI and MPICH, built unchanged with ompi-lite's mpicc,
+# that verifies its own answers. Not part of the test command: it downloads
+# Debian source packages with apt-get (needs root) and takes about 20
+# minutes on 2 cores.
+#
+#   contrib/app-checks.sh [-a APPS] [-w WORKDIR]
+#   -a APPS     comma separated (default hpcc,fftw):
+#               hpcc  HPC Challenge 1.5.0: HPL's residual checks over 144
+#                     variants (its own six broadcasts, panel factorizations,
+#                     lookahead, odd sizes), PTRANS, MPIRandomAccess, MPIFFT
+#                     and b_eff, on process grids 1x3, 2x2, 1x5 and 2x4
+#               fftw  FFTW 3's distributed transforms: its check.pl compares
+#                     random transforms with a reference, on 1 to 8 processes
+#   -w WORKDIR  where the sources are unpacked and built
+#               (default /tmp/ompi-lite-apps)
+#
+# Each run is one line "ok APP SETTING" or "FAIL APP SETTING (see LOG)";
+# the last line is "N passed, N failed".
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$top/_install
+apps=hpcc,fftw
+work=/tmp/ompi-lite-apps
+while [ $# -gt 0 ]; do
+    case $1 in
+    -a) apps=$2; shift 2 ;;
+    -w) work=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "app-checks: unknown option '$1' (see -h)" >&2; exit 2 ;;
+    esac
+done
+[ -x "$prefix/bin/mpicc" ] || { echo "app-checks: build ompi-lite first (contrib/build.sh)" >&2; exit 2; }
+. "$top/contrib/debian-source.sh"
+mpirun="$prefix/bin/mpirun --oversubscribe --timeout 900"
+passed=0 failed=0
+
+# report OK APP SETTING LOG: one line per run, and the counts.
+report() {
+    if [ "$1" = 0 ]; then
+        passed=$((passed + 1))
+        echo "ok $2 $3"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $2 $3 (see $4)"
+    fi
+}
+
+# unpack PACKAGE: its Debian source's upstream tree, as $work/PACKAGE.
+unpack() {
+    [ -d "$work/$1" ] && return 0
+    fetch_debian_source "$1" "$work/download"
+    mkdir -p "$work/$1"
+    tar xzf "$work"/download/"$1"_*.orig.tar.gz -C "$work/$1" --strip-components=1
+}
+
+# HPL's build settings. HPL still calls MPI_Address and MPI_Type_struct,
+# removed in MPI-3: they are the MPI-2 calls of the same arguments.
+hpcc_make_file() {
+    cat <<EOF
+SHELL = /bin/sh
+CD = cd
+CP = cp
+LN_S = ln -s
+MKDIR = mkdir
+RM = /bin/rm -f
+TOUCH = touch
+ARCH = \$(arch)
+TOPdir = ../../..
+INCdir = \$(TOPdir)/include
+BINdir = \$(TOPdir)/bin/\$(ARCH)
+LIBdir = \$(TOPdir)/lib/\$(ARCH)
+HPLlib = \$(LIBdir)/libhpl.a
+LAlib = -lblas -lm
+HPL_INCLUDES = -I\$(INCdir) -I\$(INCdir)/\$(ARCH)
+HPL_LIBS = \$(HPLlib) \$(LAlib)
+HPL_DEFS = -DAdd_ -DF77_INTEGER=int -DStringSunStyle \$(HPL_INCLUDES) \
+  -DMPI_Address=MPI_Get_address -DMPI_Type_struct=MPI_Type_create_struct
+CC = $prefix/bin/mpicc
+CCNOOPT = \$(HPL_DEFS)
+CCFLAGS = \$(HPL_DEFS) -O2 -fcommon -w
+LINKER = $prefix/bin/mpicc
+LINKFLAGS = \$(CCFLAGS)
+ARCHIVER = ar
+ARFLAGS = r
+RANLIB = ranlib
+EOF
+}
+
+# hpcc_input P Q: HPL on a P x Q grid over the variants named above, PTRANS
+# also at an odd size and block.
+hpcc_input() {
+    cat <<EOF
+HPLinpack benchmark input file
+ompi-lite app-checks
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+2            # of problems sizes (N)
+1000 1999    Ns
+2            # of NBs
+64 77        NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+$1           Ps
+$2           Qs
+16.0         threshold
+3            # of panel fact
+0 1 2        PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+6            # of broadcast
+0 1 2 3 4 5  BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+2            # of lookahead depth
+0 1          DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+1            Number of additional problem sizes for PTRANS
+777          values of N
+1            number of additional blocking sizes for PTRANS
+13           values of NB
+EOF
+}
+
+# HPCC's verdict: it says Success=1 when every part ran, and each check
+# prints PASSED/FAILED (HPL, PTRANS) or (passed)/(failed) (RandomAccess, which
+# tolerates up to 1% of lost updates on process counts other than powers
+# of two, as with any MPI).
+hpcc_passed() {
+    grep -q '^Success=1' "$1" && grep -q 'tests completed and passed residual checks' "$1" &&
+        ! grep -q -E 'FAILED|\(failed\)|[1-9][0-9]* tests completed and failed' "$1"
+}
+
+run_hpcc() {
+    dpkg -s libblas-dev >/dev/null 2>&1 || apt-get install -y -q libblas-dev >/dev/null
+    unpack hpcc
+    cd "$work/hpcc"
+    hpcc_make_file >hpl/Make.ompi-lite
+    [ -x hpcc ] || make arch=ompi-lite >"$work/hpcc.build.log" 2>&1 ||
+        { report 1 hpcc build "$work/hpcc.build.log"; return 0; }
+    for grid in 1x3 2x2 1x5 2x4; do
+        p=${grid%x*} q=${grid#*x}
+        dir=$work/hpcc-$grid
+        mkdir -p "$dir" && cd "$dir" && rm -f hpccoutf.txt
+        hpcc_input "$p" "$q" >hpccinf.txt
+        rc=0
+        $mpirun -np $((p * q)) "$work/hpcc/hpcc" >mpirun.log 2>&1 || rc=$?
+        [ "$rc" = 0 ] && hpcc_passed hpccoutf.txt || rc=1
+        report "$rc" hpcc "$grid grid" "$dir/hpccoutf.txt, $dir/mpirun.log"
+    done
+}
+
+run_fftw() {
+    unpack fftw3
+    cd "$work/fftw3"
+    if [ ! -x mpi/mpi-bench ]; then
+        { ./configure MPICC="$prefix/bin/mpicc" --enable-mpi --disable-fortran --disable-doc &&
+            make -j2; } >"$work/fftw.build.log" 2>&1 ||
+            { report 1 fftw build "$work/fftw.build.log"; return 0; }
+    fi
+    cd mpi
+    for np in 1 2 3 4 5 7 8; do
+        log=$work/fftw-$np.log rc=0
+        perl -w ../tests/check.pl --verbose --random --maxsize=20000 -c=30 \
+            --mpi "$mpirun -np $np $PWD/mpi-bench" >"$log" 2>&1 || rc=$?
+        report "$rc" fftw "$np processes" "$log"
+    done
+}
+
+mkdir -p "$work"
+for app in $(echo "$apps" | tr ',' ' '); do
+    case $app in
+    hpcc) run_hpcc ;;
+    fftw) run_fftw ;;
+    *) echo "app-checks: unknown application '$app' (hpcc, fftw)" >&2; exit 2 ;;
+    esac
+done
+echo "$passed passed, $failed failed"
