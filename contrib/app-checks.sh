@@ -6,13 +6,17 @@
 # minutes on 2 cores.
 #
 #   contrib/app-checks.sh [-a APPS] [-w WORKDIR]
-#   -a APPS     comma separated (default hpcc,fftw):
+#   -a APPS     comma separated (default hpcc,fftw,scotch):
 #               hpcc  HPC Challenge 1.5.0: HPL's residual checks over 144
 #                     variants (its own six broadcasts, panel factorizations,
 #                     lookahead, odd sizes), PTRANS, MPIRandomAccess, MPIFFT
 #                     and b_eff, on process grids 1x3, 2x2, 1x5 and 2x4
 #               fftw  FFTW 3's distributed transforms: its check.pl compares
 #                     random transforms with a reference, on 1 to 8 processes
+#               scotch PT-Scotch 7's ptcheck: distributed graph partitioning
+#                     and ordering on 3 and 4 processes, whose threads call
+#                     MPI at once (MPI_THREAD_MULTIPLE) and overlap
+#                     nonblocking collectives, checked by its own programs
 #   -w WORKDIR  where the sources are unpacked and built
 #               (default /tmp/ompi-lite-apps)
 #
@@ -22,13 +26,13 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-apps=hpcc,fftw
+apps=hpcc,fftw,scotch
 work=/tmp/ompi-lite-apps
 while [ $# -gt 0 ]; do
     case $1 in
     -a) apps=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "app-checks: unknown option '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -36,6 +40,13 @@ done
 . "$top/contrib/debian-source.sh"
 mpirun="$prefix/bin/mpirun --oversubscribe --timeout 900"
 passed=0 failed=0
+
+# need PACKAGE...: installs the Debian packages an application's build needs.
+need() {
+    for package in "$@"; do
+        dpkg -s "$package" >/dev/null 2>&1 || apt-get install -y -q "$package" >/dev/null
+    done
+}
 
 # report OK APP SETTING LOG: one line per run, and the counts.
 report() {
@@ -53,7 +64,7 @@ unpack() {
     [ -d "$work/$1" ] && return 0
     fetch_debian_source "$1" "$work/download"
     mkdir -p "$work/$1"
-    tar xzf "$work"/download/"$1"_*.orig.tar.gz -C "$work/$1" --strip-components=1
+    tar xf "$work"/download/"$1"_*.orig.tar.* -C "$work/$1" --strip-components=1
 }
 
 # HPL's build settings. HPL still calls MPI_Address and MPI_Type_struct,
@@ -142,7 +153,7 @@ hpcc_passed() {
 }
 
 run_hpcc() {
-    dpkg -s libblas-dev >/dev/null 2>&1 || apt-get install -y -q libblas-dev >/dev/null
+    need libblas-dev
     unpack hpcc
     cd "$work/hpcc"
     hpcc_make_file >hpl/Make.ompi-lite
@@ -177,12 +188,28 @@ run_fftw() {
     done
 }
 
+# Scotch's generic Linux settings, with ompi-lite's mpicc for the parallel
+# library and for the tool that reads MPI's type sizes.
+run_scotch() {
+    need bison flex zlib1g-dev
+    unpack scotch
+    cd "$work/scotch/src"
+    sed -e "s|^CCP.*|CCP = $prefix/bin/mpicc|" -e "s|^CCD.*|CCD = $prefix/bin/mpicc|" \
+        Make.inc/Makefile.inc.x86-64_pc_linux2 >Makefile.inc
+    make -j2 ptscotch >"$work/scotch.build.log" 2>&1 ||
+        { report 1 scotch build "$work/scotch.build.log"; return 0; }
+    rc=0
+    make ptcheck EXECPPROG="$mpirun" EXECPFLAGS= >"$work/scotch.check.log" 2>&1 || rc=$?
+    report "$rc" scotch ptcheck "$work/scotch.check.log"
+}
+
 mkdir -p "$work"
 for app in $(echo "$apps" | tr ',' ' '); do
     case $app in
     hpcc) run_hpcc ;;
     fftw) run_fftw ;;
-    *) echo "app-checks: unknown application '$app' (hpcc, fftw)" >&2; exit 2 ;;
+    scotch) run_scotch ;;
+    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch)" >&2; exit 2 ;;
     esac
 done
 echo "$passed passed, $failed failed"
