@@ -2,11 +2,11 @@
 # Runs real MPI applications' own correctness checks against ompi-lite: code
 # written for Open MPI and MPICH, built unchanged with ompi-lite's mpicc,
 # that verifies its own answers. Not part of the test command: it downloads
-# Debian source packages with apt-get (needs root) and takes about 20
+# Debian source packages with apt-get (needs root) and takes about 25
 # minutes on 2 cores.
 #
 #   contrib/app-checks.sh [-a APPS] [-w WORKDIR]
-#   -a APPS     comma separated (default hpcc,fftw,scotch):
+#   -a APPS     comma separated (default hpcc,fftw,scotch,p4est):
 #               hpcc  HPC Challenge 1.5.0: HPL's residual checks over 144
 #                     variants (its own six broadcasts, panel factorizations,
 #                     lookahead, odd sizes), PTRANS, MPIRandomAccess, MPIFFT
@@ -17,6 +17,10 @@
 #                     and ordering on 3 and 4 processes, whose threads call
 #                     MPI at once (MPI_THREAD_MULTIPLE) and overlap
 #                     nonblocking collectives, checked by its own programs
+#               p4est p4est 2.2 and its libsc: the 72 tests of their make
+#                     check (adaptive octree meshes: partition, balance,
+#                     ghost layers, per-host communicators) on 2, 3 and 5
+#                     processes
 #   -w WORKDIR  where the sources are unpacked and built
 #               (default /tmp/ompi-lite-apps)
 #
@@ -26,13 +30,13 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-apps=hpcc,fftw,scotch
+apps=hpcc,fftw,scotch,p4est
 work=/tmp/ompi-lite-apps
 while [ $# -gt 0 ]; do
     case $1 in
     -a) apps=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "app-checks: unknown option '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -203,13 +207,32 @@ run_scotch() {
     report "$rc" scotch ptcheck "$work/scotch.check.log"
 }
 
+# Without MPI I/O, which ompi-lite does not have yet.
+run_p4est() {
+    need autoconf automake libtool
+    unpack p4est
+    cd "$work/p4est"
+    if [ ! -f Makefile ]; then
+        { ./bootstrap && ./configure --enable-mpi --disable-mpiio --disable-shared \
+            --without-blas CC="$prefix/bin/mpicc" CXX="$prefix/bin/mpicxx" &&
+            make -j2; } >"$work/p4est.build.log" 2>&1 ||
+            { report 1 p4est build "$work/p4est.build.log"; return 0; }
+    fi
+    for np in 2 3 5; do
+        log=$work/p4est-$np.log rc=0
+        make -j2 check LOG_COMPILER="$mpirun" AM_LOG_FLAGS="-np $np" >"$log" 2>&1 || rc=$?
+        report "$rc" p4est "$np processes" "$log"
+    done
+}
+
 mkdir -p "$work"
 for app in $(echo "$apps" | tr ',' ' '); do
     case $app in
     hpcc) run_hpcc ;;
     fftw) run_fftw ;;
     scotch) run_scotch ;;
-    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch)" >&2; exit 2 ;;
+    p4est) run_p4est ;;
+    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch, p4est)" >&2; exit 2 ;;
     esac
 done
 echo "$passed passed, $failed failed"
