@@ -225,14 +225,15 @@ run_p4est() {
     done
 }
 
-mkdir -p "$work"
-for app in $(echo "$apps" | tr ',' ' '); do
+apps=$(echo "$apps" | tr ',' ' ')
+for app in $apps; do # every name checked before the first long run
     case $app in
-    hpcc) run_hpcc ;;
-    fftw) run_fftw ;;
-    scotch) run_scotch ;;
-    p4est) run_p4est ;;
+    hpcc | fftw | scotch | p4est) ;;
     *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch, p4est)" >&2; exit 2 ;;
     esac
+done
+mkdir -p "$work"
+for app in $apps; do
+    "run_$app"
 done
 echo "$passed passed, $failed failed"
