@@ -88,12 +88,8 @@ int ol_coll_bcast_segment_size(void)
     return segment_size;
 }
 
-/* The scatter-allgather and pipelined broadcasts cut the message at byte
- * offsets that must be the same on every rank, whatever datatype each rank
- * passed (only the type signatures match): they move bytes, those of the
- * user's buffer when its type is contiguous, else those of a packed copy
- * that the root fills first and the others unpack last. *bytes is a's
- * message seen as MPI_BYTE. */
+/* (Why, in bcast_util.h.) The bytes are those of the user's buffer when its
+ * type is contiguous: no copy. */
 ol_status_t ol_coll_bcast_bytes(ol_sched_t *s, const ol_coll_args_t *a, ol_coll_args_t *bytes)
 {
     ol_datatype_t *dt = a->recvtype;
