@@ -109,23 +109,6 @@ static const unsigned char kernel_type_of[DT_COUNT] = {
     DT(MPI_CXX_BOOL) = BOOL,
 };
 
-/* The one predefined type all of dt's data is made of, NULL if several. */
-static const ol_datatype_t *basic_type(const ol_datatype_t *dt)
-{
-    if (dt->predefined)
-        return dt;
-    ol_dt_contents_t contents;
-    ol_dt_get_contents(dt, &contents);
-    const ol_datatype_t *basic = NULL;
-    for (MPI_Count k = 0; k < contents.ntypes; k++) {
-        const ol_datatype_t *b = basic_type(contents.types[k]);
-        if (!b || (basic && b != basic))
-            return NULL;
-        basic = b;
-    }
-    return basic;
-}
-
 typedef struct {
     int op;            /* handle value - OP_BASE */
     kernel_type_t type;
@@ -136,7 +119,7 @@ static bool choose_kernel(const ol_op_t *op, const ol_datatype_t *dt, kernel_cho
 {
     if (!ol_accel_built() || !op->predefined || op->index < 0 || op->index >= OP_COUNT)
         return false;
-    const ol_datatype_t *basic = basic_type(dt);
+    const ol_datatype_t *basic = ol_dt_basic_type(dt);
     if (!basic || (dt != basic && !dt->contiguous) || !ol_op_loop(op, basic))
         return false;
     /* The kernels' logical ops write 1 and 0, not the .TRUE. a Fortran

@@ -8,6 +8,7 @@
 #include "pt2pt.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -577,19 +578,76 @@ static const kind_choice_t integer_kinds[] = {
     {MPI_INTEGER1, 0, 2}, {MPI_INTEGER2, 0, 4}, {MPI_INTEGER4, 0, 9},
     {MPI_INTEGER8, 0, 18}, {MPI_INTEGER16, 0, 38}};
 
+/* The types made by the f90 calls: one per (call, p, r), kept for the
+ * life of the process, as the standard wants the same handle for the same
+ * arguments and forbids freeing it. */
+typedef struct f90_type {
+    int combiner, p, r;
+    ol_datatype_t *dt;
+} f90_type_t;
+
+static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+static f90_type_t *f90_types;
+static size_t n_f90_types, f90_capacity;
+
+static ol_datatype_t *known_f90_type(int combiner, int p, int r)
+{
+    for (size_t i = 0; i < n_f90_types; i++)
+        if (f90_types[i].combiner == combiner && f90_types[i].p == p && f90_types[i].r == r)
+            return f90_types[i].dt;
+    return NULL;
+}
+
+static int remember_f90_type(int combiner, int p, int r, ol_datatype_t *named,
+                             ol_datatype_t **dt)
+{
+    if (n_f90_types == f90_capacity) {
+        size_t capacity = f90_capacity ? 2 * f90_capacity : 8;
+        f90_type_t *grown = realloc(f90_types, capacity * sizeof(*grown));
+        if (!grown)
+            return no_memory();
+        f90_types = grown;
+        f90_capacity = capacity;
+    }
+    if (ol_dt_create_f90(combiner, p, r, named, dt) != MPI_SUCCESS)
+        return no_memory();
+    f90_types[n_f90_types++] = (f90_type_t){combiner, p, r, *dt};
+    return MPI_SUCCESS;
+}
+
+/* The kind of the choices that p and r select, under the f90 combiner. */
+static int f90_type(int combiner, const kind_choice_t *choices, size_t n, int p, int r,
+                    MPI_Datatype *newtype)
+{
+    MPI_Datatype named;
+    int err = choose_kind(choices, n, p, r, &named);
+    if (err != MPI_SUCCESS)
+        return err;
+    pthread_mutex_lock(&f90_lock);
+    ol_datatype_t *dt = known_f90_type(combiner, p, r);
+    if (!dt)
+        err = remember_f90_type(combiner, p, r, ol_dt_from_handle(named), &dt);
+    pthread_mutex_unlock(&f90_lock);
+    if (err == MPI_SUCCESS)
+        *newtype = ol_dt_to_handle(dt);
+    return err;
+}
+
 int ol_api_type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return choose_kind(real_kinds, OL_ARRAY_SIZE(real_kinds), p, r, newtype);
+    return f90_type(MPI_COMBINER_F90_REAL, real_kinds, OL_ARRAY_SIZE(real_kinds), p, r, newtype);
 }
 
 int ol_api_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return choose_kind(complex_kinds, OL_ARRAY_SIZE(complex_kinds), p, r, newtype);
+    return f90_type(MPI_COMBINER_F90_COMPLEX, complex_kinds, OL_ARRAY_SIZE(complex_kinds), p, r,
+                    newtype);
 }
 
 int ol_api_type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return choose_kind(integer_kinds, OL_ARRAY_SIZE(integer_kinds), MPI_UNDEFINED, r, newtype);
+    return f90_type(MPI_COMBINER_F90_INTEGER, integer_kinds, OL_ARRAY_SIZE(integer_kinds),
+                    MPI_UNDEFINED, r, newtype);
 }
 
 int ol_api_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
@@ -663,6 +721,11 @@ int ol_api_type_free(MPI_Datatype *datatype)
         return err;
     if (dt->predefined) {
         ol_api_set_detail("datatype is the predefined %s, which cannot be freed", dt->name);
+        return MPI_ERR_TYPE;
+    }
+    if (ol_dt_is_f90(dt)) {
+        ol_api_set_detail("datatype (%s) was returned by an MPI_Type_create_f90_ call, which "
+                          "makes predefined types that cannot be freed", dt->name);
         return MPI_ERR_TYPE;
     }
     /* Delete callbacks run first; one that fails leaves the type. */

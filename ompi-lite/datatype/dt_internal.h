@@ -63,7 +63,8 @@ struct ol_dt_layout {
     size_t external32_size;      /* bytes of one element in external32 */
     const ol_dt_node_t *root;    /* NULL: the data is size bytes at offset 0, or none */
     ol_dt_node_t *owned;         /* nodes allocated for this type */
-    ol_datatype_t *inner;        /* subarray, darray: the type built to describe it */
+    ol_datatype_t *inner;        /* subarray, darray: the type built to describe it;
+                                  * f90 types: the named type */
     ol_dt_part_t single_part;    /* parts of a type with one old type */
 };
 

@@ -137,6 +137,16 @@ ol_status_t ol_dt_create_darray(int size, int rank, int ndims, const MPI_Count *
                                 ol_datatype_t **newtype);
 
 /* Makes the type usable for communication: computes `contiguous`. */
+ol_status_t ol_dt_create_f90(int combiner, int p, int r, ol_datatype_t *named,
+                             ol_datatype_t **newtype);
+/* Made by MPI_Type_create_f90_real/complex/integer: predefined in all but
+ * the handle (committed, never freed, the named type's data). */
+bool ol_dt_is_f90(const ol_datatype_t *dt);
+/* The one predefined type all of dt's data is made of (the constructors'
+ * old types, recursively), NULL if there are several: what a predefined
+ * reduction operator runs on. */
+const ol_datatype_t *ol_dt_basic_type(const ol_datatype_t *dt);
+
 void ol_dt_commit(ol_datatype_t *dt);
 /* MPI_Type_free: the user's handle goes; operations in flight keep the
  * object until they release it. */
@@ -161,6 +171,14 @@ void ol_dt_new_handle(ol_datatype_t *dt);
  * derived ones to an index in a table. */
 int ol_dt_to_int(ol_datatype_t *dt);
 ol_datatype_t *ol_dt_from_int(int value);
+
+/* Calls visit for each contiguous block of the data of count elements of
+ * dt at buf (adjacent blocks may come separately), in typemap order, until
+ * it returns false; returns false if it stopped early. Costs one call per
+ * block: callers bound the work themselves. */
+typedef bool (*ol_dt_block_fn)(uintptr_t address, size_t bytes, void *ctx);
+bool ol_dt_for_each_block(const ol_datatype_t *dt, const void *buf, MPI_Count count,
+                          ol_dt_block_fn visit, void *ctx);
 
 /* external32 (MPI_Pack_external): bytes of count elements, and conversion
  * of a native packed stream (as ol_dt_pack_all writes it) to external32

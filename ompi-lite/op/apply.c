@@ -16,24 +16,6 @@
 /* Bytes of one chunk of packed data on the stack. */
 enum { CHUNK_BYTES = 4096 };
 
-/* The one predefined type all of dt's data is made of, NULL if there are
- * several (the constructors' old types, recursively). */
-static const ol_datatype_t *basic_type(const ol_datatype_t *dt)
-{
-    if (dt->predefined)
-        return dt;
-    ol_dt_contents_t c;
-    ol_dt_get_contents(dt, &c);
-    const ol_datatype_t *basic = NULL;
-    for (MPI_Count k = 0; k < c.ntypes; k++) {
-        const ol_datatype_t *b = basic_type(c.types[k]);
-        if (!b || (basic && b != basic))
-            return NULL;
-        basic = b;
-    }
-    return basic;
-}
-
 static bool is_handle(const ol_op_t *op, MPI_Op handle)
 {
     return op == ol_op_from_handle(handle);
@@ -43,7 +25,7 @@ static bool is_handle(const ol_op_t *op, MPI_Op handle)
  * none (MPI_REPLACE and MPI_NO_OP have none). */
 static ol_op_loop_t loop_for(const ol_op_t *op, const ol_datatype_t *dt)
 {
-    const ol_datatype_t *basic = basic_type(dt);
+    const ol_datatype_t *basic = ol_dt_basic_type(dt);
     return basic ? ol_op_loop(op, basic) : NULL;
 }
 
@@ -138,7 +120,7 @@ ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Coun
         return ol_op_apply_device(op, in, inout, count, dt);
     if (!op->predefined)
         return apply_user(op, in, inout, count, dt);
-    const ol_datatype_t *basic = basic_type(dt);
+    const ol_datatype_t *basic = ol_dt_basic_type(dt);
     ol_op_loop_t loop = basic ? ol_op_loop(op, basic) : NULL;
     bool replace = is_handle(op, MPI_REPLACE);
     if (!loop && !replace && !is_handle(op, MPI_NO_OP)) {
