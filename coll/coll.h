@@ -56,6 +56,10 @@ typedef struct {
     ol_op_t *op;
     int root;
     ol_comm_t *comm;
+    /* An error found in this process's own arguments that the others
+     * cannot see (its buffers overlap): the call still runs, so that they
+     * do not wait for it in vain, and then ends with it. */
+    ol_status_t error;
 } ol_coll_args_t;
 
 typedef struct ol_sched ol_sched_t;

@@ -64,6 +64,8 @@ struct ol_sched {
     ol_request_t *request;     /* what the caller waits on */
     ol_status_t error;         /* a local step failed: the schedule stops */
     ol_status_t message_error; /* a message failed (end_message): the rounds go on */
+    ol_status_t standing_error; /* the call's own arguments were wrong: the rounds run,
+                                   then the call ends with it (ol_sched_end_with) */
     scratch_t *scratch;        /* blocks in use */
     scratch_t *kept;           /* blocks of the previous run, free to reuse */
     arena_t *arena;
@@ -114,6 +116,11 @@ static void free_scratch(ol_sched_t *s)
     s->device = false;
 }
 
+void ol_sched_end_with(ol_sched_t *s, ol_status_t error)
+{
+    s->standing_error = error;
+}
+
 void ol_sched_use_device(ol_sched_t *s)
 {
     s->device = true;
@@ -143,7 +150,7 @@ static void reset(ol_sched_t *s)
     s->nrounds = 0;
     s->current = 0;
     s->request = NULL;
-    s->error = s->message_error = OL_OK;
+    s->error = s->message_error = s->standing_error = OL_OK;
     s->next_active = NULL;
     free_scratch(s);
     if (s->arena)
@@ -473,6 +480,8 @@ static bool advance(ol_sched_t *s)
         if (s->error != OL_OK || ++s->current == s->nrounds) {
             if (s->error == OL_OK)
                 s->error = s->message_error;
+            if (s->error == OL_OK)
+                s->error = s->standing_error;
             return true;
         }
         ol_status_t rc = start_round(s);
@@ -515,8 +524,10 @@ static bool begin(ol_sched_t *s)
     ol_sched_round(s);
     s->current = 0;
     s->error = s->message_error = OL_OK;
-    if (s->nrounds == 0) /* nothing to do: a collective on one process */
+    if (s->nrounds == 0) { /* nothing to do: a collective on one process */
+        s->error = s->standing_error;
         return true;
+    }
     ol_status_t rc = start_round(s);
     if (rc != OL_OK)
         s->error = rc;

@@ -215,11 +215,12 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
         ol_sched_free(s);
         return rc;
     }
+    ol_sched_end_with(s, a->error);
     *sched = s;
     return OL_OK;
 }
 
-ol_status_t ol_coll_run(const ol_coll_args_t *a)
+static ol_status_t run(const ol_coll_args_t *a)
 {
     if (a->kind == OL_COLL_ALLREDUCE && ol_accel_built()) {
         bool ipc;
@@ -254,6 +255,12 @@ ol_status_t ol_coll_run(const ol_coll_args_t *a)
     ol_sched_t *s;
     rc = ol_coll_schedule(a, &s);
     return rc == OL_OK ? ol_sched_run(s) : rc;
+}
+
+ol_status_t ol_coll_run(const ol_coll_args_t *a)
+{
+    ol_status_t rc = run(a);
+    return rc != OL_OK ? rc : a->error;
 }
 
 ol_status_t ol_coll_start(const ol_coll_args_t *a, ol_request_t **request)

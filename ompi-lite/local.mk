@@ -56,6 +56,7 @@ libmpi_abi_la_CFLAGS = $(OL_CORE_CFLAGS)
 libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
 	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h \
 	ompi-lite/api/context_id.h ompi-lite/api/context_id.c \
+	ompi-lite/api/coll_overlap.c \
 	ompi-lite/api/mpix.c
 libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.

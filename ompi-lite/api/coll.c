@@ -26,6 +26,65 @@ int ol_api_coll_issue(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *re
     return rc;
 }
 
+/* The blocks a process sends (receives) in a: one per process, from the
+ * arrays of the v and w forms where it has them. */
+static ol_api_coll_side_t send_blocks(const ol_coll_args_t *a, int n)
+{
+    return (ol_api_coll_side_t){.buf = a->sendbuf,
+                                .n = n,
+                                .count = a->sendcount,
+                                .counts = a->sendcounts,
+                                .displs = a->sdispls,
+                                .byte_displs = a->sendtypes != NULL,
+                                .dt = a->sendtype,
+                                .types = a->sendtypes};
+}
+
+static ol_api_coll_side_t recv_blocks(const ol_coll_args_t *a, int n)
+{
+    return (ol_api_coll_side_t){.buf = a->recvbuf,
+                                .n = n,
+                                .count = a->recvcount,
+                                .counts = a->recvcounts,
+                                .displs = a->rdispls,
+                                .byte_displs = a->recvtypes != NULL,
+                                .dt = a->recvtype,
+                                .types = a->recvtypes};
+}
+
+/* The one block of a gather's (allgather's) send or a scatter's receive. */
+static ol_api_coll_side_t one_block(const void *buf, MPI_Count count, const ol_datatype_t *dt)
+{
+    return (ol_api_coll_side_t){.buf = buf, .n = 1, .count = count, .dt = dt};
+}
+
+/* Issues a. Send and receive data of this process that share memory
+ * (send, recv) are erroneous (MPI-4.1 2.5.2; MPI_IN_PLACE is the way to say
+ * it), and known to this process alone, which must not leave the others
+ * waiting for it: the call goes ahead as if the shared side
+ * (in_place_send: the send side) were MPI_IN_PLACE, and ends with
+ * MPI_ERR_BUFFER: a blocking call returns it, a nonblocking or persistent
+ * one completes with it. */
+static int issue_unaliased(const ol_coll_args_t *a, const ol_api_coll_side_t *send,
+                           const ol_api_coll_side_t *recv, bool in_place_send, ol_api_how_t how,
+                           MPI_Request *request)
+{
+    uintptr_t where;
+    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE ||
+        !ol_api_coll_sides_overlap(send, recv, &where))
+        return ol_api_coll_issue(a, how, request);
+    ol_coll_args_t in_place = *a;
+    if (in_place_send)
+        in_place.sendbuf = MPI_IN_PLACE;
+    else
+        in_place.recvbuf = MPI_IN_PLACE;
+    in_place.error = MPI_ERR_BUFFER;
+    ol_api_set_detail("sendbuf and recvbuf share memory (the byte at %p is in both): pass "
+                      "MPI_IN_PLACE where the data is already in place",
+                      (void *)where);
+    return ol_api_coll_issue(&in_place, how, request);
+}
+
 /* ---- checks ----------------------------------------------------------- */
 
 static int not_in_place(const void *buf, const char *arg)
@@ -37,9 +96,11 @@ static int not_in_place(const void *buf, const char *arg)
 }
 
 /* One side of a v or w form: n blocks, the arrays given, no count
- * negative, no NULL buffer under a block with data, every type committed.
- * types: one per block (w forms), or NULL when every block is of dt. */
-static int check_side(const void *buf, const MPI_Count *counts, const void *displs,
+ * negative, no block with data at address 0 (a NULL buffer is MPI_BOTTOM,
+ * where the displacements may be absolute addresses), every type
+ * committed. types: one per block (w forms, displacements in bytes), or
+ * NULL when every block is of dt (displacements in its extents). */
+static int check_side(const void *buf, const MPI_Count *counts, const MPI_Aint *displs,
                       ol_datatype_t *dt, ol_datatype_t *const *types, int n, const char *side)
 {
     if (n > 0 && (!counts || !displs)) {
@@ -52,8 +113,10 @@ static int check_side(const void *buf, const MPI_Count *counts, const void *disp
                               (long long)counts[i]);
             return MPI_ERR_COUNT;
         }
-        int rc = ol_check_buffer(buf, counts[i], types ? types[i] : dt,
-                                 *side == 's' ? "sendbuf" : "recvbuf");
+        ol_datatype_t *type = types ? types[i] : dt;
+        MPI_Aint displ = types ? displs[i] : displs[i] * type->extent;
+        int rc = ol_check_buffer_at(buf, displ, counts[i], type,
+                                    *side == 's' ? "sendbuf" : "recvbuf");
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -186,41 +249,6 @@ static bool at_leaf(const ol_coll_args_t *a)
     return ol_comm_is_inter(a->comm) ? a->root >= 0 : a->comm->rank != a->root;
 }
 
-/* Where this process's own block lies in buf, the buffer of all blocks of
- * an intracommunicator (counts and displs in elements of dt; displs NULL:
- * blocks of count one after another). */
-static const void *own_block(const void *buf, MPI_Count count, const MPI_Aint *displs,
-                             const ol_datatype_t *dt, int rank)
-{
-    MPI_Aint offset = displs ? displs[rank] : (MPI_Aint)(rank * count);
-    return (const char *)buf + offset * dt->extent;
-}
-
-/* The block a process sends to itself given as the same memory as the
- * buffer of all blocks, or as its own block in it: what MPI_IN_PLACE is
- * for, and erroneous otherwise (MPI-4.1 2.5.2: no aliased buffers). */
-static int not_aliased(const void *mine, MPI_Count count, const void *all, const void *own)
-{
-    if (count == 0 || mine == MPI_IN_PLACE || (mine != all && mine != own))
-        return MPI_SUCCESS;
-    ol_api_set_detail("sendbuf and recvbuf are the same memory, or one is this process's block "
-                      "in the other: pass MPI_IN_PLACE instead");
-    return MPI_ERR_BUFFER;
-}
-
-/* The root of a gather(v) or scatter(v) on an intracommunicator. */
-static int root_not_aliased(const ol_coll_args_t *a, bool gathers)
-{
-    if (ol_comm_is_inter(a->comm))
-        return MPI_SUCCESS;
-    int rank = a->comm->rank;
-    if (gathers)
-        return not_aliased(a->sendbuf, a->sendcount, a->recvbuf,
-                           own_block(a->recvbuf, a->recvcount, a->rdispls, a->recvtype, rank));
-    return not_aliased(a->recvbuf, a->recvcount, a->sendbuf,
-                       own_block(a->sendbuf, a->sendcount, a->sdispls, a->sendtype, rank));
-}
-
 /* Gather and scatter, v forms too: MPI_IN_PLACE only as the buffer the
  * root of an intracommunicator keeps its own block in (sendbuf of gather,
  * recvbuf of scatter), where the same memory must not be given instead. */
@@ -238,9 +266,16 @@ static int rooted(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *reques
     if (rc == MPI_SUCCESS && at_root(a) && a->kind == OL_COLL_SCATTERV)
         rc = check_side(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, NULL,
                         a->comm->peer_size, "send");
-    if (rc == MPI_SUCCESS && at_root(a))
-        rc = root_not_aliased(a, gathers);
-    return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!at_root(a) || ol_comm_is_inter(a->comm))
+        return ol_api_coll_issue(a, how, request);
+    int n = a->comm->peer_size;
+    ol_api_coll_side_t all = gathers ? recv_blocks(a, n) : send_blocks(a, n);
+    ol_api_coll_side_t own = gathers ? one_block(a->sendbuf, a->sendcount, a->sendtype)
+                                     : one_block(a->recvbuf, a->recvcount, a->recvtype);
+    return gathers ? issue_unaliased(a, &own, &all, true, how, request)
+                   : issue_unaliased(a, &all, &own, false, how, request);
 }
 
 /* Gather and scatter: one block each way per process. */
@@ -368,21 +403,6 @@ static bool is_neighbor(ol_coll_kind_t kind)
     return kind >= OL_COLL_NEIGHBOR_ALLGATHER && kind <= OL_COLL_NEIGHBOR_ALLTOALLW;
 }
 
-/* Allgather(v) on an intracommunicator: the send buffer is not the receive
- * buffer nor this process's block in it; alltoall(v, w): not the receive
- * buffer, if anything is sent. */
-static int exchange_not_aliased(const ol_coll_args_t *a, int nsend)
-{
-    int rank = a->comm->rank;
-    if (a->kind == OL_COLL_ALLGATHER || a->kind == OL_COLL_ALLGATHERV)
-        return not_aliased(a->sendbuf, a->sendcount, a->recvbuf,
-                           own_block(a->recvbuf, a->recvcount, a->rdispls, a->recvtype, rank));
-    MPI_Count sends = a->sendcount;
-    for (int i = 0; a->sendcounts && a->sendbuf != MPI_IN_PLACE && i < nsend && !sends; i++)
-        sends = a->sendcounts[i];
-    return not_aliased(a->sendbuf, sends, a->recvbuf, a->recvbuf);
-}
-
 /* Every process sends and receives: MPI_IN_PLACE only as the send buffer
  * of an intracommunicator's allgather(v) or alltoall(v, w). nsend and
  * nrecv: the number of blocks of the send and receive arrays. */
@@ -398,9 +418,15 @@ static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, ol_api_how_t 
     if (rc == MPI_SUCCESS && has_recv_arrays(a->kind))
         rc = check_side(a->recvbuf, a->recvcounts, a->rdispls, a->recvtype, a->recvtypes, nrecv,
                         "recv");
-    if (rc == MPI_SUCCESS && !is_neighbor(a->kind) && !ol_comm_is_inter(a->comm))
-        rc = exchange_not_aliased(a, nsend);
-    return rc == MPI_SUCCESS ? ol_api_coll_issue(a, how, request) : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (is_neighbor(a->kind) || ol_comm_is_inter(a->comm))
+        return ol_api_coll_issue(a, how, request);
+    bool allgather = a->kind == OL_COLL_ALLGATHER || a->kind == OL_COLL_ALLGATHERV;
+    ol_api_coll_side_t send = allgather ? one_block(a->sendbuf, a->sendcount, a->sendtype)
+                                        : send_blocks(a, nsend);
+    ol_api_coll_side_t recv = recv_blocks(a, nrecv);
+    return issue_unaliased(a, &send, &recv, true, how, request);
 }
 
 /* The blocks of the arrays: for the neighbourhood forms the process's

@@ -71,17 +71,28 @@ static inline ol_status_t ol_check_count(MPI_Count count, const char *arg)
 /* The datatype of data that moves must be committed. A NULL buffer is
  * MPI_BOTTOM, which only a datatype of absolute addresses may use; no
  * predefined datatype is one. */
-static inline ol_status_t ol_check_buffer(const void *buf, MPI_Count count,
-                                          const ol_datatype_t *dt, const char *arg)
+/* buf is NULL (MPI_BOTTOM) only where the data's addresses are absolute:
+ * a datatype built from MPI_Get_address values, or displacements (displ,
+ * bytes) that carry them; data that would begin at address 0 is refused. */
+static inline ol_status_t ol_check_buffer_at(const void *buf, MPI_Aint displ, MPI_Count count,
+                                             const ol_datatype_t *dt, const char *arg)
 {
     if (OL_UNLIKELY(!dt->committed)) {
         ol_api_set_detail("the datatype of %s (%s) is not committed", arg, dt->name);
         return MPI_ERR_TYPE;
     }
-    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0 || !dt->predefined))
+    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0 || displ + dt->true_lb != 0))
         return MPI_SUCCESS;
-    ol_api_set_detail("%s is NULL with %lld elements of %s", arg, (long long)count, dt->name);
+    ol_api_set_detail("%s is NULL (MPI_BOTTOM) and the data of its %lld elements of %s would "
+                      "begin at address 0",
+                      arg, (long long)count, dt->name[0] ? dt->name : "a derived datatype");
     return MPI_ERR_BUFFER;
+}
+
+static inline ol_status_t ol_check_buffer(const void *buf, MPI_Count count,
+                                          const ol_datatype_t *dt, const char *arg)
+{
+    return ol_check_buffer_at(buf, 0, count, dt, arg);
 }
 
 static inline ol_status_t ol_rank_error(const ol_comm_t *comm, int rank, const char *arg)

@@ -126,6 +126,40 @@ static void walk(const ol_datatype_t *dt, const void *buf, size_t offset, char *
     walk_entry(&elements, (uintptr_t)buf, offset, packed, length, unpack);
 }
 
+/* The blocks of one element of node (NULL: size bytes at base), in
+ * typemap order; false once visit asked to stop. */
+static bool visit_node(const ol_dt_node_t *node, uintptr_t base, size_t size,
+                       ol_dt_block_fn visit, void *ctx)
+{
+    if (!node)
+        return visit(base, size, ctx);
+    for (size_t i = 0; i < node->count; i++) {
+        const ol_dt_entry_t *e = &node->entries[i];
+        for (MPI_Count r = 0; r < e->reps; r++) {
+            uintptr_t address = (uintptr_t)at(base, e->disp + (MPI_Aint)r * e->stride);
+            bool go_on = e->child ? visit_node(e->child, address, e->bytes, visit, ctx)
+                                  : visit(address, e->bytes, ctx);
+            if (!go_on)
+                return false;
+        }
+    }
+    return true;
+}
+
+bool ol_dt_for_each_block(const ol_datatype_t *dt, const void *buf, MPI_Count count,
+                          ol_dt_block_fn visit, void *ctx)
+{
+    if (dt->size == 0 || count <= 0)
+        return true;
+    if (dt->contiguous)
+        return visit((uintptr_t)at((uintptr_t)buf, dt->true_lb), (size_t)count * dt->size, ctx);
+    for (MPI_Count k = 0; k < count; k++)
+        if (!visit_node(ol_dt_root(dt), (uintptr_t)at((uintptr_t)buf, (MPI_Aint)k * dt->extent),
+                        dt->size, visit, ctx))
+            return false;
+    return true;
+}
+
 struct ol_dt_cursor {
     ol_datatype_t *dt;
     const void *buf;
