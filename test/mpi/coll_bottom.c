@@ -195,6 +195,35 @@ static void scattered_variables(void)
     }
 }
 
+/* Point-to-point the same way: to the next rank round a ring, blocking,
+ * nonblocking and in place (Sendrecv_replace). */
+static void point_to_point(void)
+{
+    int send[2], recv[2] = {-1, -1};
+    MPI_Datatype s2 = int_at(send, 1), r2 = int_at(recv, 1);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    send[0] = value(rank, next), send[1] = value(rank, 7);
+    check(MPI_Sendrecv(MPI_BOTTOM, 2, s2, next, 3, MPI_BOTTOM, 2, r2, prev, 3, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    if (recv[0] != value(prev, rank) || recv[1] != value(prev, 7))
+        fail("MPI_Sendrecv", value(prev, rank), recv[0]);
+    recv[0] = recv[1] = -1;
+    MPI_Request requests[2];
+    check(MPI_Irecv(MPI_BOTTOM, 2, r2, prev, 4, MPI_COMM_WORLD, &requests[0]), "MPI_Irecv");
+    check(MPI_Isend(MPI_BOTTOM, 2, s2, next, 4, MPI_COMM_WORLD, &requests[1]), "MPI_Isend");
+    check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (recv[0] != value(prev, rank) || recv[1] != value(prev, 7))
+        fail("MPI_Isend/MPI_Irecv", value(prev, rank), recv[0]);
+    check(MPI_Sendrecv_replace(MPI_BOTTOM, 2, s2, next, 5, prev, 5, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE),
+          "MPI_Sendrecv_replace");
+    if (send[0] != value(prev, rank) || send[1] != value(prev, 7))
+        fail("MPI_Sendrecv_replace", value(prev, rank), send[0]);
+    MPI_Type_free(&s2);
+    MPI_Type_free(&r2);
+}
+
 /* Send and receive data interleaved in one array: their spans overlap but
  * no byte is in both, which is legal. Process i's block is x[2i + 1]; the
  * sends are at even places. */
@@ -312,6 +341,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     separate_arrays();
     scattered_variables();
+    point_to_point();
     interleaved();
     aliased();
     bottom_at_zero();
