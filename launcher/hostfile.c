@@ -1,14 +1,18 @@
 /* Host lists: hostfiles in Open MPI syntax (`host slots=N max_slots=M`,
  * also `max-slots`) and MPICH syntax (`host:N`), `#` comments and blank
- * lines; and --host lists (`a:2,b,c:4`). A host named twice adds up its
- * slots, as both peers do. A host without a count has one slot (we cannot
- * count a remote host's cores before a daemon runs there). */
+ * lines; and --host lists (`a:2,b,c:4`). A host is a name, an IPv4
+ * address, or an IPv6 address (`fd00::2`, or `[fd00::2]:N` with a count).
+ * A host named twice adds up its slots, as both peers do, also when the
+ * two spellings differ (a name and its address, or this host's name and
+ * one of its addresses: see hostid.h). A host without a count has one slot
+ * (we cannot count a remote host's cores before a daemon runs there). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mpirun.h"
 #include "util.h"
@@ -17,6 +21,9 @@
 
 static bool valid_host_name(const char *s, size_t len)
 {
+    struct ol_ipaddr a;
+    if (memchr(s, ':', len) != NULL) /* only an IPv6 address has colons */
+        return s[len] == '\0' && ol_ipaddr_parse(s, &a);
     if (len == 0 || len > 255)
         return false;
     for (size_t i = 0; i < len; i++) {
@@ -24,6 +31,31 @@ static bool valid_host_name(const char *s, size_t len)
             return false;
     }
     return true;
+}
+
+/* Splits a host word into the host and its MPICH count (NULL if none):
+ * `host`, `host:N`, an IPv6 address (two colons or more, no count), or
+ * `[ADDR]` and `[ADDR]:N`. -1 for a '[' without its ']', or junk after it. */
+static int split_host_word(char *word, char **host, char **count)
+{
+    *count = NULL;
+    if (word[0] == '[') {
+        char *close = strchr(word, ']');
+        if (close == NULL || (close[1] != '\0' && close[1] != ':'))
+            return -1;
+        *close = '\0';
+        *host = word + 1;
+        if (close[1] == ':')
+            *count = close + 2;
+        return 0;
+    }
+    *host = word;
+    char *colon = strchr(word, ':');
+    if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+        *colon = '\0';
+        *count = colon + 1;
+    }
+    return 0;
 }
 
 void ol_hostlist_add(struct ol_hostlist *hl, const char *name, size_t len, long slots, long max_slots)
@@ -46,8 +78,10 @@ void ol_hostlist_add(struct ol_hostlist *hl, const char *name, size_t len, long 
 
 void ol_hostlist_free(struct ol_hostlist *hl)
 {
-    for (size_t i = 0; i < hl->n; i++)
+    for (size_t i = 0; i < hl->n; i++) {
         free(hl->v[i].name);
+        ol_hostid_free(&hl->v[i].id);
+    }
     free(hl->v);
     hl->v = NULL;
     hl->n = 0;
@@ -62,16 +96,17 @@ static int parse_count(const char *s, long *out)
 static int parse_line(char *line, struct ol_hostlist *hl, const char **why, char **bad)
 {
     char *save = NULL;
-    char *host = strtok_r(line, " \t", &save);
+    char *word = strtok_r(line, " \t", &save), *host, *count;
     long slots = 1, max_slots = 0;
-    char *colon = strchr(host, ':');
-    if (colon != NULL) { /* MPICH: host:N */
-        *colon = '\0';
-        if (parse_count(colon + 1, &slots) != 0) {
-            *why = "bad slot count";
-            *bad = colon + 1;
-            return -1;
-        }
+    if (split_host_word(word, &host, &count) != 0) {
+        *why = "bad host name";
+        *bad = word;
+        return -1;
+    }
+    if (count != NULL && parse_count(count, &slots) != 0) { /* MPICH: host:N */
+        *why = "bad slot count";
+        *bad = count;
+        return -1;
     }
     if (!valid_host_name(host, strlen(host))) {
         *why = "bad host name";
@@ -162,14 +197,16 @@ int ol_hostlist_parse_hosts(const char *spec, struct ol_hostlist *hl, char **err
     int rc = 0;
     for (char *item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
         long slots = 1;
-        char *colon = strchr(item, ':');
-        size_t len = colon ? (size_t)(colon - item) : strlen(item);
-        if ((colon != NULL && parse_count(colon + 1, &slots) != 0) || !valid_host_name(item, len)) {
-            *err = ol_xasprintf("mpirun: bad --host entry '%s' (expected host or host:N)", item);
+        char *whole = ol_xstrdup(item), *host, *count;
+        if (split_host_word(item, &host, &count) != 0 || (count != NULL && parse_count(count, &slots) != 0) ||
+            !valid_host_name(host, strlen(host))) {
+            *err = ol_xasprintf("mpirun: bad --host entry '%s' (expected host or host:N)", whole);
+            free(whole);
             rc = -1;
             break;
         }
-        ol_hostlist_add(hl, item, len, slots, 0);
+        free(whole);
+        ol_hostlist_add(hl, host, strlen(host), slots, 0);
     }
     free(copy);
     if (rc == 0 && hl->n == 0) {
@@ -179,12 +216,51 @@ int ol_hostlist_parse_hosts(const char *spec, struct ol_hostlist *hl, char **err
     return rc;
 }
 
-bool ol_host_is_local(const char *name)
+/* Adds entry src's slots to dst, as for a host named twice. */
+static void merge_slots(struct ol_host *dst, const struct ol_host *src)
 {
-    const char *me = ol_hostname();
-    if (strcmp(name, me) == 0 || strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0)
-        return true;
-    /* "node1" names "node1.cluster" and the other way round. */
-    size_t a = strcspn(name, "."), b = strcspn(me, ".");
-    return a == b && strncmp(name, me, a) == 0 && (name[a] == '\0' || me[b] == '\0');
+    dst->slots += src->slots;
+    if (src->max_slots > 0)
+        dst->max_slots += src->max_slots;
+}
+
+bool ol_host_same(const struct ol_host *a, const struct ol_host *b)
+{
+    return strcasecmp(a->name, b->name) == 0 || ol_hostid_same(&a->id, &b->id);
+}
+
+void ol_hostlist_unify(struct ol_hostlist *hl, int resolve_ms)
+{
+    char **names = ol_xcalloc(hl->n + 1, sizeof *names);
+    struct ol_hostid *ids = ol_xcalloc(hl->n + 1, sizeof *ids);
+    for (size_t i = 0; i < hl->n; i++)
+        names[i] = hl->v[i].name;
+    ol_hostid_resolve(names, hl->n, resolve_ms, ids);
+    size_t kept = 0;
+    for (size_t i = 0; i < hl->n; i++) {
+        struct ol_host h = hl->v[i];
+        ol_hostid_free(&h.id);
+        h.id = ids[i];
+        size_t k = 0;
+        while (k < kept && !ol_host_same(&hl->v[k], &h))
+            k++;
+        if (k < kept) { /* the first spelling keeps its place in the map's order */
+            ol_info("hosts %s and %s are one machine: %s has %ld slots", hl->v[k].name, h.name,
+                    hl->v[k].name, hl->v[k].slots + h.slots);
+            merge_slots(&hl->v[k], &h);
+            free(h.name);
+            ol_hostid_free(&h.id);
+            continue;
+        }
+        /* This host goes by its hostname whatever the hostfile called it,
+         * as in Open MPI: messages, the node map and PMIx's HOSTNAME agree. */
+        if (h.id.self && strcmp(h.name, ol_hostname()) != 0) {
+            free(h.name);
+            h.name = ol_xstrdup(ol_hostname());
+        }
+        hl->v[kept++] = h;
+    }
+    hl->n = kept;
+    free(names);
+    free(ids);
 }

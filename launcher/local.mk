@@ -11,12 +11,13 @@ launcher_common_sources = launcher/proto.c launcher/proto.h launcher/util.c laun
 
 launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_opts.c \
 	launcher/mpirun_start.c launcher/mpirun_output.c launcher/mpirun_output.h \
-	launcher/hostfile.c launcher/mapping.c launcher/mpirun_state.c launcher/mpirun_state.h \
+	launcher/hostfile.c launcher/hostid.c launcher/hostid.h launcher/mapping.c launcher/mpirun_state.c launcher/mpirun_state.h \
 	$(launcher_common_sources)
 launcher_mpirun_CPPFLAGS = $(AM_CPPFLAGS) -DOL_LIBEXECDIR='"$(libexecdir)"' \
 	-I$(top_srcdir)/ompi-lite/include
-launcher_mpirun_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS)
+launcher_mpirun_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS) $(AX_PTHREAD_FLAGS)
 launcher_mpirun_LDADD = $(LIBEVENT_LIBS) $(HWLOC_LIBS)
+launcher_mpirun_LDFLAGS = $(AX_PTHREAD_FLAGS)
 
 launcher_ompi_lite_daemon_SOURCES = launcher/daemon.c launcher/daemon.h launcher/daemon_pmix.c \
 	launcher/daemon_ranks.c launcher/daemon_topo.c launcher/daemon_modex.c launcher/binding.c \

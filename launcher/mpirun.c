@@ -579,9 +579,31 @@ static void stdin_start(struct mpirun *m)
 
 /* ---- messages from daemons ---- */
 
+/* A host is known by the name its daemon gives itself (HELLO), not by the
+ * hostfile's spelling (an address, a short name, an ssh alias): the node
+ * map then names the host as the daemon's PMIx HOSTNAME does, so a rank
+ * finds its own node in it (PMIx_Resolve_peers). Open MPI renames its nodes
+ * the same way. A name two daemons both claim (two machines each calling
+ * itself "localhost") keeps the spellings, which at least differ. */
+static void name_nodes_as_daemons_say(struct mpirun *m)
+{
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        const char *own = m->nodes[i].host;
+        bool unique = own != NULL && *own != '\0';
+        for (uint32_t k = 0; k < m->nnodes && unique; k++)
+            unique = k == i || m->nodes[k].host == NULL || strcmp(m->nodes[k].host, own) != 0;
+        if (unique && strcmp(m->job.nodes[i], own) != 0) {
+            ol_trace("host %s calls itself %s", m->job.nodes[i], own);
+            free(m->job.nodes[i]);
+            m->job.nodes[i] = ol_xstrdup(own);
+        }
+    }
+}
+
 static void send_launch(struct mpirun *m)
 {
     m->launched = true;
+    name_nodes_as_daemons_say(m);
     ol_wbuf_t w = { 0 };
     ol_msg_launch_encode(&m->job, &w);
     send_down_all(m, OL_MSG_LAUNCH, &w);
@@ -1091,17 +1113,23 @@ static char *make_nspace(void)
 static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, char **err)
 {
     const struct mpirun_opts *o = &m->opts;
-    if (o->hostfile != NULL && ol_hostfile_read(o->hostfile, hl, err) != 0)
-        return -1;
+    int resolve_ms = (int)o->resolve_ms;
+    if (o->hostfile != NULL) {
+        if (ol_hostfile_read(o->hostfile, hl, err) != 0)
+            return -1;
+        ol_hostlist_unify(hl, resolve_ms);
+    }
     if (o->hosts != NULL) {
         struct ol_hostlist given = { 0 };
         if (ol_hostlist_parse_hosts(o->hosts, &given, err) != 0)
             return -1;
+        ol_hostlist_unify(&given, resolve_ms);
         if (o->hostfile != NULL) {
-            /* --host picks hosts of the hostfile, as in Open MPI. */
+            /* --host picks hosts of the hostfile, as in Open MPI, in any
+             * spelling of them. */
             for (size_t i = 0; i < given.n; i++) {
                 size_t k = 0;
-                while (k < hl->n && strcmp(hl->v[k].name, given.v[i].name) != 0)
+                while (k < hl->n && !ol_host_same(&hl->v[k], &given.v[i]))
                     k++;
                 if (k == hl->n) {
                     *err = ol_xasprintf("mpirun: --host names %s, which is not in hostfile '%s'",
@@ -1118,6 +1146,7 @@ static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, char **err)
     if (hl->n == 0) {
         long cores = ol_mpirun_local_cores();
         ol_hostlist_add(hl, ol_hostname(), strlen(ol_hostname()), cores, 0);
+        hl->v[0].id.self = true;
     }
     return 0;
 }
@@ -1173,7 +1202,7 @@ static int build_job(struct mpirun *m, char **err)
         host_node[h] = id;
         j->nodes[id] = ol_xstrdup(hl.v[h].name);
         m->nodes[id] = (struct node){ .m = m, .id = id, .name = ol_xstrdup(hl.v[h].name),
-                                      .local = ol_host_is_local(hl.v[h].name) };
+                                      .local = hl.v[h].id.self };
     }
     j->job_size = (uint32_t)np;
     j->rank_node = ol_xcalloc((size_t)np, sizeof *j->rank_node);

@@ -3,7 +3,8 @@
  *   mpirun_opts.c   command line (a table of options, MPMD) and program lookup
  *   mpirun_output.c ranks' output (tags, --output-filename) and stdin forwarding
  *   mpirun_start.c  finding and starting daemons: fork here, the launch agent elsewhere
- *   hostfile.c      hostfiles and --host lists
+ *   hostfile.c      hostfiles and --host lists, one entry per machine
+ *   hostid.c        is a name this host, do two names mean one machine
  *   mapping.c       which host each rank runs on
  *   tree.c, net.c   (shared with the daemon) routing tree, TCP and the job key */
 #ifndef OL_LAUNCHER_MPIRUN_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hostid.h"
 #include "proto.h"
 
 struct mpirun_app {
@@ -50,6 +52,7 @@ struct mpirun_opts {
     char *prefix;
     char **env;          /* NAME=VALUE for every rank (-x, -genv, --param) */
     long fanout;         /* routing tree fan-out (OMPI_LITE_TREE_FANOUT) */
+    long resolve_ms;     /* bound on host name lookups (OMPI_LITE_RESOLVE_MS) */
 };
 
 /* 0: run; 1: stop with success (--help, --version); 2: --report-state;
@@ -63,9 +66,10 @@ long ol_mpirun_local_cores(void);
 
 /* hostfile.c */
 struct ol_host {
-    char *name;
+    char *name;          /* this host's entry: ol_hostname(), however it was spelled */
     long slots;
     long max_slots;      /* 0: no limit */
+    struct ol_hostid id; /* set by ol_hostlist_unify */
 };
 struct ol_hostlist {
     struct ol_host *v;
@@ -75,7 +79,13 @@ int ol_hostfile_read(const char *path, struct ol_hostlist *hl, char **err);
 int ol_hostlist_parse_hosts(const char *spec, struct ol_hostlist *hl, char **err);
 void ol_hostlist_add(struct ol_hostlist *hl, const char *name, size_t len, long slots, long max_slots);
 void ol_hostlist_free(struct ol_hostlist *hl);
-bool ol_host_is_local(const char *name);
+/* Finds out which entries are this host (id.self) and merges the entries
+ * that name one machine into the first of them, slots added up as for a
+ * host named twice; this host's entry takes the name ol_hostname().
+ * Lookups take at most resolve_ms in all. */
+void ol_hostlist_unify(struct ol_hostlist *hl, int resolve_ms);
+/* Whether two entries of unified lists are one machine. */
+bool ol_host_same(const struct ol_host *a, const struct ol_host *b);
 
 /* mapping.c */
 struct ol_map_req {

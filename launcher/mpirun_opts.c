@@ -367,6 +367,7 @@ static int read_params(struct mpirun_opts *o, char **err)
         { OL_LAUNCHER_KILL_GRACE_MS, &o->kill_grace_ms },
         { OL_LAUNCHER_TREE_FANOUT, &o->fanout },
         { OL_LAUNCHER_OVERSUBSCRIBE, &oversubscribe },
+        { OL_LAUNCHER_RESOLVE_MS, &o->resolve_ms },
     };
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];

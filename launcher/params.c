@@ -15,6 +15,11 @@ const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
     [OL_LAUNCHER_TOPO_CACHE] = {"TOPO_CACHE", 1, 0, 1,
                                 "1: daemons cache the hwloc topology (per host, boot and "
                                 "cpuset) to start faster; 0: discover it every time"},
+    [OL_LAUNCHER_RESOLVE_MS] = {"RESOLVE_MS", 2000, 0, 60000,
+                                "milliseconds mpirun waits in all for the host names of the "
+                                "hostfile or --host to resolve (to find this host's own names "
+                                "and spellings of one machine); one unresolved by then is "
+                                "another host"},
 };
 
 void ol_launcher_params_print(FILE *out)

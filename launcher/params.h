@@ -14,7 +14,7 @@ typedef struct {
 } ol_launcher_param_t;
 
 enum { OL_LAUNCHER_KILL_GRACE_MS, OL_LAUNCHER_TREE_FANOUT, OL_LAUNCHER_OVERSUBSCRIBE,
-       OL_LAUNCHER_TOPO_CACHE, OL_LAUNCHER_PARAMS };
+       OL_LAUNCHER_TOPO_CACHE, OL_LAUNCHER_RESOLVE_MS, OL_LAUNCHER_PARAMS };
 
 extern const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS];
 

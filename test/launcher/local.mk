@@ -37,7 +37,9 @@ test_launcher_scripts = \
 	test/launcher/default_binding.sh \
 	test/launcher/signals.sh \
 	test/launcher/stdin.sh \
+	test/launcher/own_address.sh \
 	test/launcher/netns.sh \
+	test/launcher/netns_own_address.sh \
 	test/launcher/netns_failures.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \

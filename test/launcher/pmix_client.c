@@ -7,7 +7,9 @@
  *       Prints "rank R ok" and exits 0, or says what was wrong and exits 1.
  *   pmix_client hosts N NODES [MARKER]  the same for a job of N ranks on NODES
  *       hosts: local rank and size as the launcher's OMPI_LITE_LOCAL_* say,
- *       host name, every peer's key (remote ones by direct modex), then a
+ *       host name, the node map's entry of this host (PMIx_Resolve_peers of
+ *       the host name gives this host's ranks), every peer's key (remote
+ *       ones by direct modex), then a
  *       second fence that collects data. Prints "rank R ok on HOST".
  *   pmix_client appnum [MARKER]         prints "rank R appnum A"
  *   pmix_client exit CODE RANK [MARKER]      rank RANK exits CODE; the others wait
@@ -21,6 +23,7 @@
  * is ignored; tests pass a unique word to find leftover processes. */
 #include <pmix.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +165,26 @@ static int env_uint(const char *name)
     return v ? atoi(v) : -1;
 }
 
+/* The node map names this host as its PMIx HOSTNAME does, however the
+ * hostfile spelled it (an address, say): resolving the name gives exactly
+ * this host's ranks. */
+static int check_own_node(const char *host, int lsize)
+{
+    pmix_proc_t *procs = NULL;
+    size_t n = 0;
+    pmix_status_t rc = PMIx_Resolve_peers(host, me.nspace, &procs, &n);
+    if (rc != PMIX_SUCCESS)
+        FAIL("PMIx_Resolve_peers(%s) failed: %s", host, PMIx_Error_string(rc));
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found |= procs[i].rank == me.rank;
+    if (procs != NULL)
+        PMIX_PROC_FREE(procs, n);
+    if (n != (size_t)lsize || !found)
+        FAIL("PMIx_Resolve_peers(%s) gave %zu ranks, expected %d with this one", host, n, lsize);
+    return 0;
+}
+
 static int run_hosts(unsigned n, unsigned nodes)
 {
     char blob[BLOB_LEN];
@@ -191,7 +214,7 @@ static int run_hosts(unsigned n, unsigned nodes)
     PMIX_VALUE_RELEASE(v);
     if (bad)
         FAIL("PMIX_HOSTNAME is not %s", host);
-    if (check_peers_blobs(n) != 0)
+    if (check_own_node(host, lsize) != 0 || check_peers_blobs(n) != 0)
         return 1;
     pmix_info_t collect;
     bool yes = true;
