@@ -428,10 +428,12 @@ static void cancel_own_send(ol_request_t *req, uint32_t seq)
  * this host (match.h); the request stays incomplete until it answers. */
 static void cancel_send(ol_request_t *req)
 {
-    uint32_t seq = req->ring_seq;
+    /* Asked once, also by threads that cancel at once: a second MPI_Cancel
+     * does nothing, and no second answer comes to a request that the first
+     * let complete and be freed. */
+    uint32_t seq = __atomic_exchange_n(&req->ring_seq, 0, __ATOMIC_ACQ_REL);
     if (seq == 0)
         return;
-    req->ring_seq = 0; /* asked once: a second MPI_Cancel does nothing */
     __atomic_store_n(&req->cancel_pending, true, __ATOMIC_RELEASE);
     int peer = ol_comm_world_rank(req->args.comm, req->args.peer);
     if (peer == ol_rt.rank)
