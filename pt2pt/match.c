@@ -668,8 +668,10 @@ static bool discard_announced(const ol_ring_envelope_t *envelope)
 }
 
 /* Message seq from world rank peer leaves the unexpected queue, if it is
- * there (no receive has it yet), and its sender is let go: the bytes of an
- * OL_RING_CMA message count as copied, an announced one's are discarded. */
+ * there (no receive has it yet, and no probe has reported it: a probe
+ * unnumbers what it reports, see ol_match_probe), and its sender is let go:
+ * the bytes of an OL_RING_CMA message count as copied, an announced one's
+ * are discarded. */
 static bool take_back(int peer, uint32_t seq)
 {
     unexpected_t *u = arrived.head;
@@ -715,7 +717,7 @@ static void take_control(int peer, const ol_ring_envelope_t *envelope)
 
 bool ol_match_cancel_send(int peer, uint32_t seq, void *asker)
 {
-    if (!rings || seq == 0)
+    if (!rings || seq == 0 || peer == ol_rt.rank)
         return false;
     ol_ring_envelope_t ask = {.token = (uint64_t)(uintptr_t)asker, .kind = OL_RING_CANCEL,
                               .seq = seq};
@@ -1172,6 +1174,9 @@ ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
     if (u) {
         info->sender_tag = u->envelope.tag;
         info->length = u->envelope.bytes;
+        /* A message a probe has reported is promised to the receive that
+         * follows: its sender's cancel no longer finds it (take_back). */
+        u->envelope.seq = 0;
         if (remove)
             unlink_arrived(u);
     }
@@ -1193,6 +1198,41 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
     if (!r) /* the message stays the caller's */
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     return handle_of(r);
+}
+
+/* Moves what this rank sent itself into matching: the records of its own
+ * ring and those that wait for room there, in order, to the receives
+ * posted for them or the unexpected queue. Not from inside a drain (a
+ * completion callback), which leaves them where they are. Callers hold
+ * lock(). */
+static void drain_own_ring(void)
+{
+    int self = ol_rt.rank;
+    bool reached;
+    if (draining)
+        return;
+    draining = true;
+    do
+        drain_ring(self, NULL, &reached);
+    while (backlogs[self].head && flush_backlog(self) > 0);
+    draining = false;
+}
+
+/* Decided now rather than by a cancel record through this rank's own
+ * ring, which only a later progress call reads: MPI_Cancel would return
+ * undecided, and a receive posted on the strength of that could then find
+ * its message taken back behind it. Here the message is either still
+ * unexpected and unprobed, and leaves, or a receive or probe of this rank
+ * already has it. */
+bool ol_match_cancel_own_send(uint32_t seq)
+{
+    if (!rings || seq == 0)
+        return false;
+    lock();
+    drain_own_ring();
+    bool taken = take_back(ol_rt.rank, seq);
+    unlock();
+    return taken;
 }
 
 void ol_match_cancel(void *request)

@@ -59,14 +59,20 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
  * has goes on. */
 void ol_match_cancel(void *request);
 
-/* Asks world rank peer to take back message seq (from ol_match_send) if no
- * receive has it yet: the answer comes to ol_match_cancel_answered(asker)
- * in a later progress call; a message taken back lets its send complete
- * too (before or after the answer). False: the message cannot be taken back (it did not go
- * through the shared-memory rings, or memory ran out), and no answer comes. */
+/* Asks world rank peer, another rank, to take back message seq (from
+ * ol_match_send) if no receive has it yet and no probe has reported it: the
+ * answer comes to ol_match_cancel_answered(asker) in a later progress call;
+ * a message taken back lets its send complete too (before or after the
+ * answer). False: the message cannot be taken back (it did not go through
+ * the shared-memory rings, it went to this rank itself, or memory ran out),
+ * and no answer comes. */
 bool ol_match_cancel_send(int peer, uint32_t seq, void *asker);
 /* Defined by the caller of ol_match_cancel_send (send_recv.c). */
 void ol_match_cancel_answered(void *asker, bool taken_back);
+/* The same for message seq that this rank sent itself, answered at once:
+ * true if it was taken back. Its send then completes in a later progress
+ * call, on this rank's own work alone (its ring, or UCX to itself). */
+bool ol_match_cancel_own_send(uint32_t seq);
 /* Frees a request of these calls; NULL (a receive done inside
  * ol_match_recv) is no request. */
 void ol_match_request_free(void *request);

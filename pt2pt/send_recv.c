@@ -403,17 +403,42 @@ ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
     return rc;
 }
 
+static bool send_ended(void *arg)
+{
+    return __atomic_load_n(&((ol_request_t *)arg)->complete, __ATOMIC_ACQUIRE);
+}
+
+/* A send to this rank itself is decided inside MPI_Cancel: the receives
+ * and probes that could meet its message are this rank's own, so a status
+ * that MPI_Cancel leaves undecided must mean that the message stays (a
+ * receive posted then gets it). One taken back completes before
+ * MPI_Cancel returns, on this rank's own progress alone; cancel_pending
+ * keeps other threads from completing it as not cancelled meanwhile. */
+static void cancel_own_send(ol_request_t *req, uint32_t seq)
+{
+    if (ol_match_cancel_own_send(seq)) {
+        ol_status_set_cancelled(&req->status, true);
+        if (!send_ended(req))
+            ol_progress_wait(send_ended, req);
+    }
+    __atomic_store_n(&req->cancel_pending, false, __ATOMIC_RELEASE);
+}
+
 /* A send is taken back only from the unexpected queue of a receiver on
  * this host (match.h); the request stays incomplete until it answers. */
 static void cancel_send(ol_request_t *req)
 {
-    uint32_t seq = req->ring_seq;
+    /* Asked once, also by threads that cancel at once: a second MPI_Cancel
+     * does nothing, and no second answer comes to a request that the first
+     * let complete and be freed. */
+    uint32_t seq = __atomic_exchange_n(&req->ring_seq, 0, __ATOMIC_ACQ_REL);
     if (seq == 0)
         return;
-    req->ring_seq = 0; /* asked once: a second MPI_Cancel does nothing */
     __atomic_store_n(&req->cancel_pending, true, __ATOMIC_RELEASE);
     int peer = ol_comm_world_rank(req->args.comm, req->args.peer);
-    if (!ol_match_cancel_send(peer, seq, req))
+    if (peer == ol_rt.rank)
+        cancel_own_send(req, seq);
+    else if (!ol_match_cancel_send(peer, seq, req))
         __atomic_store_n(&req->cancel_pending, false, __ATOMIC_RELEASE);
 }
 

@@ -35,7 +35,8 @@ typedef enum {
     OL_RING_CMA_DONE,   /* back to the sender of OL_RING_CMA: its receiver is done with
                            the bytes; `token` is the ref's request */
     OL_RING_CANCEL,     /* the sender asks to take back its message `seq` if no receive
-                           has it yet; `token` is the sender's, handed back in: */
+                           has it yet and no probe reported it; `token` is the sender's,
+                           handed back in: */
     OL_RING_CANCEL_REPLY, /* the answer; `bytes` is 1 if the message was taken back */
 } ol_ring_kind_t;
 

@@ -7,6 +7,7 @@ test_p2p_scripts = \
 	test/mpi/p2p_persistent.sh \
 	test/mpi/p2p_probe.sh \
 	test/mpi/p2p_cancel.sh \
+	test/mpi/p2p_cancel_self.sh \
 	test/mpi/p2p_sendrecv.sh \
 	test/mpi/p2p_order.sh \
 	test/mpi/p2p_truncate.sh \
@@ -24,6 +25,7 @@ check_PROGRAMS += \
 	test/mpi/p2p_persistent \
 	test/mpi/p2p_probe \
 	test/mpi/p2p_cancel \
+	test/mpi/p2p_cancel_self \
 	test/mpi/p2p_sendrecv \
 	test/mpi/p2p_order \
 	test/mpi/p2p_truncate \
@@ -63,6 +65,11 @@ test_mpi_p2p_cancel_SOURCES = test/mpi/p2p_cancel.c $(P2P_UTIL)
 test_mpi_p2p_cancel_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_cancel_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_cancel_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_cancel_self_SOURCES = test/mpi/p2p_cancel_self.c $(P2P_UTIL)
+test_mpi_p2p_cancel_self_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_cancel_self_LDADD = $(MPI_TEST_LIBS) -lpthread
+test_mpi_p2p_cancel_self_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_mpi_p2p_sendrecv_SOURCES = test/mpi/p2p_sendrecv.c $(P2P_UTIL)
 test_mpi_p2p_sendrecv_CPPFLAGS = $(MPI_TEST_INCLUDES)
