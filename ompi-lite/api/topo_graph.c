@@ -343,44 +343,64 @@ static int local_edges(int n, const int sources[], const int degrees[], const in
     return MPI_SUCCESS;
 }
 
-/* Each process's edge count and whether it gave weights; the largest
- * count and whether any did. */
-static int gather_counts(ol_comm_t *comm, int count, bool weighted, int *max, bool *any_weighted)
+/* Each process's edge count (counts[p], room for comm->size) and whether
+ * any process gave weights. */
+static int gather_counts(ol_comm_t *comm, int count, bool weighted, int *counts,
+                         bool *any_weighted)
 {
     ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
     int mine[2] = {count, weighted}, *facts = malloc(sizeof(int) * 2 * (size_t)comm->size);
     if (!facts)
         return MPI_ERR_NO_MEM;
     int rc = ol_coll_allgather(mine, 2, ints, facts, 2, ints, comm);
-    *max = 0;
     *any_weighted = false;
     for (int p = 0; rc == MPI_SUCCESS && p < comm->size; p++) {
-        *max = facts[2 * p] > *max ? facts[2 * p] : *max;
+        counts[p] = facts[2 * p];
         *any_weighted = *any_weighted || facts[2 * p + 1];
     }
     free(facts);
     return rc;
 }
 
-/* Every process learns every edge: the counts first, then the triples,
- * padded to the largest count since the internal allgather takes equal
- * blocks. Padding edges name no process, so they match nobody. */
-static int gather_edges(ol_comm_t *comm, const int *triples, int count, int max, int **all)
+/* Every process learns every edge: each process's triples (counts[p] of
+ * them) one after another in *all, *nedges in all. The blocks differ in
+ * size (one process may give millions of edges, the others none), so this
+ * is an allgatherv. */
+static int gather_edges(ol_comm_t *comm, const int *triples, const int *counts, int **all,
+                        size_t *nedges)
 {
-    ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
-    int *padded = ol_topo_ints(triples, 3 * max);
-    int *gathered = malloc(sizeof(int) * 3 * (size_t)max * (size_t)comm->size + 1);
-    int rc = padded && gathered ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    for (int e = count; rc == MPI_SUCCESS && e < max; e++)
-        padded[3 * e] = padded[3 * e + 1] = -1;
-    if (rc == MPI_SUCCESS)
-        rc = ol_coll_allgather(padded, 3 * max, ints, gathered, 3 * max, ints, comm);
-    free(padded);
+    int size = comm->size;
+    MPI_Count *ints_of = malloc(sizeof(MPI_Count) * (size_t)size);
+    MPI_Aint *displs = malloc(sizeof(MPI_Aint) * (size_t)size);
+    size_t total = 0;
+    for (int p = 0; ints_of && displs && p < size; p++) {
+        ints_of[p] = 3 * (MPI_Count)counts[p];
+        displs[p] = (MPI_Aint)(3 * total);
+        total += (size_t)counts[p];
+    }
+    int *gathered = malloc(sizeof(int) * 3 * total + 1);
+    int rc = ints_of && displs && gathered ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
+        ol_coll_args_t a = {.kind = OL_COLL_ALLGATHERV,
+                            .sendbuf = triples,
+                            .sendcount = ints_of[comm->rank],
+                            .sendtype = ints,
+                            .recvbuf = gathered,
+                            .recvcounts = ints_of,
+                            .rdispls = displs,
+                            .recvtype = ints,
+                            .comm = comm};
+        rc = ol_coll_run(&a);
+    }
+    free(ints_of);
+    free(displs);
     if (rc != MPI_SUCCESS) {
         free(gathered);
         return rc;
     }
     *all = gathered;
+    *nedges = total;
     return MPI_SUCCESS;
 }
 
@@ -424,16 +444,19 @@ int ol_api_dist_graph_create(ol_comm_t *comm_old, int n, const int sources[], co
                          &count);
     if (rc != MPI_SUCCESS)
         return rc;
-    int *all = NULL, max;
+    int *all = NULL;
+    int *counts = malloc(sizeof(int) * (size_t)comm_old->size);
+    size_t nedges = 0;
     bool weighted;
-    rc = gather_counts(comm_old, count, weights != MPI_UNWEIGHTED, &max, &weighted);
+    rc = counts ? gather_counts(comm_old, count, weights != MPI_UNWEIGHTED, counts, &weighted)
+                : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-        rc = gather_edges(comm_old, triples, count, max, &all);
+        rc = gather_edges(comm_old, triples, counts, &all, &nedges);
     free(triples);
+    free(counts);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct ol_topo *topo = neighbors_from_edges(all, (size_t)max * (size_t)comm_old->size,
-                                                comm_old->rank, weighted);
+    struct ol_topo *topo = neighbors_from_edges(all, nedges, comm_old->rank, weighted);
     free(all);
     if (!topo)
         return MPI_ERR_NO_MEM;

@@ -261,6 +261,45 @@ static void one_giver(void)
     MPI_Comm_free(&g);
 }
 
+/* Rank 0 gives 2^20 edges 0 -> e mod n of weight e mod 7, the others
+ * none: every process learns them all, however unequal the shares (one
+ * process giving millions of edges must not make the others read past what
+ * they gave). */
+static void one_giver_many(void)
+{
+    enum { EDGES = 1 << 20 };
+    int n = tu_size, me = tu_rank, count = me == 0 ? 1 : 0, source = 0, degree = EDGES;
+    int *dests = malloc(sizeof(int) * EDGES), *weights = malloc(sizeof(int) * EDGES);
+    TU_CHECK(dests && weights, "one giver, many edges: no memory for the edges");
+    for (int e = 0; e < EDGES; e++) {
+        dests[e] = e % n;
+        weights[e] = e % 7;
+    }
+    MPI_Comm g;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, count, &source, &degree, dests, weights,
+                          MPI_INFO_NULL, 0, &g);
+    int in, out, weighted;
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted);
+    int want_in = EDGES / n + (me < EDGES % n);
+    TU_CHECK(in == want_in && out == (me == 0 ? EDGES : 0) && weighted,
+             "one giver, many edges: %d in %d out %d weighted, expected %d in %d out 1", in, out,
+             weighted, want_in, me == 0 ? EDGES : 0);
+    /* The in-edges come in the giver's order: e = me, me + n, ... */
+    int *sources = malloc(sizeof(int) * (size_t)in), *sw = malloc(sizeof(int) * (size_t)in);
+    int none[1];
+    TU_CHECK(sources && sw, "one giver, many edges: no memory for the neighbours");
+    MPI_Dist_graph_neighbors(g, in, sources, sw, 0, none, none);
+    for (int i = 0; i < in; i++)
+        TU_CHECK(sources[i] == 0 && sw[i] == (me + i * n) % 7,
+                 "one giver, many edges: in-edge %d from %d of weight %d, expected 0 and %d", i,
+                 sources[i], sw[i], (me + i * n) % 7);
+    free(sources);
+    free(sw);
+    free(dests);
+    free(weights);
+    MPI_Comm_free(&g);
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "topo_graph");
@@ -270,6 +309,7 @@ int main(int argc, char **argv)
     general(1);
     general(0);
     one_giver();
+    one_giver_many();
     MPI_Barrier(MPI_COMM_WORLD);
     if (tu_rank == 0)
         printf("topo_graph: %d ranks OK\n", tu_size);
