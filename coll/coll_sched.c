@@ -256,7 +256,7 @@ void *ol_sched_scratch(ol_sched_t *s, size_t bytes)
 
 void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count)
 {
-    size_t bytes = ol_dt_span(dt, count);
+    size_t bytes = ol_dt_scratch_span(dt, count);
     char *base = s->device && bytes > 0 ? device_scratch(s, bytes) : ol_sched_buffer(s, bytes);
     return base ? base - dt->true_lb : NULL;
 }
@@ -364,6 +364,21 @@ static ol_status_t copy_typed(const step_t *st)
     return rc;
 }
 
+/* A process's own block copied from its send to its receive buffer. Types
+ * of different lengths mean that the counts differ between the processes,
+ * as a failed message does (end_message): the rounds go on, with empty
+ * sends, so that the others do not wait for ever for this process's
+ * messages and report the wrong length in their turn. */
+static ol_status_t copy_local(ol_sched_t *s, const step_t *st)
+{
+    ol_status_t rc = copy_typed(st);
+    if (rc != MPI_ERR_TRUNCATE)
+        return rc;
+    if (s->message_error == OL_OK)
+        s->message_error = rc;
+    return OL_OK;
+}
+
 /* A message's completion: its error, or a receive's wrong length
  * (ol_coll_check_length), becomes the round's. */
 static void end_message(ol_request_t *req)
@@ -433,7 +448,7 @@ static ol_status_t start_round(ol_sched_t *s)
         case STEP_SEND:
         case STEP_RECV: rc = post_message(s, st); break;
         case STEP_REDUCE: rc = ol_op_apply(st->op, st->src, st->dst, st->count, st->dt); break;
-        case STEP_COPY: rc = copy_typed(st); break;
+        case STEP_COPY: rc = copy_local(s, st); break;
         }
     }
     if (__atomic_sub_fetch(&s->round.pending_children, 1, __ATOMIC_ACQ_REL) == 0)

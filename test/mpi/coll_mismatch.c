@@ -16,7 +16,9 @@
  * none another class.
  *
  * A small MPI_Allreduce with 4 ints at rank 0 and 8 elsewhere: every
- * process sees another's wrong length, and every one must report it. */
+ * process sees another's wrong length, and every one must report it. So
+ * must every process of an allgather or alltoall to which rank 0 gives
+ * twice the count, blocking, nonblocking and persistent. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -86,6 +88,51 @@ static void mismatched_allreduce(void)
         fail("MPI_Allreduce after the mismatched one failed", 4, count);
 }
 
+/* Allgather and alltoall where rank 0 sends two ints a block and every
+ * process receives one: blocking, nonblocking (with MPI_Wait) and
+ * persistent, every process must return MPI_ERR_TRUNCATE, none may be
+ * left waiting (rank 0 sees its own block's length differ before any
+ * message: it must still take part). */
+static void mismatched_exchange(int alltoall, int how)
+{
+    static const char *hows[] = {"blocking", "nonblocking", "persistent"};
+    int sendcount = rank == 0 ? 2 : 1, in[16], out[8] = {0};
+    for (int i = 0; i < 16; i++)
+        in[i] = rank;
+    MPI_Request req;
+    int rc;
+    if (how == 0)
+        rc = alltoall ? MPI_Alltoall(in, sendcount, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD)
+                      : MPI_Allgather(in, sendcount, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+    else if (how == 1)
+        rc = alltoall
+                 ? MPI_Ialltoall(in, sendcount, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &req)
+                 : MPI_Iallgather(in, sendcount, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD, &req);
+    else
+        rc = alltoall ? MPI_Alltoall_init(in, sendcount, MPI_INT, out, 1, MPI_INT,
+                                          MPI_COMM_WORLD, MPI_INFO_NULL, &req)
+                      : MPI_Allgather_init(in, sendcount, MPI_INT, out, 1, MPI_INT,
+                                           MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    if (how == 2 && rc == MPI_SUCCESS)
+        rc = MPI_Start(&req);
+    if (how > 0 && rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (how == 2)
+        MPI_Request_free(&req);
+    int cls;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_TRUNCATE) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s %s: %s", hows[how], alltoall ? "alltoall" : "allgather",
+                 rc == MPI_SUCCESS ? "the mismatch went unreported" : "another error class");
+        fail(what, 2, sendcount);
+    }
+    int one = 1, total = 0;
+    if (MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        total != size)
+        fail("MPI_Allreduce after a mismatched exchange failed", 2, sendcount);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -100,6 +147,9 @@ int main(int argc, char **argv)
         }
     }
     mismatched_allreduce();
+    for (int alltoall = 0; alltoall < 2; alltoall++)
+        for (int how = 0; how < 3; how++)
+            mismatched_exchange(alltoall, how);
     if (!failed)
         printf("coll_mismatch: %d ranks OK\n", size);
     MPI_Finalize();
