@@ -369,9 +369,9 @@ static int idups_advance(void)
     if (pthread_mutex_trylock(&idups_lock) != 0)
         return 0; /* another thread is at it */
     for (idup_t **link = &idups; *link;) {
-        idup_t *d = *link;
+        idup_t *d = *link, *next = d->next; /* an ended d is freed */
         if (idup_advance(d)) {
-            *link = d->next;
+            *link = next;
             events++;
         } else {
             link = &d->next;
