@@ -331,7 +331,7 @@ static ol_status_t alltoall(const call_t *c)
 /* n elements typed like dt in host scratch (*mem to free), or NULL. */
 static void *typed_scratch(const ol_datatype_t *dt, MPI_Count n, void **mem)
 {
-    *mem = malloc(ol_dt_span(dt, n));
+    *mem = malloc(ol_dt_scratch_span(dt, n));
     return *mem ? (char *)*mem - dt->true_lb : NULL;
 }
 

@@ -369,8 +369,8 @@ ol_status_t ol_accel_copy_async(void *dst, const void *src, size_t bytes,
 ol_status_t ol_accel_copy_span_to_host(const void *buf, MPI_Count count, const ol_datatype_t *dt,
                                        char **copy)
 {
-    size_t span = ol_dt_span(dt, count);
-    *copy = malloc(span ? span : 1);
+    size_t span = ol_dt_span(dt, count), room = ol_dt_scratch_span(dt, count);
+    *copy = malloc(room ? room : 1);
     if (!*copy)
         return MPI_ERR_NO_MEM;
     ol_status_t rc = ol_accel_copy(*copy, (const char *)buf + dt->true_lb, span);

@@ -40,6 +40,16 @@ static inline size_t ol_dt_span(const ol_datatype_t *dt, MPI_Count count)
     return count > 0 ? (size_t)((count - 1) * dt->extent + dt->true_extent) : 0;
 }
 
+/* Bytes of scratch for count elements of dt laid out as in a user buffer:
+ * the span, plus the padding after the last element's data within its
+ * extent, which a reduction loop over a C struct reads whole (MPI_DOUBLE_INT
+ * is 12 bytes of data in a 16-byte struct). */
+static inline size_t ol_dt_scratch_span(const ol_datatype_t *dt, MPI_Count count)
+{
+    MPI_Aint tail = (dt->lb + dt->extent) - (dt->true_lb + dt->true_extent);
+    return ol_dt_span(dt, count) + (count > 0 && tail > 0 ? (size_t)tail : 0);
+}
+
 /* NULL for MPI_DATATYPE_NULL, an unsupported optional type and anything
  * that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
