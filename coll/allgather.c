@@ -56,6 +56,8 @@
  * (16 MiB, beyond what was measured). */
 #include "coll_select.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_allgather_ring(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_allgather_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_allgather_bruck(ol_sched_t *s, const ol_coll_args_t *a);
@@ -76,26 +78,26 @@ static int linear_procs, small_bytes, rank_per_host_rd_bytes, shared_hosts_rd_by
     net_ring_bytes;
 static const ol_param_t params[] = {
     {"ALLGATHER_ALGORITHM", OL_PARAM_STRING, "",
-     "force an allgather algorithm: ring, recursive_doubling, bruck, linear", &forced},
+     "force an allgather algorithm: ring, recursive_doubling, bruck, linear", &forced, 0, 0},
     {"ALLGATHER_LINEAR_PROCS", OL_PARAM_INT, "8",
      "up to this many processes every block goes straight to every process (linear)",
-     &linear_procs},
+     &linear_procs, 0, INT_MAX},
     {"ALLGATHER_SMALL_BYTES", OL_PARAM_INT, "8192",
      "on more processes, blocks below this many bytes take log2 p steps (recursive doubling on "
      "a power of two, Bruck otherwise), larger ones the ring",
-     &small_bytes},
+     &small_bytes, 0, INT_MAX},
     {"ALLGATHER_RANK_PER_HOST_RD_BYTES", OL_PARAM_INT, "16384",
      "on jobs with one rank per host, up to ALLGATHER_LINEAR_PROCS processes (a power of two), "
      "blocks below this many bytes take recursive doubling",
-     &rank_per_host_rd_bytes},
+     &rank_per_host_rd_bytes, 0, INT_MAX},
     {"ALLGATHER_SHARED_HOSTS_RD_BYTES", OL_PARAM_INT, "16777216",
      "on jobs with several ranks on each of several hosts, up to ALLGATHER_LINEAR_PROCS "
      "processes (a power of two), blocks below this many bytes take recursive doubling",
-     &shared_hosts_rd_bytes},
+     &shared_hosts_rd_bytes, 0, INT_MAX},
     {"ALLGATHER_NET_RING_BYTES", OL_PARAM_INT, "524288",
      "on jobs that span hosts, up to ALLGATHER_LINEAR_PROCS processes, blocks of at least this "
      "many bytes take the ring",
-     &net_ring_bytes},
+     &net_ring_bytes, 0, INT_MAX},
 };
 
 static bool is_pow2(int n)

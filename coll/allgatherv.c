@@ -7,6 +7,8 @@
  * sizes. */
 #include "coll_select.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_allgatherv_ring(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_alltoall_linear(ol_sched_t *s, const ol_coll_args_t *a);
 
@@ -21,10 +23,10 @@ static const char *forced;
 static int linear_procs;
 static const ol_param_t params[] = {
     {"ALLGATHERV_ALGORITHM", OL_PARAM_STRING, "", "force an allgatherv algorithm: ring, linear",
-     &forced},
+     &forced, 0, 0},
     {"ALLGATHERV_LINEAR_PROCS", OL_PARAM_INT, "8",
      "up to this many processes every block goes straight to every process (linear)",
-     &linear_procs},
+     &linear_procs, 0, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

@@ -99,6 +99,8 @@
  * hence recursive doubling below ALLREDUCE_PAIR_RD_BYTES there. */
 #include "reduce_util.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_allreduce_recursive_doubling(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_allreduce_ring(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_allreduce_rabenseifner(ol_sched_t *s, const ol_coll_args_t *a);
@@ -135,38 +137,38 @@ static const ol_param_t params[] = {
     {"ALLREDUCE_ALGORITHM", OL_PARAM_STRING, "",
      "force an allreduce algorithm: recursive_doubling, ring, rabenseifner, tree, "
      "hierarchical, intercomm",
-     &forced},
+     &forced, 0, 0},
     {"REPRODUCIBLE", OL_PARAM_INT, "0",
      "1: floating-point reductions (reduce, allreduce, reduce_scatter) give the same bits "
      "whatever the algorithm and process placement: an in-order binomial tree to rank 0",
-     &ol_coll_reproducible},
+     &ol_coll_reproducible, 0, 1},
     {"ALLREDUCE_SHORT_BYTES", OL_PARAM_INT, "16384",
-     "allreduce: recursive doubling below this many bytes", &short_bytes},
+     "allreduce: recursive doubling below this many bytes", &short_bytes, 0, INT_MAX},
     {"ALLREDUCE_PAIR_RD_BYTES", OL_PARAM_INT, "2097152",
      "allreduce on 2 processes of one host: recursive doubling below this many bytes",
-     &pair_rd_bytes},
+     &pair_rd_bytes, 0, INT_MAX},
     {"ALLREDUCE_NET_SHORT_BYTES", OL_PARAM_INT, "8192",
      "allreduce on jobs that span hosts: recursive doubling below this many bytes "
      "(ALLREDUCE_SHORT_BYTES on one host)",
-     &net_short_bytes},
+     &net_short_bytes, 0, INT_MAX},
     {"ALLREDUCE_NET_TREE_BYTES", OL_PARAM_INT, "262144",
      "allreduce on jobs with one rank per host: the pipelined tree below this many bytes "
      "(from ALLREDUCE_NET_SHORT_BYTES), Rabenseifner or the ring from here on",
-     &net_tree_bytes},
+     &net_tree_bytes, 0, INT_MAX},
     {"ALLREDUCE_RING_BYTES", OL_PARAM_INT, "4194304",
-     "allreduce: Rabenseifner below this many bytes, the ring from here on", &ring_bytes},
+     "allreduce: Rabenseifner below this many bytes, the ring from here on", &ring_bytes, 0, INT_MAX},
     {"ALLREDUCE_HIERARCHICAL_BYTES", OL_PARAM_INT, "65536",
      "allreduce on jobs that span hosts, some with several ranks: hierarchical below this "
      "many bytes",
-     &hierarchical_bytes},
+     &hierarchical_bytes, 0, INT_MAX},
     {"ALLREDUCE_SEGMENT_BYTES", OL_PARAM_INT, "1048576",
      "allreduce tree and hierarchical: pipeline segment size in bytes",
-     &ol_coll_allreduce_segment_bytes},
+     &ol_coll_allreduce_segment_bytes, 1, INT_MAX},
     {"ALLREDUCE_DEVICE_IPC_BYTES", OL_PARAM_INT, "1048576",
      "blocking allreduce on device memory, all ranks on one host: from this many bytes on, "
      "every rank reduces its slice straight out of the others' buffers through CUDA IPC "
      "(-1: never)",
-     &ol_coll_allreduce_device_ipc_bytes},
+     &ol_coll_allreduce_device_ipc_bytes, 0, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

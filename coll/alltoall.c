@@ -40,6 +40,8 @@
  * exchange pairwise only from ALLTOALL_NET_LARGE_BYTES if that is set. */
 #include "coll_select.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_alltoall_pairwise(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_alltoall_bruck(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_alltoall_linear(ol_sched_t *s, const ol_coll_args_t *a);
@@ -55,25 +57,25 @@ static const char *forced;
 static int linear_procs, large_bytes, small_bytes, net_bruck_bytes, net_large_bytes;
 static const ol_param_t params[] = {
     {"ALLTOALL_ALGORITHM", OL_PARAM_STRING, "",
-     "force an alltoall algorithm: pairwise, bruck, linear", &forced},
+     "force an alltoall algorithm: pairwise, bruck, linear", &forced, 0, 0},
     {"ALLTOALL_LINEAR_PROCS", OL_PARAM_INT, "8",
      "up to this many processes (3 or more), blocks below ALLTOALL_LARGE_BYTES are all "
      "exchanged at once (linear)",
-     &linear_procs},
+     &linear_procs, 0, INT_MAX},
     {"ALLTOALL_LARGE_BYTES", OL_PARAM_INT, "262144",
-     "blocks of at least this many bytes are exchanged pairwise, one peer per step", &large_bytes},
+     "blocks of at least this many bytes are exchanged pairwise, one peer per step", &large_bytes, 0, INT_MAX},
     {"ALLTOALL_SMALL_BYTES", OL_PARAM_INT, "256",
      "on more than ALLTOALL_LINEAR_PROCS processes, blocks below this many bytes use Bruck's "
      "algorithm",
-     &small_bytes},
+     &small_bytes, 0, INT_MAX},
     {"ALLTOALL_NET_BRUCK_BYTES", OL_PARAM_INT, "32768",
      "on jobs with one rank per host, blocks below this many bytes use Bruck's algorithm "
      "(log2 p network messages per rank instead of p - 1)",
-     &net_bruck_bytes},
+     &net_bruck_bytes, 0, INT_MAX},
     {"ALLTOALL_NET_LARGE_BYTES", OL_PARAM_INT, "0",
      "on jobs that span hosts, blocks of at least this many bytes are exchanged pairwise "
      "(0: never, up to ALLTOALL_LINEAR_PROCS processes; ALLTOALL_LARGE_BYTES on one host)",
-     &net_large_bytes},
+     &net_large_bytes, 0, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

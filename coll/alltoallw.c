@@ -15,7 +15,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 static const char *forced;
 static const ol_param_t params[] = {
     {"ALLTOALLW_ALGORITHM", OL_PARAM_STRING, "", "force an alltoallw algorithm: pairwise, linear",
-     &forced},
+     &forced, 0, 0},
 };
 
 /* Pairwise keeps one message in and one out per process at a time, which

@@ -13,7 +13,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 static const char *forced;
 static const ol_param_t params[] = {
     {"BARRIER_ALGORITHM", OL_PARAM_STRING, "", "force a barrier algorithm: dissemination, linear",
-     &forced},
+     &forced, 0, 0},
 };
 
 /* Dissemination is optimal in rounds for every process count; linear is

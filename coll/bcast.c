@@ -38,6 +38,8 @@
  *   to BCAST_NET_CHAIN_PROCS processes. */
 #include "bcast_util.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_bcast_binomial(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_bcast_scatter_allgather(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_bcast_pipeline(ol_sched_t *s, const ol_coll_args_t *a);
@@ -56,31 +58,31 @@ static int linear_procs, linear_bytes, long_bytes, pipeline_bytes, segment_size,
 static int net_chain_bytes, net_chain_procs;
 static const ol_param_t params[] = {
     {"BCAST_ALGORITHM", OL_PARAM_STRING, "",
-     "force a broadcast algorithm: binomial, scatter_allgather, pipeline, linear", &forced},
+     "force a broadcast algorithm: binomial, scatter_allgather, pipeline, linear", &forced, 0, 0},
     {"BCAST_LINEAR_PROCS", OL_PARAM_INT, "8",
      "up to this many processes, short broadcasts go from the root to each process directly",
-     &linear_procs},
+     &linear_procs, 0, INT_MAX},
     {"BCAST_LINEAR_BYTES", OL_PARAM_INT, "16384",
-     "broadcasts below this many bytes are short (linear on few processes)", &linear_bytes},
+     "broadcasts below this many bytes are short (linear on few processes)", &linear_bytes, 0, INT_MAX},
     {"BCAST_LONG_BYTES", OL_PARAM_INT, "0",
      "broadcasts of at least this many bytes on 3 or more processes scatter then allgather "
      "(0: never)",
-     &long_bytes},
+     &long_bytes, 0, INT_MAX},
     {"BCAST_PIPELINE_BYTES", OL_PARAM_INT, "0",
      "broadcasts of at least this many bytes go down a pipelined chain (0: never)",
-     &pipeline_bytes},
+     &pipeline_bytes, 0, INT_MAX},
     {"BCAST_SEGMENT_SIZE", OL_PARAM_INT, "65536", "bytes per segment of the pipelined chain",
-     &segment_size},
+     &segment_size, 1, INT_MAX},
     {"BCAST_CHAIN_BYTES", OL_PARAM_INT, "65536",
      "on jobs with one rank per host, broadcasts below this many bytes on at most "
      "BCAST_LINEAR_PROCS processes go down the pipelined chain (each rank sends once)",
-     &chain_bytes},
+     &chain_bytes, 0, INT_MAX},
     {"BCAST_NET_CHAIN_BYTES", OL_PARAM_INT, "131072",
      "on jobs whose hosts hold several ranks each, broadcasts of at least this many bytes on "
      "at most BCAST_NET_CHAIN_PROCS processes go down the pipelined chain (0: never)",
-     &net_chain_bytes},
+     &net_chain_bytes, 0, INT_MAX},
     {"BCAST_NET_CHAIN_PROCS", OL_PARAM_INT, "4",
-     "the most processes for BCAST_NET_CHAIN_BYTES", &net_chain_procs},
+     "the most processes for BCAST_NET_CHAIN_BYTES", &net_chain_procs, 0, INT_MAX},
 };
 
 int ol_coll_bcast_segment_size(void)

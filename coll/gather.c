@@ -12,6 +12,8 @@
  * fewer messages favour as processes grow, is kept. */
 #include "coll_select.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_gather_binomial(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_gather_linear(ol_sched_t *s, const ol_coll_args_t *a);
 
@@ -25,10 +27,10 @@ static const char *forced;
 static int large_bytes;
 static const ol_param_t params[] = {
     {"GATHER_ALGORITHM", OL_PARAM_STRING, "", "force a gather algorithm: binomial, linear",
-     &forced},
+     &forced, 0, 0},
     {"GATHER_LARGE_BYTES", OL_PARAM_INT, "16384",
      "gathers of blocks of at least this many bytes go straight to the root (linear)",
-     &large_bytes},
+     &large_bytes, 0, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

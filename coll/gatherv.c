@@ -11,7 +11,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 
 static const char *forced;
 static const ol_param_t params[] = {
-    {"GATHERV_ALGORITHM", OL_PARAM_STRING, "", "force a gatherv algorithm: linear", &forced},
+    {"GATHERV_ALGORITHM", OL_PARAM_STRING, "", "force a gatherv algorithm: linear", &forced, 0, 0},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

@@ -23,7 +23,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
     static const char *forced_##name;                                                              \
     static const ol_param_t params_##name[] = {                                                    \
         {"NEIGHBOR_" NAME "_ALGORITHM", OL_PARAM_STRING, "",                                       \
-         "force a neighbor_" #name " algorithm: linear", &forced_##name},                          \
+         "force a neighbor_" #name " algorithm: linear", &forced_##name, 0, 0},                    \
     };                                                                                             \
     const ol_coll_table_t ol_coll_neighbor_##name##_table = {                                      \
         "neighbor_" #name, algorithms, 1, choose, &forced_##name, params_##name, 1}

@@ -9,6 +9,8 @@
  * allreduce.c) every algorithm runs in_order, the tree allreduce uses too. */
 #include "reduce_util.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_reduce_binomial(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_reduce_in_order(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_reduce_intercomm(ol_sched_t *s, const ol_coll_args_t *a);
@@ -27,18 +29,18 @@ int ol_coll_reduce_segment_bytes;
 static int pair_segment_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_ALGORITHM", OL_PARAM_STRING, "", "force a reduce algorithm: binomial, in_order, "
-     "intercomm", &forced},
+     "intercomm", &forced, 0, 0},
     {"REDUCE_SEGMENT_BYTES", OL_PARAM_INT, "1048576",
      "reduce and the in-order reduce_scatter: pipeline segment size in bytes (each segment is a "
      "round, i.e. a progress cycle: 64 KiB segments made a 64 MiB reduce 2.5x slower)",
-     &ol_coll_reduce_segment_bytes},
+     &ol_coll_reduce_segment_bytes, 1, INT_MAX},
     {"REDUCE_PAIR_SEGMENT_BYTES", OL_PARAM_INT, "65536",
      "reduce on 2 processes: pipeline segment size in bytes. The tree is one hop, so the root "
      "reduces a segment while the next one arrives; segments that go eager on shared memory "
      "(up to 64 KiB) made 128 KiB-4 MiB 1.1-1.5x faster (osu_reduce, quiet machine: 1 MiB 167 "
      "-> 117 us, 64 MiB 18.8 -> 16.9 ms). On 4 oversubscribed ranks they made 1-16 MiB up to "
      "2x slower (more rounds, each a wakeup), hence REDUCE_SEGMENT_BYTES there",
-     &pair_segment_bytes},
+     &pair_segment_bytes, 1, INT_MAX},
 };
 
 MPI_Count ol_coll_reduce_segment_count(const ol_comm_t *comm, const ol_datatype_t *dt)

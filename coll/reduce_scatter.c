@@ -41,6 +41,8 @@
  * Both apply to both forms. */
 #include "reduce_util.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_reduce_scatter_recursive_halving(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_reduce_scatter_ring(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_reduce_scatter_in_order(ol_sched_t *s, const ol_coll_args_t *a);
@@ -62,19 +64,19 @@ static const char *forced;
 static int ring_bytes, rank_per_host_ring_bytes, shared_hosts_ring_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_SCATTER_ALGORITHM", OL_PARAM_STRING, "",
-     "force a reduce_scatter algorithm: recursive_halving, ring, in_order, intercomm", &forced},
+     "force a reduce_scatter algorithm: recursive_halving, ring, in_order, intercomm", &forced, 0, 0},
     {"REDUCE_SCATTER_RING_BYTES", OL_PARAM_INT, "131072",
      "reduce_scatter: recursive halving below this many bytes of whole vector (over 2 ranks), "
      "the ring from here on",
-     &ring_bytes},
+     &ring_bytes, 0, INT_MAX},
     {"REDUCE_SCATTER_RANK_PER_HOST_RING_BYTES", OL_PARAM_INT, "2097152",
      "reduce_scatter(_block) on jobs with one rank per host: recursive halving below this many "
      "bytes of whole vector, the ring from here on (instead of the RING_BYTES thresholds)",
-     &rank_per_host_ring_bytes},
+     &rank_per_host_ring_bytes, 0, INT_MAX},
     {"REDUCE_SCATTER_SHARED_HOSTS_RING_BYTES", OL_PARAM_INT, "4194304",
      "reduce_scatter(_block) on jobs with several ranks on each of several hosts: recursive "
      "halving below this many bytes of whole vector, the ring from here on",
-     &shared_hosts_ring_bytes},
+     &shared_hosts_ring_bytes, 0, INT_MAX},
 };
 
 /* The whole vector's bytes: what the thresholds compare. */

@@ -20,16 +20,18 @@
  * every algorithm runs in reproducible mode (REPRODUCIBLE, allreduce.c). */
 #include "reduce_util.h"
 
+#include <limits.h>
+
 static const char *forced;
 static int ring_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_SCATTER_BLOCK_ALGORITHM", OL_PARAM_STRING, "",
      "force a reduce_scatter_block algorithm: recursive_halving, ring, in_order, intercomm",
-     &forced},
+     &forced, 0, 0},
     {"REDUCE_SCATTER_BLOCK_RING_BYTES", OL_PARAM_INT, "131072",
      "reduce_scatter_block: recursive halving below this many bytes of whole vector (over 2 "
      "ranks), the ring from here on",
-     &ring_bytes},
+     &ring_bytes, 0, INT_MAX},
 };
 
 /* The whole vector's bytes: what the thresholds compare. */

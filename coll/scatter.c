@@ -10,6 +10,8 @@
  * against 163 us). */
 #include "coll_select.h"
 
+#include <limits.h>
+
 ol_status_t ol_coll_scatter_binomial(ol_sched_t *s, const ol_coll_args_t *a);
 ol_status_t ol_coll_scatter_linear(ol_sched_t *s, const ol_coll_args_t *a);
 
@@ -23,10 +25,10 @@ static const char *forced;
 static int large_bytes;
 static const ol_param_t params[] = {
     {"SCATTER_ALGORITHM", OL_PARAM_STRING, "", "force a scatter algorithm: binomial, linear",
-     &forced},
+     &forced, 0, 0},
     {"SCATTER_LARGE_BYTES", OL_PARAM_INT, "65536",
      "scatters of blocks of at least this many bytes go straight from the root (linear)",
-     &large_bytes},
+     &large_bytes, 0, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

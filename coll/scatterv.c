@@ -11,7 +11,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 
 static const char *forced;
 static const ol_param_t params[] = {
-    {"SCATTERV_ALGORITHM", OL_PARAM_STRING, "", "force a scatterv algorithm: linear", &forced},
+    {"SCATTERV_ALGORITHM", OL_PARAM_STRING, "", "force a scatterv algorithm: linear", &forced, 0, 0},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

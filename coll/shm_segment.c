@@ -50,26 +50,26 @@ const ol_param_t ol_coll_shm_params[] = {
      "reduce_scatter_block on a communicator whose members all run on this host go through a "
      "shared-memory segment of the communicator when small (COLL_SHM_MAX_BYTES); 0: always "
      "through pt2pt messages",
-     &ol_coll_shm_enabled},
+     &ol_coll_shm_enabled, 0, 1},
     {"COLL_SHM_MAX_BYTES", OL_PARAM_INT, "32768",
      "shared-memory collectives: the most bytes one rank puts into the segment in one call "
      "(its block, or all its blocks for scatter and alltoall, its vector for reductions); "
      "the segment of p ranks holds 16 (p + 1) slots of this size",
-     &ol_coll_shm_max_bytes},
+     &ol_coll_shm_max_bytes, 0, 16777216},
     {"COLL_SHM_MAX_PROCS", OL_PARAM_INT, "16",
      "shared-memory collectives: only on communicators of at most this many processes (every "
      "rank reads every other's line, and the segment grows with p; measured up to 8)",
-     &max_procs},
+     &max_procs, 0, 1024},
     {"COLL_SHM_MEMORY_MIB", OL_PARAM_INT, "256",
      "shared-memory collectives: the most MiB of segments a process maps at once (a segment "
      "is about 16 (p + 1) COLL_SHM_MAX_BYTES, 4.5 MiB for 8 ranks); communicators set up "
      "past it keep the pt2pt algorithms, so that a program with thousands of communicators "
      "does not fill /dev/shm",
-     &memory_mib},
+     &memory_mib, 1, 1048576},
     {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "16384",
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
-     &ol_coll_shm_slice_bytes},
+     &ol_coll_shm_slice_bytes, 1, INT_MAX},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
 

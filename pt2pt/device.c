@@ -40,15 +40,15 @@ static const ol_param_t device_params[] = {
      "announcements (which costs UCX's hashed matching, about 0.02 us a message here); 0: host "
      "memory only, a device send buffer is an error; -1: 1 when CUDA support is built. Must be "
      "the same on every rank",
-     &param.messages},
+     &param.messages, -1, 1},
     {"DEVICE_IPC", OL_PARAM_INT, "1",
      "1: ranks of one host move device messages by CUDA IPC (the receiver copies out of the "
      "sender's buffer); 0: always stage through pinned host memory",
-     &param.ipc},
+     &param.ipc, 0, 1},
     {"DEVICE_STAGE_CHUNK", OL_PARAM_INT, "1048576",
-     "bytes per chunk when a device message is staged through pinned host memory", &param.stage_chunk},
+     "bytes per chunk when a device message is staged through pinned host memory", &param.stage_chunk, 4096, 1073741824},
     {"DEVICE_STAGE_DEPTH", OL_PARAM_INT, "4",
-     "chunks of a staged device message being copied or sent at once", &param.stage_depth},
+     "chunks of a staged device message being copied or sent at once", &param.stage_depth, 1, 64},
 };
 
 void ol_dev_params_load(void)

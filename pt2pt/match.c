@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 
 /* ---- parameters ------------------------------------------------------------ */
 
@@ -47,7 +48,7 @@ static const ol_param_t match_params[] = {
     {"P2P_SHM", OL_PARAM_INT, "1",
      "point-to-point messages between ranks of a job that runs on one host go through "
      "shared-memory rings with ompi-lite's own matching (0: UCX's tag matching); every rank "
-     "of the job must agree", &shm_param},
+     "of the job must agree", &shm_param, 0, 1},
     {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
      "through the ring; larger ones are announced there and their data goes over UCX. So "
@@ -63,32 +64,32 @@ static const ol_param_t match_params[] = {
      "-> 27.2/24.3 (Open MPI 12.9/16.5); osu_bcast and osu_allgather 32/64 KiB 15-30 -> "
      "3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 calls (coll_perf) 10-23 -> 1.1-1.9 "
      "us a call",
-     &eager_param},
+     &eager_param, 0, INT_MAX},
     {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "0",
      "bytes of each ring from one rank to another (a power of two, at least 4096); 0: "
      "262144 for jobs of up to 8 ranks, 65536 for larger ones (each rank's segment holds a "
      "ring from every rank: 2 MiB at 8 ranks, 4 MiB at 64)",
-     &ring_param},
+     &ring_param, 0, 16777216},
     {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "65537",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
      "(process_vm_readv) instead of taking them over UCX (0: never). Below it they go "
      "through the ring (P2P_SHM_EAGER_BYTES) or UCX's eager protocol, which measured "
      "faster up to 64 KiB (see UCX_SHM_RNDV_THRESH)",
-     &cma_param},
+     &cma_param, 0, INT_MAX},
     {"P2P_SHM_SHARED_COPY_BYTES", OL_PARAM_INT, "131072",
      "a message copied out of its sender's memory (P2P_SHM_CMA_BYTES) of at least this many "
      "bytes is copied by both ranks at once when its sender waits in MPI meanwhile: the "
      "receiver reads chunks and the sender writes the others (0: never; only while the job "
      "has no more ranks than the host has cores)",
-     &shared_copy_param},
+     &shared_copy_param, 0, INT_MAX},
     {"P2P_SHM_SHARED_COPY_CHUNK", OL_PARAM_INT, "262144",
      "the most bytes of a chunk that one of the two ranks of a shared copy takes at a time "
      "(a message is cut in halves up to that)",
-     &shared_chunk_param},
+     &shared_chunk_param, 4096, INT_MAX},
     {"P2P_SHM_MAX_PROCS", OL_PARAM_INT, "64",
      "the rings are used by jobs of at most this many ranks (each rank maps one ring per rank "
-     "of the job from every rank)", &max_procs_param},
+     "of the job from every rank)", &max_procs_param, 0, 4096},
 };
 
 void ol_match_params_load(void)

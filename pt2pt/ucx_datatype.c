@@ -132,7 +132,7 @@ static const ol_param_t datatype_params[] = {
      "message (0: never). osu_bw_vector on 2 ranks of the loaded 2-core development "
      "machine, packed / generic bandwidth, medians of 5-9 alternating runs in three "
      "series: 128-256 B 1.3-4x, 1 KiB 1.2-2.8x, 2 KiB 0.95-2x, 4 KiB 0.6-0.75x, 8 KiB 0.5x",
-     &bounce_bytes_param},
+     &bounce_bytes_param, 0, 1048576},
 };
 
 void ol_ucx_datatype_params_load(void)

@@ -10,16 +10,16 @@ static const ol_param_t params[] = {
     {"CUDA_LIBRARY", OL_PARAM_STRING, "",
      "the CUDA driver library to open (empty: the libcuda the program loaded, else "
      "libcuda.so.1 from the library search path)",
-     &ol_accel_param.cuda_library},
+     &ol_accel_param.cuda_library, 0, 0},
     {"ACCEL_SELECT_DEVICE", OL_PARAM_INT, "1",
      "at MPI_Init, when the program has loaded the CUDA driver but made no context current, "
      "make the GPU nearest the rank's cores current (hwloc; else local rank modulo the "
      "number of GPUs); 0: leave the choice to the program",
-     &ol_accel_param.select_device},
+     &ol_accel_param.select_device, 0, 1},
     {"ACCEL_MEMTYPE_CACHE", OL_PARAM_INT, "1",
      "remember device allocations, so that a device buffer costs the driver one query per "
      "allocation (see ompi-lite/accel/README.md); 0: ask the driver about every buffer",
-     &ol_accel_param.memtype_cache},
+     &ol_accel_param.memtype_cache, 0, 1},
 };
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;

@@ -14,6 +14,7 @@ typedef struct {
     const char *default_value;
     const char *help;
     void *storage;          /* int * or const char ** */
+    long min, max;          /* OL_PARAM_INT: the values it takes (0, 0: any) */
 } ol_param_t;
 
 /* The values, read by ol_params_load(). */
@@ -36,8 +37,9 @@ extern struct ol_param_values {
     const char *ucx_cma_seg_size;      /* UCX_CMA_SEG_SIZE */
 } ol_param;
 
-/* Reads every OMPI_LITE_<NAME> variable; a value that does not parse is
- * reported on stderr and the default is kept. Returns the number of bad values. */
+/* Reads every OMPI_LITE_<NAME> variable; a value that does not parse, or
+ * an integer out of its row's range, is reported on stderr and the default
+ * is kept. Returns the number of bad values. */
 int ol_params_load(void);
 
 /* Prints the table with current values and help (ompi_lite_info --params). */

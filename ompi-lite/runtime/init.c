@@ -199,6 +199,17 @@ static ucs_status_t set_ucx_default(ucp_config_t *config, const char *name, cons
     return setenv(variable, value, 0) == 0 ? UCS_OK : UCS_ERR_NO_MEMORY;
 }
 
+/* The defaults set through ucp_config_modify (those set in the environment
+ * show there), for the sentence of a failed start. */
+static char config_defaults[256];
+
+static void note_config_default(const char *name, const char *value)
+{
+    size_t used = strlen(config_defaults);
+    snprintf(config_defaults + used, sizeof(config_defaults) - used, "%sUCX_%s=%s",
+             used ? ", " : "", name, value);
+}
+
 static void apply_ucx_defaults(ucp_config_t *config)
 {
     /* What the user set is read before any row sets a variable of its own
@@ -219,7 +230,41 @@ static void apply_ucx_defaults(ucp_config_t *config)
                     ucs_status_string(st));
         else
             OL_INFO("runtime", "UCX_%s=%s (ompi-lite's default)", ucx_defaults[i].ucx_name, value);
+        if (st == UCS_OK && !ucx_defaults[i].by_environment)
+            note_config_default(ucx_defaults[i].ucx_name, value);
     }
+}
+
+/* The UCX_ variables of the environment (the user's, and those that
+ * ompi-lite's defaults set there), for the sentence of a failed start: a
+ * bad one is the usual cause, and UCX names the setting only in its own
+ * log line, if at all. */
+static void ucx_variables(char *out, size_t size)
+{
+    extern char **environ;
+    size_t used = 0;
+    out[0] = '\0';
+    for (char **e = environ; *e && used + 1 < size; e++) {
+        if (strncmp(*e, "UCX_", 4) != 0)
+            continue;
+        int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "", *e);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* A failed step of the start: why, for MPI_Init's message and the log. */
+static ol_status_t ucx_start_failed(const char *step, ucs_status_t st)
+{
+    char variables[256];
+    ucx_variables(variables, sizeof(variables));
+    ol_error_detail("UCX did not start (%s: %s)%s%s%s%s", step, ucs_status_string(st),
+                    variables[0] ? "; UCX variables in the environment: " : "", variables,
+                    config_defaults[0] ? "; set from OMPI_LITE_UCX_* parameters: " : "",
+                    config_defaults);
+    OL_WARN("runtime", "UCX start failed in %s: %s", step, ucs_status_string(st));
+    return MPI_ERR_INTERN;
 }
 
 static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *requests)
@@ -237,10 +282,12 @@ static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *reque
         .estimated_num_ppn = (size_t)ol_rt.local_size,
     };
     ucp_config_t *config;
+    const char *step = "ucp_config_read";
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
     if (st != UCS_OK)
         goto fail;
     apply_ucx_defaults(config);
+    step = "ucp_init";
     st = ucp_init(&params, config, &ol_rt.ucp_context);
     ucp_config_release(config);
     if (st != UCS_OK)
@@ -251,12 +298,15 @@ static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *reque
         .thread_mode = thread_level == MPI_THREAD_MULTIPLE ? UCS_THREAD_MODE_MULTI
                                                            : UCS_THREAD_MODE_SINGLE,
     };
+    step = "ucp_worker_create";
     st = ucp_worker_create(ol_rt.ucp_context, &wparams, &ol_rt.ucp_worker);
     if (st != UCS_OK)
         goto fail_cleanup;
+    step = "ucp_worker_get_efd";
     st = ucp_worker_get_efd(ol_rt.ucp_worker, &ol_rt.worker_efd);
     if (st != UCS_OK)
         goto fail_worker;
+    step = "ucp_worker_get_address";
     st = ucp_worker_get_address(ol_rt.ucp_worker, &own_address, &own_address_length);
     if (st != UCS_OK)
         goto fail_worker;
@@ -267,8 +317,7 @@ fail_worker:
 fail_cleanup:
     ucp_cleanup(ol_rt.ucp_context);
 fail:
-    OL_WARN("runtime", "UCX start failed: %s", ucs_status_string(st));
-    return MPI_ERR_INTERN;
+    return ucx_start_failed(step, st);
 }
 
 static void ucx_stop(void)

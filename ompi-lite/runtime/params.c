@@ -6,26 +6,26 @@ struct ol_param_values ol_param;
 
 static const ol_param_t param_table[] = {
     {"DEBUG", OL_PARAM_STRING, "",
-     "log level: warn, info or trace (empty: errors only)", &ol_param.debug},
+     "log level: warn, info or trace (empty: errors only)", &ol_param.debug, 0, 0},
     {"DEBUG_SUBSYS", OL_PARAM_STRING, "",
      "comma-separated subsystems to log (runtime,pt2pt,coll,api); empty: all",
-     &ol_param.debug_subsys},
+     &ol_param.debug_subsys, 0, 0},
     {"SPIN_US", OL_PARAM_INT, "-1",
      "microseconds a waiting rank polls before it starts yielding (see YIELD_US); "
      "-1: 5 when the host has a core per local rank, 0 when oversubscribed (50 us "
      "measured 53-58 us per small allreduce in runs where two ranks shared a core: a "
      "spinning rank keeps its peer off the core for the whole spin)",
-     &ol_param.spin_us},
+     &ol_param.spin_us, -1, 1000000},
     {"YIELD_US", OL_PARAM_INT, "200",
      "microseconds a waiting rank then keeps polling but gives its core away between "
      "polls (sched_yield) before it sleeps on the UCX event fd (4 ranks on 2 cores: 8 B "
      "allreduce 28-65 us sleeping at once, 11-14 with 100 us of yielding; 1 ms and more "
      "slowed 256 KiB reduces)",
-     &ol_param.yield_us},
+     &ol_param.yield_us, 0, 1000000},
     {"WAIT_POLL_MS", OL_PARAM_INT, "100",
      "longest sleep of a waiting rank between two progress calls (a safety net "
      "for wakeups a transport does not signal)",
-     &ol_param.wait_poll_ms},
+     &ol_param.wait_poll_ms, 1, 60000},
     {"UCX_MM_FIFO_SIZE", OL_PARAM_STRING, "256",
      "UCX_MM_FIFO_SIZE unless the user sets UCX_MM_/POSIX_/SYSV_FIFO_SIZE (empty: UCX's "
      "64): slots of a rank's shared-memory receive FIFO (a power of two). With UCX's 64, a "
@@ -33,7 +33,7 @@ static const ol_param_t param_table[] = {
      "pending queue wake no rank sleeping on the event fd, and stall until its next "
      "WAIT_POLL_MS timeout: osu_bw at 64 KiB-1 MiB measured 1.2-2.5 GB/s with 64 against "
      "8-12 GB/s with 256 (1024 measured no better)",
-     &ol_param.ucx_mm_fifo_size},
+     &ol_param.ucx_mm_fifo_size, 0, 0},
     {"UCX_MM_FIFO_ELEM_SIZE", OL_PARAM_STRING, "512",
      "UCX_MM_FIFO_ELEM_SIZE unless the user sets UCX_MM_/POSIX_/SYSV_FIFO_ELEM_SIZE "
      "(empty: UCX's 128): bytes of a shared-memory FIFO slot. A message that fits one "
@@ -41,7 +41,7 @@ static const ol_param_t param_table[] = {
      "short) instead of through a separate buffer (eager bcopy): osu_latency at 128 "
      "and 256 B went from 0.27 to 0.19 and 0.21 us, other sizes unchanged; the FIFO "
      "grows to 512 x 256 = 128 KiB per rank",
-     &ol_param.ucx_mm_fifo_elem_size},
+     &ol_param.ucx_mm_fifo_elem_size, 0, 0},
     {"UCX_TCP_RNDV_THRESH", OL_PARAM_STRING, "256K",
      "UCX_RNDV_THRESH for a rank that UCX connects to every peer over TCP (alone on its "
      "host, which has no InfiniBand/RoCE device), unless the user sets UCX_RNDV_THRESH "
@@ -52,7 +52,7 @@ static const ol_param_t param_table[] = {
      "auto, 126/105/157 with 256K, 117/253/266 with 64K; medians of 3: osu_bw 32 KiB 260 -> "
      "1170 MB/s, 64 KiB-4 MiB 1.04-1.8x; osu_bibw 32 KiB 301 -> 929, 512 KiB-1 MiB "
      "0.83-0.9x; 4-rank osu_allreduce unchanged within the noise (32 KiB 571 -> 368 us)",
-     &ol_param.ucx_tcp_rndv_thresh},
+     &ol_param.ucx_tcp_rndv_thresh, 0, 0},
     {"UCX_SHM_RNDV_THRESH", OL_PARAM_STRING, "65537",
      "UCX_RNDV_THRESH for the ranks of a job that runs on one host, unless the user sets "
      "UCX_RNDV_THRESH (empty: UCX's auto, which takes a single-copy rendezvous from about "
@@ -62,7 +62,7 @@ static const ol_param_t param_table[] = {
      "32 KiB 4.5-19 -> 1.7-1.9, 64 KiB 14-27 -> 3.2-3.4 (Open MPI 3.0, 4.1, 6.2-7.0); "
      "osu_bw 16 KiB 2.7-3.1 -> 15-22 GB/s, 32 and 64 KiB the same within the noise. Eager "
      "128 KiB messages were 3-6x slower (bw 0.9 against 5.3 GB/s), hence the 64 KiB bound",
-     &ol_param.ucx_shm_rndv_thresh},
+     &ol_param.ucx_shm_rndv_thresh, 0, 0},
     {"UCX_MIXED_RNDV_THRESH", OL_PARAM_STRING, "131073",
      "UCX_RNDV_THRESH for a rank that reaches some peers over shared memory and others "
      "over TCP (several ranks per host, on several hosts without InfiniBand/RoCE), unless "
@@ -74,7 +74,7 @@ static const ol_param_t param_table[] = {
      "126/315 -> 122/296; allreduce 32/128 KiB 153/224 -> 111/178 -> 104/215, 256 KiB "
      "352 -> 399 -> 366; osu_latency between the two ranks of a host 16/128 KiB 4.3/12.5 "
      "-> 2.1/7.6 -> 2.0/7.5; osu_bw 16 KiB 4.9 -> 9.7 GB/s, 128 KiB 11.7 -> 10.1",
-     &ol_param.ucx_mixed_rndv_thresh},
+     &ol_param.ucx_mixed_rndv_thresh, 0, 0},
     {"UCX_TCP_PUT_ENABLE", OL_PARAM_STRING, "n",
      "UCX_TCP_PUT_ENABLE unless the user sets it or UCX_TLS (empty: UCX's y): whether a "
      "rendezvous over TCP (from UCX_TCP_RNDV_THRESH) moves its data by UCX's put "
@@ -83,7 +83,7 @@ static const ol_param_t param_table[] = {
      "1432-1577/2502-3175 -> 122-144/286-352/668-847/1435-1673 us; osu_bw 2-4 MiB "
      "1.4-2.0 -> 2.3-2.7 GB/s; osu_bibw 1-4 MiB 1.9-2.5 -> 2.1-3.9 GB/s; 128-512 KiB the "
      "same within the noise (30% between runs)",
-     &ol_param.ucx_tcp_put_enable},
+     &ol_param.ucx_tcp_put_enable, 0, 0},
     {"UCX_TCP_SEG_SIZE", OL_PARAM_STRING, "132096",
      "UCX_TCP_RX_SEG_SIZE and UCX_TCP_TX_SEG_SIZE of every rank of a job with one rank per "
      "host, of at most 128 ranks (each TCP peer in the middle of a message holds a buffer of "
@@ -100,7 +100,7 @@ static const ol_param_t param_table[] = {
      "alternating runs, osu_bw_vector 16 KiB-16 MiB 0.65-0.89 GB/s with 8K, 1.6-4.5 with 129K "
      "(Open MPI 1.2-2.1); contiguous osu_latency, osu_bw and osu_bibw the same within the "
      "noise",
-     &ol_param.ucx_tcp_seg_size},
+     &ol_param.ucx_tcp_seg_size, 0, 0},
     {"UCX_MIXED_SEG_SIZE", OL_PARAM_STRING, "512K",
      "UCX_TCP_RX_SEG_SIZE and UCX_TCP_TX_SEG_SIZE of every rank of a job on several hosts, some "
      "with several ranks, of at most 128 ranks, unless the user sets either or UCX_TLS (empty: "
@@ -112,7 +112,7 @@ static const ol_param_t param_table[] = {
      "osu_allreduce 2/4 MiB 0.75/0.77 / 0.66/0.48; osu_bcast 1-2 MiB 1.1-1.5 either way (noise: 4 "
      "MiB 0.66 / 0.85); with the send size 8K -> 512K, osu_bw_vector between the hosts 16 KiB-4 "
      "MiB 0.61-0.91 -> 1.2-3.5 GB/s (2 runs)",
-     &ol_param.ucx_mixed_seg_size},
+     &ol_param.ucx_mixed_seg_size, 0, 0},
     {"UCX_CMA_SEG_SIZE", OL_PARAM_STRING, "1G",
      "UCX_CMA_SEG_SIZE unless the user sets it or UCX_TLS (empty: UCX's 512K): the most "
      "bytes one process_vm_readv of a single-copy rendezvous between ranks of a host moves "
@@ -122,7 +122,7 @@ static const ol_param_t param_table[] = {
      "faster, 512K -> one call: osu_bw 1/2/4 MiB 0.95/0.94/0.90 -> 0.97/0.98/0.97, osu_bibw "
      "0.99/0.93/0.90 -> 1.00/1.01/1.01. Not more than 2 GiB - 4 KiB: Linux moves at most "
      "that in one call, and UCX 1.13 takes a shorter call for the whole (test p2p_large)",
-     &ol_param.ucx_cma_seg_size},
+     &ol_param.ucx_cma_seg_size, 0, 0},
 };
 
 int ol_params_load(void)

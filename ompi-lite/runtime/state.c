@@ -19,7 +19,7 @@ static const ol_param_t params[] = {
     {"STATE", OL_PARAM_INT, "1",
      "keep the state record that mpirun's hang reports read (0: off; the record "
      "costs a few stores per MPI call)",
-     &state_on},
+     &state_on, 0, 1},
 };
 
 void ol_state_params_print(FILE *out)
