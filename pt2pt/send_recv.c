@@ -390,10 +390,33 @@ ol_status_t ol_pt2pt_irecv(void *buf, MPI_Count count, ol_datatype_t *dt, int so
     return prepare_and_start(OL_REQ_RECV, &args, request);
 }
 
+/* A receive of count elements of dt that a longer message of `arrived`
+ * bytes truncated: both sizes, for the error's sentence. */
+static void truncation_detail(MPI_Count arrived, MPI_Count count, const ol_datatype_t *dt)
+{
+    MPI_Count room = count * (MPI_Count)dt->size;
+    if (arrived > room)
+        ol_error_detail("a message of %lld bytes arrived for a receive of %lld elements of %s "
+                        "(%lld bytes)",
+                        (long long)arrived, (long long)count, dt->name, (long long)room);
+    else
+        ol_error_detail("a message longer than the receive's %lld elements of %s (%lld bytes) "
+                        "arrived",
+                        (long long)count, dt->name, (long long)room);
+}
+
+void ol_pt2pt_explain(const ol_request_t *req)
+{
+    if (req->error == MPI_ERR_TRUNCATE && req->kind == OL_REQ_RECV && req->args.dt)
+        truncation_detail(ol_status_get_bytes(&req->status), req->args.count, req->args.dt);
+}
+
 ol_status_t ol_pt2pt_wait(ol_request_t *req, MPI_Status *status)
 {
     ol_request_wait_complete(req);
     ol_status_t rc = req->error;
+    if (OL_UNLIKELY(rc != OL_OK))
+        ol_pt2pt_explain(req);
     if (status)
         *status = req->status;
     if (req->persistent)
@@ -604,6 +627,8 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
         return ol_ucx_status(UCS_PTR_STATUS(ucx_req));
     }
     ol_progress_wait(blocking_recv_complete, &r);
+    if (OL_UNLIKELY(r.status == UCS_ERR_MESSAGE_TRUNCATED))
+        truncation_detail((MPI_Count)r.info.length, count, dt);
     if (status) {
         ol_ucx_fill_recv_status(status, &r.info, r.status);
         if (r.device_error != OL_OK)

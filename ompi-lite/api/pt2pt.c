@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ol_status_t truncated(int rc, MPI_Count count, const ol_datatype_t *dt)
-{
-    if (OL_UNLIKELY(rc == MPI_ERR_TRUNCATE))
-        ol_api_set_detail("a message longer than %lld elements of %s arrived", (long long)count,
-                          dt->name);
-    return rc;
-}
-
 /* ---- blocking sends and receives ---------------------------------------- */
 
 int ol_api_send_c(const void *buf, MPI_Count count, ol_datatype_t *datatype, int dest, int tag,
@@ -47,8 +39,7 @@ int ol_api_bsend_c(const void *buf, MPI_Count count, ol_datatype_t *datatype, in
 int ol_api_recv_c(void *buf, MPI_Count count, ol_datatype_t *datatype, int source, int tag,
                   ol_comm_t *comm, MPI_Status *status)
 {
-    int rc = ol_pt2pt_recv(buf, count, datatype, source, tag, comm, OL_TAGSPACE_USER, status);
-    return truncated(rc, count, datatype);
+    return ol_pt2pt_recv(buf, count, datatype, source, tag, comm, OL_TAGSPACE_USER, status);
 }
 
 /* ---- nonblocking and persistent ----------------------------------------- */
@@ -169,7 +160,7 @@ int ol_api_sendrecv_c(const void *sendbuf, MPI_Count sendcount, ol_datatype_t *s
         ol_pt2pt_wait(recv_req, NULL);
         return rc;
     }
-    return truncated(ol_pt2pt_wait(recv_req, status), recvcount, recvtype);
+    return ol_pt2pt_wait(recv_req, status);
 }
 
 /* Compound request of Isendrecv: a parent that completes with its two
@@ -323,7 +314,7 @@ int ol_api_sendrecv_replace_c(void *buf, MPI_Count count, ol_datatype_t *datatyp
     int rc = start_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &req);
     if (rc != MPI_SUCCESS)
         return rc;
-    return truncated(ol_pt2pt_wait(req, status), count, datatype);
+    return ol_pt2pt_wait(req, status);
 }
 
 /* ---- probes and matched receives ----------------------------------------- */
@@ -392,7 +383,7 @@ int ol_api_mrecv_c(void *buf, MPI_Count count, ol_datatype_t *datatype, MPI_Mess
     if (rc == MPI_SUCCESS)
         rc = ol_pt2pt_imrecv(buf, count, datatype, m, &req);
     if (rc == MPI_SUCCESS)
-        rc = truncated(ol_pt2pt_wait(req, status), count, datatype);
+        rc = ol_pt2pt_wait(req, status);
     return rc;
 }
 

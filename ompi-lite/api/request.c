@@ -5,6 +5,7 @@
 #include "coll.h"
 #include "pt2pt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The request behind a handle, NULL for MPI_REQUEST_NULL; a handle that is
@@ -58,6 +59,8 @@ static int finish(MPI_Request *handle, ol_request_t *req, MPI_Status *status)
 {
     int rc = query_status(req);
     set_status(status, &req->status);
+    if (req->error != MPI_SUCCESS)
+        ol_pt2pt_explain(req);
     if (req->error != MPI_SUCCESS && req->args.comm)
         ol_api_set_error_comm(req->args.comm);
     if (req->persistent) {
@@ -163,6 +166,18 @@ typedef struct {
     int errors;
 } results_t;
 
+/* MPI_ERR_IN_STATUS says only that some status holds an error: the
+ * sentence names the first failed request, its error and why. */
+static void explain_first_failure(int i, int rc)
+{
+    char class_text[MPI_MAX_ERROR_STRING];
+    int length;
+    if (ol_api_error_string(rc, class_text, &length) != MPI_SUCCESS)
+        snprintf(class_text, sizeof(class_text), "error %d", rc);
+    const char *why = ol_error_detail_take();
+    ol_api_set_detail("request %d failed with %s%s%s", i, class_text, why[0] ? ": " : "", why);
+}
+
 /* Result i: the status of req into st (statuses[i] or ignored); the
  * request is finished (freed unless persistent), or left as it is when
  * handle is NULL (MPI_Request_get_status_all and _some). */
@@ -180,6 +195,8 @@ static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *
         rc = query_status(req);
         set_status(st, &req->status);
     }
+    if (rc != MPI_SUCCESS && r->errors == 0)
+        explain_first_failure(i, rc);
     if (rc != MPI_SUCCESS && r->errors++ == 0 && r->statuses != MPI_STATUSES_IGNORE)
         for (int j = 0; j < i; j++)
             r->statuses[j].MPI_ERROR = MPI_SUCCESS;

@@ -13,6 +13,7 @@ test_p2p_scripts = \
 	test/mpi/p2p_truncate.sh \
 	test/mpi/p2p_status_error.sh \
 	test/mpi/p2p_errors.sh \
+	test/mpi/p2p_truncate_fatal.sh \
 	test/mpi/p2p_threads.sh \
 	test/mpi/p2p_large.sh \
 	test/mpi/p2p_stress.sh \
@@ -31,6 +32,7 @@ check_PROGRAMS += \
 	test/mpi/p2p_truncate \
 	test/mpi/p2p_status_error \
 	test/mpi/p2p_errors \
+	test/mpi/p2p_truncate_fatal \
 	test/mpi/p2p_threads \
 	test/mpi/p2p_large \
 	test/mpi/p2p_stress \
@@ -119,3 +121,8 @@ test_mpi_p2p_bounce_SOURCES = test/mpi/p2p_bounce.c $(P2P_UTIL)
 test_mpi_p2p_bounce_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_bounce_LDADD = $(MPI_TEST_LIBS) -lpthread
 test_mpi_p2p_bounce_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_truncate_fatal_SOURCES = test/mpi/p2p_truncate_fatal.c
+test_mpi_p2p_truncate_fatal_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_truncate_fatal_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_truncate_fatal_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
