@@ -8,9 +8,13 @@
  * Usage (by mpirun only):
  *   ompi-lite-daemon (--parent-fd FD | --connect ADDR[,ADDR...]:PORT)
  *                    --node-id N --nnodes M --fanout K
+ *                    [--link-timeout-ms MS] [--listen ADDR[,ADDR...]]
  * FD is a connected stream socket to mpirun (forked daemon); otherwise the
- * daemon connects to its parent over TCP and proves the job key, which it
- * takes from $OMPI_LITE_JOB_KEY or else from the first line of stdin. */
+ * daemon connects to its parent over TCP and proves the job key. The key
+ * is the first line of stdin, always (never the environment, which the
+ * ranks would inherit and /proc shows for the daemon's whole life).
+ * --listen: where a daemon with children and no TCP parent listens; with
+ * a TCP parent it listens on the address its parent link uses. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,11 +34,15 @@
 
 #include "daemon.h"
 #include "net.h"
+#include "params.h"
 #include "tree.h"
 #include "util.h"
 
 #define AUTH_TIMEOUT_S 10
 #define CONNECT_TIMEOUT_MS 3000
+/* What follows the event loop (the last frames, PMIx_server_finalize) gets
+ * this long; see arm_finish_watchdog. */
+#define FINISH_TIMEOUT_S 5
 
 static void daemon_exit_loop(struct ol_daemon *d, int status)
 {
@@ -383,14 +392,20 @@ static void on_up_event(struct bufferevent *bev, short what, void *arg)
 
 /* ---- links to children ---- */
 
-static void link_free(struct ol_daemon *d, struct ol_dlink *l)
+static void unlink_pending(struct ol_daemon *d, struct ol_dlink *l)
 {
     for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == l) {
             *pp = l->next;
+            d->npending--;
             break;
         }
     }
+}
+
+static void link_free(struct ol_daemon *d, struct ol_dlink *l)
+{
+    unlink_pending(d, l);
     if (l->bev != NULL)
         bufferevent_free(l->bev);
     if (l->timer != NULL)
@@ -459,12 +474,8 @@ static void on_pending_read(struct bufferevent *bev, void *arg)
         return;
     if (rc > 0 && id >= d->child_first && id - d->child_first < d->nchildren &&
         d->children[id - d->child_first] == NULL) {
-        for (struct ol_dlink **pp = &d->pending; *pp != NULL; pp = &(*pp)->next) {
-            if (*pp == l) {
-                *pp = l->next;
-                break;
-            }
-        }
+        unlink_pending(d, l);
+        bufferevent_setwatermark(bev, EV_READ, 0, 0);
         event_free(l->timer);
         l->timer = NULL;
         l->node_id = id;
@@ -503,7 +514,14 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
     struct ol_daemon *d = arg;
     int fd;
     while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-        ol_net_tune(fd);
+        ol_net_tune(fd, d->link_timeout_ms);
+        if (d->npending >= OL_NET_PENDING_MAX) {
+            struct ol_dlink *oldest = d->pending;
+            while (oldest->next != NULL)
+                oldest = oldest->next;
+            ol_info("too many connections without the key: dropped the oldest");
+            link_free(d, oldest);
+        }
         struct ol_dlink *l = ol_xcalloc(1, sizeof *l);
         l->d = d;
         l->node_id = OL_NO_NODE;
@@ -511,10 +529,13 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
         l->timer = evtimer_new(d->base, on_pending_timeout, l);
         struct timeval tv = { AUTH_TIMEOUT_S, 0 };
         evtimer_add(l->timer, &tv);
+        /* A stranger costs at most this much buffer until the key is proved. */
+        bufferevent_setwatermark(l->bev, EV_READ, 0, OL_HANDSHAKE_MAX);
         bufferevent_setcb(l->bev, on_pending_read, NULL, on_pending_event, l);
         bufferevent_enable(l->bev, EV_READ | EV_WRITE);
         l->next = d->pending;
         d->pending = l;
+        d->npending++;
     }
 }
 
@@ -577,7 +598,17 @@ struct daemon_args {
     int parent_fd;
     char **connect_addrs;
     uint16_t connect_port;
+    char **listen_addrs;
 };
+
+static char **split_commas(char *spec)
+{
+    char *save = NULL;
+    char **v = ol_xcalloc(1, sizeof *v);
+    for (char *s = strtok_r(spec, ",", &save); s != NULL; s = strtok_r(NULL, ",", &save))
+        ol_strv_append(&v, s);
+    return v;
+}
 
 static int parse_args(int argc, char **argv, struct ol_daemon *d, struct daemon_args *a)
 {
@@ -595,10 +626,12 @@ static int parse_args(int argc, char **argv, struct ol_daemon *d, struct daemon_
                 return -1;
             a->connect_port = (uint16_t)v;
             *colon = '\0';
-            char *save = NULL;
-            a->connect_addrs = ol_xcalloc(1, sizeof *a->connect_addrs);
-            for (char *s = strtok_r(spec, ",", &save); s != NULL; s = strtok_r(NULL, ",", &save))
-                ol_strv_append(&a->connect_addrs, s);
+            a->connect_addrs = split_commas(spec);
+        } else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
+            a->listen_addrs = split_commas(argv[++i]);
+        } else if (strcmp(argv[i], "--link-timeout-ms") == 0 && i + 1 < argc &&
+                   ol_parse_long(argv[++i], 1, 1L << 30, &v) == 0) {
+            d->link_timeout_ms = (unsigned)v;
         } else if (strcmp(argv[i], "--node-id") == 0 && i + 1 < argc &&
                    ol_parse_long(argv[++i], 0, UINT32_MAX - 2, &v) == 0) {
             d->node_id = (uint32_t)v;
@@ -617,16 +650,10 @@ static int parse_args(int argc, char **argv, struct ol_daemon *d, struct daemon_
     return 0;
 }
 
-/* The key: from the environment (forked by mpirun; removed so that ranks do
- * not inherit it) or the first line of stdin (launch agent). */
+/* The key: the first line of stdin, from mpirun directly (forked) or
+ * through the launch agent. */
 static char *read_key(void)
 {
-    const char *env = getenv("OMPI_LITE_JOB_KEY");
-    if (env != NULL) {
-        char *k = ol_xstrdup(env);
-        unsetenv("OMPI_LITE_JOB_KEY");
-        return k;
-    }
     char buf[OL_KEY_HEX_LEN + 2];
     size_t got = 0;
     while (got < sizeof buf - 1) {
@@ -688,10 +715,29 @@ static int setup_events(struct ol_daemon *d, int up_fd)
     return 0;
 }
 
-static int setup_children(struct ol_daemon *d, char **err)
+/* Where children will reach us: what mpirun said (--listen), else the
+ * address our TCP parent link leaves from (the network the job uses),
+ * else every non-loopback address. Never the wildcard address. */
+static char **listen_addrs(struct ol_daemon *d, struct daemon_args *a, int up_fd)
+{
+    if (a->listen_addrs != NULL && a->listen_addrs[0] != NULL)
+        return ol_strv_dup(a->listen_addrs);
+    char *own = d->up_tcp ? ol_net_sock_addr(up_fd) : NULL;
+    if (own != NULL && strncmp(own, "127.", 4) != 0) {
+        char **v = ol_xcalloc(1, sizeof *v);
+        ol_strv_append(&v, own);
+        free(own);
+        return v;
+    }
+    /* A parent on this very host (loopback): children may be here too. */
+    bool loopback = own != NULL;
+    free(own);
+    return ol_net_local_addrs(loopback);
+}
+
+static int setup_children(struct ol_daemon *d, struct daemon_args *a, int up_fd, char **err)
 {
     ol_tree_children(d->node_id, d->fanout, d->nnodes, &d->child_first, &d->nchildren);
-    d->listen_fd = -1;
     if (d->nchildren == 0)
         return 0;
     if (d->key == NULL) {
@@ -699,20 +745,21 @@ static int setup_children(struct ol_daemon *d, char **err)
         return -1;
     }
     d->children = ol_xcalloc(d->nchildren, sizeof *d->children);
-    d->listen_fd = ol_net_listen(&d->port, err);
-    return d->listen_fd < 0 ? -1 : 0;
+    d->listen_addrs = listen_addrs(d, a, up_fd);
+    d->nlisten = ol_net_listen(d->listen_addrs, &d->port, d->listen_fds, err);
+    return d->nlisten < 0 ? -1 : 0;
 }
 
 static void send_hello(struct ol_daemon *d)
 {
-    char **addrs = d->nchildren > 0 ? ol_net_local_addrs() : ol_xcalloc(1, sizeof(char *));
+    char *none[] = { NULL };
     ol_msg_hello_t m = { .version = OL_PROTO_VERSION, .node_id = d->node_id, .pid = (uint32_t)getpid(),
-                         .hostname = (char *)ol_hostname(), .port = d->port, .addrs = addrs };
+                         .hostname = (char *)ol_hostname(), .port = d->port,
+                         .addrs = d->listen_addrs ? d->listen_addrs : none };
     ol_wbuf_t w = { 0 };
     ol_msg_hello_encode(&m, &w);
     ol_daemon_send(d, OL_MSG_HELLO, &w);
     ol_wbuf_free(&w);
-    ol_strv_free(addrs);
 }
 
 /* Makes sure the last frames reach the parent: those queued in the loop's
@@ -756,16 +803,74 @@ static void teardown(struct ol_daemon *d)
             link_free(d, d->children[i]);
     }
     free(d->children);
-    if (d->listen_ev)
-        event_free(d->listen_ev);
-    if (d->listen_fd >= 0)
-        close(d->listen_fd);
+    for (int i = 0; i < d->nlisten; i++) {
+        if (d->listen_evs[i])
+            event_free(d->listen_evs[i]);
+        close(d->listen_fds[i]);
+    }
+    ol_strv_free(d->listen_addrs);
     if (d->ping_ev)
         event_free(d->ping_ev);
     event_free(d->sig_ev);
     event_free(d->upcall_ev);
     event_base_free(d->base);
     free(d->key);
+}
+
+/* A frame as bytes, header and body, for writing without the event loop. */
+static void whole_frame(uint16_t type, const ol_wbuf_t *body, ol_wbuf_t *frame)
+{
+    uint32_t n = (uint32_t)body->len;
+    uint8_t hdr[OL_FRAME_HDR_LEN] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n,
+                                      (uint8_t)(type >> 8), (uint8_t)type, 0, 0 };
+    ol_w_append(frame, hdr, sizeof hdr);
+    ol_w_append(frame, body->data, body->len);
+}
+
+/* ---- the bounded end ----
+ *
+ * After the loop the daemon flushes its last frames and finalizes PMIx.
+ * PMIx 4.2 can hang in PMIx_server_finalize for ever (after a stranger's
+ * connection claimed a rank of the job, or on a lock its progress thread
+ * left taken), and mpirun would wait for us for ever. So that part gets
+ * FINISH_TIMEOUT_S: then SIGALRM's handler kills the ranks that are left,
+ * tells the parent (LOST about ourselves, which mpirun prints) and exits.
+ * The handler makes async-signal-safe calls only, on data prepared here. */
+static struct {
+    struct ol_daemon *d;
+    int up_fd;                   /* set once the last frames are out */
+    ol_wbuf_t frame;
+} finish;
+
+static void on_finish_timeout(int sig)
+{
+    (void)sig;
+    struct ol_daemon *d = finish.d;
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        if (d->ranks[i].pid > 0 && !d->ranks[i].reaped)
+            kill(-d->ranks[i].pid, SIGKILL);
+    }
+    if (finish.up_fd >= 0)
+        (void)!send(finish.up_fd, finish.frame.data, finish.frame.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    _exit(1);
+}
+
+static void arm_finish_watchdog(struct ol_daemon *d)
+{
+    char text[128];
+    snprintf(text, sizeof text, "did not finish within %d s after the job (PMIx_server_finalize hung); it was killed",
+             FINISH_TIMEOUT_S);
+    ol_msg_error_t m = { .node_id = d->node_id, .rank = OL_NO_RANK, .text = text };
+    ol_wbuf_t body = { 0 };
+    ol_msg_error_encode(&m, &body);
+    whole_frame(OL_MSG_LOST, &body, &finish.frame);
+    ol_wbuf_free(&body);
+    finish.d = d;
+    finish.up_fd = -1;
+    struct sigaction sa = { .sa_handler = on_finish_timeout };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(FINISH_TIMEOUT_S);
 }
 
 /* Connects to the parent and proves the key; the fd, or -1 (logged). */
@@ -778,14 +883,11 @@ static int connect_parent(struct ol_daemon *d, struct daemon_args *a)
         free(err);
         return -1;
     }
+    ol_net_tune(fd, d->link_timeout_ms);
     ol_wbuf_t body = { 0 }, frame = { 0 };
     ol_w_bytes(&body, d->key, strlen(d->key));
-    /* Header by hand: no event loop yet, and this must go out first. */
-    uint32_t n = (uint32_t)body.len;
-    uint8_t hdr[OL_FRAME_HDR_LEN] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n,
-                                      0, OL_MSG_AUTH, 0, 0 };
-    ol_w_append(&frame, hdr, sizeof hdr);
-    ol_w_append(&frame, body.data, body.len);
+    /* By hand: no event loop yet, and this must go out first. */
+    whole_frame(OL_MSG_AUTH, &body, &frame);
     int rc = ol_write_all(fd, frame.data, frame.len);
     ol_wbuf_free(&body);
     ol_wbuf_free(&frame);
@@ -799,7 +901,8 @@ static int connect_parent(struct ol_daemon *d, struct daemon_args *a)
 
 int main(int argc, char **argv)
 {
-    struct ol_daemon d = { .sigfd = -1, .upcall_pipe = { -1, -1 }, .listen_fd = -1 };
+    struct ol_daemon d = { .sigfd = -1, .upcall_pipe = { -1, -1 }, .pmix_dir_lock = -1 };
+    d.link_timeout_ms = (unsigned)ol_launcher_params[OL_LAUNCHER_LINK_TIMEOUT_MS].default_value;
     struct daemon_args a = { 0 };
     char *err = NULL;
     ol_log_init("ompi-lite-daemon");
@@ -820,39 +923,39 @@ int main(int argc, char **argv)
     if (a.connect_addrs != NULL && (up_fd = connect_parent(&d, &a)) < 0)
         return 1;
     ol_strv_free(a.connect_addrs);
-    if (setup_children(&d, &err) != 0 || setup_events(&d, up_fd) != 0) {
+    if (setup_children(&d, &a, up_fd, &err) != 0 || setup_events(&d, up_fd) != 0) {
         ol_log(OL_LOG_ERROR, "cannot set up: %s", err ? err : strerror(errno));
         return 1;
     }
-    if (d.listen_fd >= 0) {
-        d.listen_ev = event_new(d.base, d.listen_fd, EV_READ | EV_PERSIST, on_accept, &d);
-        event_add(d.listen_ev, NULL);
+    ol_strv_free(a.listen_addrs);
+    for (int i = 0; i < d.nlisten; i++) {
+        d.listen_evs[i] = event_new(d.base, d.listen_fds[i], EV_READ | EV_PERSIST, on_accept, &d);
+        event_add(d.listen_evs[i], NULL);
     }
     if (ol_dpmix_init(&d, &err) != 0) {
         send_error(&d, OL_MSG_ERROR, d.node_id, OL_NO_RANK, err);
         flush_upstream(&d);
         free(err);
+        ol_dpmix_remove_dir(&d);
         teardown(&d);
         return 1;
     }
     ol_trace("PMIx server up");
     send_hello(&d);
     event_base_dispatch(d.base);
+    arm_finish_watchdog(&d);
     flush_upstream(&d);
+    finish.up_fd = d.up != NULL ? bufferevent_getfd(d.up) : -1;
     /* Ranks are all reaped here, unless we were told to exit early. */
     if (d.nfinished < d.nranks) {
         ol_ranks_kill(&d);
         ol_ranks_kill_now(&d);
     }
     ol_trace("finalizing PMIx");
-    /* Debian's PMIx can hang in PMIx_server_finalize, on a lock its
-     * progress thread left taken (seen after mpirun's SIGKILL, under load).
-     * Nobody waits for an orphaned daemon: it gets 5 s, then SIGALRM's
-     * default action ends it. */
-    if (d.orphaned)
-        alarm(5);
     ol_dpmix_finalize(&d);
     ol_trace("exiting");
     teardown(&d);
+    alarm(0);
+    ol_wbuf_free(&finish.frame);
     return d.exit_status;
 }

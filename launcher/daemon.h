@@ -24,6 +24,7 @@
 
 #include <hwloc.h>
 
+#include "net.h"
 #include "ol_state.h"
 #include "proto.h"
 
@@ -90,10 +91,16 @@ struct ol_daemon {
     /* children in the tree */
     uint32_t child_first, nchildren;
     struct ol_dlink **children;   /* by node_id - child_first; NULL until HELLO */
-    struct ol_dlink *pending;     /* connections not yet authenticated */
-    int listen_fd;
+    struct ol_dlink *pending;     /* connections not yet authenticated, newest first */
+    uint32_t npending;
+    char **listen_addrs;          /* where children reach us (HELLO's addrs) */
+    int listen_fds[OL_NET_LISTEN_MAX];
+    struct event *listen_evs[OL_NET_LISTEN_MAX];
+    int nlisten;
     uint16_t port;
-    struct event *listen_ev;
+    unsigned link_timeout_ms;     /* TCP_USER_TIMEOUT of every TCP link */
+    char *pmix_dir;               /* PMIx's private directory (0700), removed at exit */
+    int pmix_dir_lock;            /* held while pmix_dir is in use */
     bool have_job;
     ol_msg_launch_t job;
     struct ol_rank *ranks;
@@ -165,7 +172,10 @@ int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env);
 /* Asks PMIx for a local rank's data; OL_UPCALL_DMODEX_DONE follows. */
 void ol_dpmix_serve_dmodex(struct ol_daemon *d, struct ol_dmodex_wait *w);
 void ol_dpmix_post(uint32_t kind, uint32_t local_rank, void *ptr);
+/* PMIx_server_finalize, then removes PMIx's private directory. */
 void ol_dpmix_finalize(struct ol_daemon *d);
+/* Removes PMIx's private directory (also where init failed). */
+void ol_dpmix_remove_dir(struct ol_daemon *d);
 
 /* daemon_modex.c */
 void ol_modex_local_fence(struct ol_daemon *d, struct ol_fence_req *f);
@@ -180,6 +190,9 @@ void ol_modex_free(struct ol_daemon *d);
 
 /* daemon_topo.c: this host's topology, from a per-boot cache when possible */
 hwloc_topology_t ol_daemon_load_topology(void);
+/* $TMPDIR/ompi-lite-UID (or /tmp/...): created if missing; NULL unless it
+ * is a directory of this user that nobody else may write (malloc'd). */
+char *ol_daemon_user_dir(void);
 
 /* binding.c: the cpus of local rank i (of n) under the job's --map-by/--bind-to;
  * false when the rank is not bound. *desc (malloc'd) describes it. */

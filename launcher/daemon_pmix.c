@@ -5,11 +5,16 @@
  * rank and the upcall pipe (see daemon.h), and always call the PMIx callback
  * themselves, because the client is blocked until it runs. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -246,18 +251,116 @@ static pmix_server_module_t module = {
     .direct_modex = direct_modex,
 };
 
+/* ---- PMIx's private directory ----
+ *
+ * PMIx 4.2 keeps its data store (pmix_dstor_* directories of shared-memory
+ * files, megabytes) in the server's tmpdir, /tmp by default, where a daemon
+ * killed by SIGKILL left them for good. We give PMIx a fresh directory of
+ * its own, 0700 (nobody else may look in), as pmix.XXXXXX in the user's
+ * directory. The daemon holds a lock on it for its life: a later daemon
+ * that can take the lock knows the owner is gone and removes it. The
+ * directory gets its final name only once locked, so a sweep never sees
+ * one being set up. */
+#define PMIX_DIR_PREFIX "pmix."
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes the directories whose daemon is gone (their lock is free). */
+static void sweep_dead_dirs(const char *userdir)
+{
+    DIR *dp = opendir(userdir);
+    if (dp == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        if (strncmp(e->d_name, PMIX_DIR_PREFIX, strlen(PMIX_DIR_PREFIX)) != 0)
+            continue;
+        char *path = ol_xasprintf("%s/%s", userdir, e->d_name);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            ol_info("removing %s, left by a daemon that is gone", path);
+            remove_tree(path);
+        }
+        if (fd >= 0)
+            close(fd);
+        free(path);
+    }
+    closedir(dp);
+}
+
+/* Creates and locks the private directory: 0, or -1 with *err. */
+static int make_pmix_dir(struct ol_daemon *d, char **err)
+{
+    char *userdir = ol_daemon_user_dir();
+    const char *tmp = getenv("TMPDIR");
+    char *scratch;
+    if (userdir != NULL) {
+        sweep_dead_dirs(userdir);
+        scratch = ol_xasprintf("%s/new-" PMIX_DIR_PREFIX "XXXXXX", userdir);
+    } else {
+        /* Someone else holds the user's directory's name: a directory of our
+         * own anyway, which only this daemon removes. */
+        scratch = ol_xasprintf("%s/ompi-lite-" PMIX_DIR_PREFIX "XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    }
+    if (mkdtemp(scratch) == NULL) {
+        *err = ol_xasprintf("cannot create a directory for PMIx (%s): %s", scratch, strerror(errno));
+        free(scratch);
+        free(userdir);
+        return -1;
+    }
+    d->pmix_dir_lock = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    flock(d->pmix_dir_lock, LOCK_EX);
+    if (userdir != NULL) {
+        d->pmix_dir = ol_xasprintf("%s/%s", userdir, strrchr(scratch, '/') + 1 + strlen("new-"));
+        if (rename(scratch, d->pmix_dir) != 0) {
+            free(d->pmix_dir);
+            d->pmix_dir = ol_xstrdup(scratch);
+        }
+        free(scratch);
+    } else {
+        d->pmix_dir = scratch;
+    }
+    free(userdir);
+    return 0;
+}
+
 int ol_dpmix_init(struct ol_daemon *d, char **err)
 {
     the_daemon = d;
+    if (make_pmix_dir(d, err) != 0)
+        return -1;
     char *server_ns = ol_xasprintf("ompi-lite-daemon.%s.%d", ol_hostname(), (int)getpid());
     pmix_rank_t server_rank = d->node_id;
-    bool no = false;
-    pmix_info_t info[5];
+    bool no = false, yes = true;
+    pmix_info_t info[9];
     size_t ninfo = 0;
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_NSPACE, server_ns, PMIX_STRING);
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+    /* No tool or system rendezvous (those are listeners and files for
+     * anyone who finds them); the ranks learn the address from their
+     * environment. PMIx 4.2 has no unix-socket transport any more: the one
+     * listener is TCP on 127.0.0.1, IPv4 only, and strangers who reach it
+     * cannot name the job's namespace (it has 128 random bits). */
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_REMOTE_CONNECTIONS, &no, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_TCP_DISABLE_IPV6, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TMPDIR, d->pmix_dir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[ninfo++], PMIX_SYSTEM_TMPDIR, d->pmix_dir, PMIX_STRING);
     /* Our topology (cached across jobs) spares PMIx its own discovery; the
      * object must live until PMIx_server_finalize. */
     d->topo = ol_daemon_load_topology();
@@ -461,11 +564,24 @@ int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env)
 
 void ol_dpmix_finalize(struct ol_daemon *d)
 {
-    /* Finalize releases the namespace and its clients with everything else
-     * (and removes the rendezvous files); deregistering first only costs. */
+    /* Finalize releases the namespace and its clients with everything else;
+     * deregistering first only costs. Called once the daemon's shutdown
+     * watchdog is armed: PMIx 4.2 can hang here (daemon.c). */
     d->job_registered = false;
     PMIx_server_finalize();
     if (d->topo != NULL)
         hwloc_topology_destroy(d->topo);
     d->topo = NULL;
+    ol_dpmix_remove_dir(d);
+}
+
+void ol_dpmix_remove_dir(struct ol_daemon *d)
+{
+    if (d->pmix_dir == NULL)
+        return;
+    remove_tree(d->pmix_dir);
+    free(d->pmix_dir);
+    d->pmix_dir = NULL;
+    close(d->pmix_dir_lock);
+    d->pmix_dir_lock = -1;
 }

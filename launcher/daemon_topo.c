@@ -49,8 +49,7 @@ static uint64_t topology_key(void)
     return h;
 }
 
-/* A directory only this user can write, or NULL. */
-static char *cache_dir(void)
+char *ol_daemon_user_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
     char *dir = ol_xasprintf("%s/ompi-lite-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
@@ -108,7 +107,7 @@ static void save_to_xml(hwloc_topology_t t, const char *path)
 hwloc_topology_t ol_daemon_load_topology(void)
 {
     const char *use = getenv("OMPI_LITE_TOPO_CACHE"); /* see params.c */
-    char *dir = (use && strcmp(use, "0") == 0) ? NULL : cache_dir();
+    char *dir = (use && strcmp(use, "0") == 0) ? NULL : ol_daemon_user_dir();
     if (dir == NULL)
         return discover();
     char *path = ol_xasprintf("%s/topo-%016llx.xml", dir, (unsigned long long)topology_key());

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -52,6 +53,10 @@
  * a second per rank, in parallel, and the daemons stop it after 15 s. */
 #define REPORT_WAIT_MS 3000
 #define REPORT_STACKS_WAIT_MS 20000
+/* After SHUTDOWN: a daemon bounds its own end at 5 s (daemon.c); one that
+ * is still connected this long after (stopped, wedged in the kernel) is
+ * killed, named, and not waited for. */
+#define SHUTDOWN_WAIT_MS 8000
 
 struct mpirun;
 
@@ -75,6 +80,7 @@ struct node {
     bool agent_exited_early;    /* report once agent_out reaches EOF */
     uint16_t port;              /* from HELLO: where its children connect */
     char **addrs;
+    char **ips;                 /* its IPv4 addresses as resolved here (none: unknown) */
 };
 
 struct pconn {                  /* an accepted TCP connection before HELLO */
@@ -100,11 +106,13 @@ struct mpirun {
     uint32_t child_first, nchildren; /* mpirun's direct children */
     char *key;
     char *daemon_exe;
-    int listen_fd;
+    int listen_fds[OL_NET_LISTEN_MAX];
+    struct event *listen_evs[OL_NET_LISTEN_MAX];
+    int nlisten;
     uint16_t port;
-    char **addrs;
-    struct event *listen_ev;
-    struct pconn *pending;
+    char **addrs;               /* what the listeners are bound to */
+    struct pconn *pending;      /* newest first */
+    uint32_t npending;
     uint32_t nhello;
     bool launched, shutdown_sent, force_exit;
     uint8_t *rank_running;
@@ -116,7 +124,7 @@ struct mpirun {
     char *fail_line;
     int exit_code;
     bool killing;               /* KILL went down: the job is being ended */
-    struct event *watchdog, *timeout_ev, *ping_ev;
+    struct event *watchdog, *timeout_ev, *ping_ev, *shutdown_ev;
     int sigfd;
     struct event *sig_ev;
     int nsignals;
@@ -461,6 +469,24 @@ static bool links_open(const struct mpirun *m)
     return false;
 }
 
+/* Daemons still connected SHUTDOWN_WAIT_MS after SHUTDOWN: named, killed
+ * where we started them, and not waited for. */
+static void on_shutdown_overdue(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        struct node *n = &m->nodes[m->child_first + i];
+        if (n->bev != NULL && !n->link_closed)
+            fprintf(stderr, "mpirun: the ompi-lite daemon on host %s did not finish within %d s after the job; it was killed\n",
+                    node_host(n), SHUTDOWN_WAIT_MS / 1000);
+    }
+    kill_started(m, SIGKILL);
+    m->force_exit = true;
+    event_base_loopexit(m->base, NULL);
+}
+
 /* SHUTDOWN once every daemon is done (or gone) and no state report is
  * being gathered (the daemons must stay to answer it); leave the loop once
  * every direct link is closed and no daemon is still being started. */
@@ -483,6 +509,9 @@ static void check_finished(struct mpirun *m)
     if (!m->shutdown_sent) {
         m->shutdown_sent = true;
         send_down_all(m, OL_MSG_SHUTDOWN, NULL);
+        struct timeval tv = { SHUTDOWN_WAIT_MS / 1000, (SHUTDOWN_WAIT_MS % 1000) * 1000 };
+        m->shutdown_ev = evtimer_new(m->base, on_shutdown_overdue, m);
+        evtimer_add(m->shutdown_ev, &tv);
     }
     if (!links_open(m))
         event_base_loopexit(m->base, NULL);
@@ -707,6 +736,10 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
         struct node *n = &m->nodes[e.node_id];
         if (type == OL_MSG_ERROR)
             job_failed(m, ol_xasprintf("mpirun: daemon on host %s: %s", node_host(n), e.text), 1);
+        else if (m->shutdown_sent)
+            /* After the job (a daemon's own end took too long): said, but
+             * the job's outcome is the ranks', already known. */
+            fprintf(stderr, "mpirun: the ompi-lite daemon on host %s %s\n", node_host(n), e.text);
         else if (n->state == NODE_STARTING && n->pid > 0 && !n->reaped)
             ; /* not connected yet: its agent's exit tells more */
         else
@@ -809,6 +842,7 @@ static void pconn_free(struct mpirun *m, struct pconn *p, bool keep_bev)
     for (struct pconn **pp = &m->pending; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == p) {
             *pp = p->next;
+            m->npending--;
             break;
         }
     }
@@ -833,6 +867,7 @@ static void on_pconn_read(struct bufferevent *bev, void *arg)
         m->nodes[id].bev == NULL && m->nodes[id].state == NODE_STARTING) {
         struct node *n = &m->nodes[id];
         pconn_free(m, p, true);
+        bufferevent_setwatermark(bev, EV_READ, 0, 0);
         attach_link(m, n, bev, true);
         handle_frame(m, n, type, body, len);
         free(body);
@@ -868,17 +903,27 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
     struct mpirun *m = arg;
     int fd;
     while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-        ol_net_tune(fd);
+        ol_net_tune(fd, (unsigned)m->opts.link_timeout_ms);
+        if (m->npending >= OL_NET_PENDING_MAX) {
+            struct pconn *oldest = m->pending;
+            while (oldest->next != NULL)
+                oldest = oldest->next;
+            ol_info("too many connections without the key: dropped the oldest");
+            pconn_free(m, oldest, false);
+        }
         struct pconn *p = ol_xcalloc(1, sizeof *p);
         p->m = m;
         p->bev = bufferevent_socket_new(m->base, fd, BEV_OPT_CLOSE_ON_FREE);
         p->timer = evtimer_new(m->base, on_pconn_timeout, p);
         struct timeval tv = { AUTH_TIMEOUT_S, 0 };
         evtimer_add(p->timer, &tv);
+        /* A stranger costs at most this much buffer until the key is proved. */
+        bufferevent_setwatermark(p->bev, EV_READ, 0, OL_HANDSHAKE_MAX);
         bufferevent_setcb(p->bev, on_pconn_read, NULL, on_pconn_event, p);
         bufferevent_enable(p->bev, EV_READ | EV_WRITE);
         p->next = m->pending;
         m->pending = p;
+        m->npending++;
     }
 }
 
@@ -958,18 +1003,47 @@ static void on_agent_out_event(struct bufferevent *bev, short what, void *arg)
         agent_failed(n->m, n);
 }
 
+/* The addresses from which this host reaches the hosts of the daemons
+ * whose tree parent is `parent`: where those daemons will connect to. Where
+ * one of them has no IPv4 address known here (a name only the launch
+ * agent knows), every non-loopback address: still never the wildcard, so
+ * never loopback or an interface the job does not need. */
+static char **addrs_toward_children(struct mpirun *m, uint32_t parent)
+{
+    char **peers = ol_xcalloc(1, sizeof *peers);
+    bool unknown = false;
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        struct node *n = &m->nodes[i];
+        if (ol_tree_parent(i, m->fanout) != parent || n->local)
+            continue;
+        unknown |= n->ips[0] == NULL;
+        for (size_t k = 0; n->ips[k] != NULL; k++)
+            ol_strv_append(&peers, n->ips[k]);
+    }
+    char **out = unknown ? NULL : ol_net_source_addrs(peers);
+    ol_strv_free(peers);
+    if (out == NULL || out[0] == NULL || ol_strv_len(out) > OL_NET_LISTEN_MAX) {
+        ol_strv_free(out);
+        out = ol_net_local_addrs(false);
+    }
+    return out;
+}
+
 static int listen_for_daemons(struct mpirun *m, char **err)
 {
     char *why = NULL;
-    m->listen_fd = ol_net_listen(&m->port, &why);
-    if (m->listen_fd < 0) {
+    m->addrs = addrs_toward_children(m, OL_TREE_ROOT);
+    m->nlisten = ol_net_listen(m->addrs, &m->port, m->listen_fds, &why);
+    if (m->nlisten < 0) {
+        m->nlisten = 0;
         *err = ol_xasprintf("mpirun: %s", why);
         free(why);
         return -1;
     }
-    m->addrs = ol_net_local_addrs();
-    m->listen_ev = event_new(m->base, m->listen_fd, EV_READ | EV_PERSIST, on_accept, m);
-    event_add(m->listen_ev, NULL);
+    for (int i = 0; i < m->nlisten; i++) {
+        m->listen_evs[i] = event_new(m->base, m->listen_fds[i], EV_READ | EV_PERSIST, on_accept, m);
+        event_add(m->listen_evs[i], NULL);
+    }
     struct timeval tv = { 0, OL_NET_PING_MS * 1000 };
     m->ping_ev = event_new(m->base, -1, EV_PERSIST, on_ping, m);
     event_add(m->ping_ev, &tv);
@@ -983,7 +1057,13 @@ static void start_node(struct mpirun *m, struct node *n)
     struct ol_daemon_start s = {
         .daemon_exe = m->daemon_exe, .node_id = n->id, .nnodes = m->nnodes, .fanout = m->fanout,
         .key = m->key, .host = n->name, .prefix = m->opts.prefix,
+        .link_timeout_ms = m->opts.link_timeout_ms,
     };
+    uint32_t first, nkids;
+    char **listen = NULL;
+    ol_tree_children(n->id, m->fanout, m->nnodes, &first, &nkids);
+    if (n->local && parent == OL_TREE_ROOT && nkids > 0)
+        s.listen_addrs = listen = addrs_toward_children(m, n->id);
     if (parent == OL_TREE_ROOT) {
         if (!n->local) {
             s.connect_addrs = m->addrs;
@@ -1000,7 +1080,9 @@ static void start_node(struct mpirun *m, struct node *n)
     }
     int link_fd, out_fd;
     n->state = NODE_STARTING;
-    if (ol_mpirun_start_daemon(&s, &n->pid, &link_fd, &out_fd, &err) != 0) {
+    int started = ol_mpirun_start_daemon(&s, &n->pid, &link_fd, &out_fd, &err);
+    ol_strv_free(listen);
+    if (started != 0) {
         free(remote_exe);
         mark_subtree_dead(m, n->id);
         job_failed(m, err, 1);
@@ -1100,12 +1182,18 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 
 /* ---- set-up ---- */
 
+/* The job's PMIx namespace. The PMIx server listens on loopback TCP, where
+ * any local user can connect, and a connection that claims a rank of a
+ * registered namespace (even one PMIx then refuses) can wedge PMIx 4.2's
+ * server; one that names an unknown namespace is turned away harmlessly.
+ * So the name carries 128 random bits that only the job's own processes
+ * see (their environment); host and pid are for people reading it. */
 static char *make_nspace(void)
 {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return ol_xasprintf("ompi-lite.%s.%d.%lx%05lx", ol_hostname(), (int)getpid(),
-                        (unsigned long)tv.tv_sec, (unsigned long)tv.tv_usec);
+    char *secret = ol_net_random_hex(16);
+    char *ns = ol_xasprintf("ompi-lite.%s.%d.%s", ol_hostname(), (int)getpid(), secret);
+    free(secret);
+    return ns;
 }
 
 /* The hosts named by --hostfile and --host; none named: this host with one
@@ -1149,6 +1237,18 @@ static int read_hosts(struct mpirun *m, struct ol_hostlist *hl, char **err)
         hl->v[0].id.self = true;
     }
     return 0;
+}
+
+/* A host's IPv4 addresses as resolved here, as strings. */
+static char **ipv4_strings(const struct ol_hostid *id)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    for (size_t i = 0; i < id->naddrs; i++) {
+        char buf[INET_ADDRSTRLEN];
+        if (id->addrs[i].family == 4 && inet_ntop(AF_INET, id->addrs[i].bytes, buf, sizeof buf) != NULL)
+            ol_strv_append(&v, buf);
+    }
+    return v;
 }
 
 /* Ranks are mapped onto hosts; hosts that got ranks become the job's nodes. */
@@ -1202,7 +1302,7 @@ static int build_job(struct mpirun *m, char **err)
         host_node[h] = id;
         j->nodes[id] = ol_xstrdup(hl.v[h].name);
         m->nodes[id] = (struct node){ .m = m, .id = id, .name = ol_xstrdup(hl.v[h].name),
-                                      .local = hl.v[h].id.self };
+                                      .local = hl.v[h].id.self, .ips = ipv4_strings(&hl.v[h].id) };
     }
     j->job_size = (uint32_t)np;
     j->rank_node = ol_xcalloc((size_t)np, sizeof *j->rank_node);
@@ -1303,6 +1403,7 @@ static void cleanup(struct mpirun *m)
         free(n->host);
         free(n->agent_tail);
         ol_strv_free(n->addrs);
+        ol_strv_free(n->ips);
     }
     free(m->nodes);
     while (m->fences != NULL) {
@@ -1320,9 +1421,11 @@ static void cleanup(struct mpirun *m)
     ol_report_free(m->report);
     if (m->ping_ev)
         event_free(m->ping_ev);
-    if (m->listen_ev) {
-        event_free(m->listen_ev);
-        close(m->listen_fd);
+    if (m->shutdown_ev)
+        event_free(m->shutdown_ev);
+    for (int i = 0; i < m->nlisten; i++) {
+        event_free(m->listen_evs[i]);
+        close(m->listen_fds[i]);
     }
     event_free(m->sig_ev);
     event_base_free(m->base);
@@ -1338,7 +1441,7 @@ static void cleanup(struct mpirun *m)
 
 int main(int argc, char **argv)
 {
-    struct mpirun m = { .sigfd = -1, .listen_fd = -1 };
+    struct mpirun m = { .sigfd = -1 };
     char *err = NULL;
     ol_log_init("mpirun");
     clock_gettime(CLOCK_MONOTONIC, &m.started);

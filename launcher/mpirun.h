@@ -53,6 +53,7 @@ struct mpirun_opts {
     char **env;          /* NAME=VALUE for every rank (-x, -genv, --param) */
     long fanout;         /* routing tree fan-out (OMPI_LITE_TREE_FANOUT) */
     long resolve_ms;     /* bound on host name lookups (OMPI_LITE_RESOLVE_MS) */
+    long link_timeout_ms; /* TCP_USER_TIMEOUT of the links (OMPI_LITE_LINK_TIMEOUT_MS) */
 };
 
 /* 0: run; 1: stop with success (--help, --version); 2: --report-state;
@@ -105,6 +106,8 @@ struct ol_daemon_start {
     const char *key;
     char *const *connect_addrs; /* NULL: forked daemon with a socketpair */
     uint16_t connect_port;
+    char *const *listen_addrs;  /* where a forked daemon with children listens, or NULL */
+    long link_timeout_ms;
     const char *host;        /* for the launch agent */
     const char *agent;       /* NULL: fork here */
     const char *prefix;      /* --prefix, or NULL */

@@ -368,6 +368,7 @@ static int read_params(struct mpirun_opts *o, char **err)
         { OL_LAUNCHER_TREE_FANOUT, &o->fanout },
         { OL_LAUNCHER_OVERSUBSCRIBE, &oversubscribe },
         { OL_LAUNCHER_RESOLVE_MS, &o->resolve_ms },
+        { OL_LAUNCHER_LINK_TIMEOUT_MS, &o->link_timeout_ms },
     };
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];

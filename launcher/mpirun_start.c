@@ -3,8 +3,10 @@
  * construction), else it connects to its parent daemon over TCP. A daemon
  * elsewhere is started by the launch agent (`ssh HOST COMMAND` by default)
  * and connects to its parent (mpirun or a daemon) over TCP. Either way the
- * key travels in the environment (forked) or on stdin (agent), never on a
- * command line, and the first frame on a TCP link proves it. */
+ * key travels on the daemon's stdin (a pipe from mpirun, through the agent
+ * for a remote one): never on a command line, and never in an environment,
+ * which /proc shows for a process's whole life and ranks would inherit.
+ * The first frame on a TCP link proves it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +23,6 @@
 #include "util.h"
 
 #define DAEMON_NAME "ompi-lite-daemon"
-
-extern char **environ;
 
 static char *executable_or_null(char *path)
 {
@@ -77,8 +77,20 @@ static char *shell_quote(const char *w)
     return q;
 }
 
-/* The daemon's arguments: where to connect (or the socketpair) and its
- * place in the tree. The key is never among them. */
+static char *join_commas(char *const *v)
+{
+    char *out = ol_xstrdup("");
+    for (size_t i = 0; v[i] != NULL; i++) {
+        char *n = ol_xasprintf("%s%s%s", out, i ? "," : "", v[i]);
+        free(out);
+        out = n;
+    }
+    return out;
+}
+
+/* The daemon's arguments: where to connect (or the socketpair), its place
+ * in the tree, the link timeout, where to listen. The key is never among
+ * them. */
 static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
 {
     char **v = ol_xcalloc(1, sizeof *v);
@@ -89,12 +101,7 @@ static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
         ol_strv_append(&v, "--parent-fd");
         ol_strv_append(&v, num);
     } else {
-        char *addrs = ol_xstrdup("");
-        for (size_t i = 0; s->connect_addrs[i] != NULL; i++) {
-            char *n = ol_xasprintf("%s%s%s", addrs, i ? "," : "", s->connect_addrs[i]);
-            free(addrs);
-            addrs = n;
-        }
+        char *addrs = join_commas(s->connect_addrs);
         char *target = ol_xasprintf("%s:%u", addrs, (unsigned)s->connect_port);
         ol_strv_append(&v, "--connect");
         ol_strv_append(&v, target);
@@ -110,6 +117,15 @@ static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
     snprintf(num, sizeof num, "%u", s->fanout);
     ol_strv_append(&v, "--fanout");
     ol_strv_append(&v, num);
+    snprintf(num, sizeof num, "%ld", s->link_timeout_ms);
+    ol_strv_append(&v, "--link-timeout-ms");
+    ol_strv_append(&v, num);
+    if (s->listen_addrs != NULL && s->listen_addrs[0] != NULL) {
+        char *addrs = join_commas(s->listen_addrs);
+        ol_strv_append(&v, "--listen");
+        ol_strv_append(&v, addrs);
+        free(addrs);
+    }
     return v;
 }
 
@@ -150,15 +166,11 @@ int ol_mpirun_start_daemon(const struct ol_daemon_start *s, pid_t *pid, int *lin
     *link_fd = *out_fd = -1;
     if (s->connect_addrs == NULL && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         goto sys_fail;
-    if (remote && (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0))
+    if (pipe2(in, O_CLOEXEC) != 0 || (remote && pipe2(out, O_CLOEXEC) != 0))
         goto sys_fail;
     char **dargv = daemon_argv(s, sv[1]);
     char **argv = remote ? agent_argv(s, dargv) : ol_strv_dup(dargv);
     ol_strv_free(dargv);
-    /* Forked daemons get the key in their environment, remote ones on stdin. */
-    char **env = ol_strv_dup(environ);
-    if (!remote)
-        ol_env_set(&env, "OMPI_LITE_JOB_KEY", s->key);
     pid_t child = fork();
     if (child == 0) {
         /* Its own process group: a terminal's Ctrl-C reaches mpirun only,
@@ -166,46 +178,42 @@ int ol_mpirun_start_daemon(const struct ol_daemon_start *s, pid_t *pid, int *lin
         setpgid(0, 0);
         if (sv[1] >= 0)
             ol_set_cloexec(sv[1], false);
+        dup2(in[0], STDIN_FILENO);
         if (remote) {
-            dup2(in[0], STDIN_FILENO);
             dup2(out[1], STDOUT_FILENO);
             dup2(out[1], STDERR_FILENO);
         }
         ol_child_reset_signals();
-        execvpe(argv[0], argv, env);
+        execvp(argv[0], argv);
         fprintf(stderr, "cannot execute %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int fork_errno = errno;
-    ol_strv_free(env);
     char *what = ol_xstrdup(argv[0]);
     ol_strv_free(argv);
     if (sv[1] >= 0)
         close(sv[1]);
-    if (remote) {
-        close(in[0]);
+    close(in[0]);
+    if (remote)
         close(out[1]);
-    }
     if (child < 0) {
         if (sv[0] >= 0)
             close(sv[0]);
-        if (remote) {
-            close(in[1]);
+        close(in[1]);
+        if (remote)
             close(out[0]);
-        }
         *err = ol_xasprintf("mpirun: cannot start %s: %s", what, strerror(fork_errno));
         free(what);
         return -1;
     }
     free(what);
-    if (remote) {
-        /* 65 bytes fit the pipe: this never blocks, and EOF follows. */
-        char *line = ol_xasprintf("%s\n", s->key);
-        (void)!write(in[1], line, strlen(line));
-        free(line);
-        close(in[1]);
+    /* 65 bytes fit the pipe: this never blocks, and EOF follows. */
+    char *line = ol_xasprintf("%s\n", s->key);
+    (void)!write(in[1], line, strlen(line));
+    free(line);
+    close(in[1]);
+    if (remote)
         *out_fd = out[0];
-    }
     *pid = child;
     *link_fd = sv[0];
     return 0;

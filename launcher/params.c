@@ -20,6 +20,11 @@ const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
                                 "hostfile or --host to resolve (to find this host's own names "
                                 "and spellings of one machine); one unresolved by then is "
                                 "another host"},
+    [OL_LAUNCHER_LINK_TIMEOUT_MS] = {"LINK_TIMEOUT_MS", 4000, 100, 600000,
+                                     "milliseconds a link between mpirun and a daemon (or two "
+                                     "daemons) may go without acknowledgement before its host "
+                                     "counts as gone (TCP_USER_TIMEOUT); a shorter loss of "
+                                     "packets only delays the job"},
 };
 
 void ol_launcher_params_print(FILE *out)

@@ -9,6 +9,8 @@
 #include "net.h"
 #include "util.h"
 
+_Static_assert(OL_AUTH_BODY_LEN == 4 + OL_KEY_HEX_LEN, "AUTH carries the key as bytes");
+
 #define STR_NULL UINT32_MAX
 
 /* ---- encoding ---- */
@@ -680,11 +682,30 @@ const char *ol_msg_type_name(uint16_t type)
     return "UNKNOWN";
 }
 
+/* Before the key is proved only an AUTH frame of exactly the key's size is
+ * accepted, judged from its header alone: a stranger can make us hold no
+ * more than one header. After it, the HELLO must fit OL_HANDSHAKE_MAX. */
+static bool handshake_header_ok(struct evbuffer *in, bool authed)
+{
+    uint8_t hdr[OL_FRAME_HDR_LEN];
+    if (evbuffer_copyout(in, hdr, sizeof hdr) < (ev_ssize_t)sizeof hdr)
+        return true; /* not yet known */
+    uint32_t n = ((uint32_t)hdr[0] << 24) | ((uint32_t)hdr[1] << 16) | ((uint32_t)hdr[2] << 8) | hdr[3];
+    uint16_t type = (uint16_t)((hdr[4] << 8) | hdr[5]);
+    if (!authed)
+        return type == OL_MSG_AUTH && n == OL_AUTH_BODY_LEN;
+    return type == OL_MSG_HELLO && n <= OL_HANDSHAKE_MAX;
+}
+
 int ol_handshake_read(struct evbuffer *in, const char *key, bool *authed, uint16_t *type,
                       uint8_t **body, uint32_t *len, uint32_t *node_id)
 {
     int rc;
-    while ((rc = ol_frame_pop(in, type, body, len)) > 0) {
+    for (;;) {
+        if (!handshake_header_ok(in, *authed))
+            return -1;
+        if ((rc = ol_frame_pop(in, type, body, len)) <= 0)
+            break;
         ol_rbuf_t rb = { .p = *body, .left = *len };
         if (!*authed) {
             uint32_t klen;

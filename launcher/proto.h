@@ -274,11 +274,20 @@ int ol_frame_send_raw(struct bufferevent *bev, uint16_t type, const void *body, 
  * 0 = need more bytes, -1 = malformed (too long). */
 int ol_frame_pop(struct evbuffer *in, uint16_t *type, uint8_t **body, uint32_t *len);
 
+/* The body of AUTH: the key as bytes (u32 length + OL_KEY_HEX_LEN). */
+#define OL_AUTH_BODY_LEN (4u + 64u)
+/* The most a connection may send between its AUTH and the end of HELLO;
+ * also the read limit of a connection in its handshake, so that strangers
+ * cost bounded memory. */
+#define OL_HANDSHAKE_MAX (64u << 10)
+
 /* The handshake of a connection before it becomes a link: an AUTH frame
  * with the job key (*authed records it), then a HELLO. Returns 0 while more
  * bytes are needed; 1 with the HELLO frame in *type, *body, *len (the
  * caller frees body) and the sender's *node_id; -1 when the connection must
- * be dropped (wrong key, another frame, a malformed one). */
+ * be dropped (wrong key, another frame, a malformed one, a header that
+ * announces anything but an AUTH of the key's size, or a HELLO over
+ * OL_HANDSHAKE_MAX). */
 int ol_handshake_read(struct evbuffer *in, const char *key, bool *authed, uint16_t *type,
                       uint8_t **body, uint32_t *len, uint32_t *node_id);
 

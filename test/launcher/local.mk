@@ -41,6 +41,8 @@ test_launcher_scripts = \
 	test/launcher/netns.sh \
 	test/launcher/netns_own_address.sh \
 	test/launcher/netns_failures.sh \
+	test/launcher/netns_blips.sh \
+	test/launcher/strangers.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \
 	test/launcher/slurm.sh \

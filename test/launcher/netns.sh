@@ -137,15 +137,19 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 7 --oversubscribe ho
 [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 7 ] || fail "--oversubscribe: status $rc: $(cat "$TMP/err")"
 
 # 5. A connection to mpirun (and to a daemon with children) without the key
-#    is dropped, and the job goes on. The job lives 10 s: the probes of
+#    is dropped, and the job goes on; neither listens on every address. The job lives 10 s: the probes of
 #    every listening port take more than 3 under the whole suite's load, and
 #    a port closed by the job's end refuses the probe.
 mpirun_on0_bg "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" --param TREE_FANOUT=1 -np 6 \
     "$PMIX_CLIENT" sleep 10 "$MARKER"
 wait_for_procs 6 "pmix_client sleep 10 $MARKER"
 for k in 0 1; do
-    ports=$(ip netns exec "$(h $k)" ss -ltnH | awk '$4 ~ /^0.0.0.0:/ {n = split($4, a, ":"); print a[n]}')
-    [ -n "$ports" ] || fail "nothing listens on host $k"
+    # Launcher listeners are bound to the host's address on the job's
+    # network, never to every address (PMIx's own is on loopback).
+    ip netns exec "$(h $k)" ss -ltnH | awk '$4 !~ /^127\./' >"$TMP/listen"
+    grep -Eq ' (0\.0\.0\.0|\*|\[::\]):[0-9]+ ' "$TMP/listen" && fail "host $k listens on every address: $(cat "$TMP/listen")"
+    ports=$(awk -v a="$SUBNET.$((k + 1))" '$4 ~ "^" a ":" {n = split($4, p, ":"); print p[n]}' "$TMP/listen")
+    [ -n "$ports" ] || fail "nothing listens on host $k's address: $(cat "$TMP/listen")"
     for port in $ports; do
         # A wrong key, then a HELLO without any key: each must be cut off.
         for frame in auth hello; do
