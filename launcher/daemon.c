@@ -57,6 +57,24 @@ void ol_daemon_send(struct ol_daemon *d, uint16_t type, const ol_wbuf_t *body)
         ol_frame_send(d->up, type, body);
 }
 
+size_t ol_daemon_up_queued(struct ol_daemon *d)
+{
+    return d->up != NULL ? evbuffer_get_length(bufferevent_get_output(d->up)) : 0;
+}
+
+void ol_daemon_children_reading(struct ol_daemon *d, bool on)
+{
+    for (uint32_t i = 0; i < d->nchildren; i++) {
+        struct ol_dlink *l = d->children[i];
+        if (l == NULL || l->closed)
+            continue;
+        if (on)
+            bufferevent_enable(l->bev, EV_READ);
+        else
+            bufferevent_disable(l->bev, EV_READ);
+    }
+}
+
 static struct ol_dlink *child_link(struct ol_daemon *d, uint32_t node)
 {
     if (node < d->child_first || node - d->child_first >= d->nchildren)
@@ -100,7 +118,8 @@ static void send_error(struct ol_daemon *d, uint16_t type, uint32_t node, uint32
 
 void ol_daemon_report_exit(struct ol_daemon *d, struct ol_rank *r, uint8_t kind, int32_t code)
 {
-    ol_msg_rank_exit_t m = { .rank = r->rank, .pid = (uint32_t)r->pid, .kind = kind, .code = code };
+    ol_msg_rank_exit_t m = { .rank = r->rank, .pid = (uint32_t)r->pid, .kind = kind, .code = code,
+                             .msg = kind == OL_EXIT_ABORT && r->abort_msg[0] ? (char *)r->abort_msg : NULL };
     ol_wbuf_t w = { 0 };
     ol_msg_rank_exit_encode(&m, &w);
     ol_daemon_send(d, OL_MSG_RANK_EXIT, &w);
@@ -204,6 +223,7 @@ static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb, const uint8_t *bod
         return;
     }
     d->have_job = true;
+    ol_ranks_output_bound(d);
     /* Children start theirs while we start ours. */
     ol_daemon_send_children(d, OL_MSG_LAUNCH, body, len);
     setup_ranks(d);
@@ -333,6 +353,8 @@ static void handle_up(struct ol_daemon *d, struct ol_dlink *l, uint16_t type, ui
     default: /* HELLO, IO, RANK_EXIT, ERROR, LOST, JOB_DONE */
         if (d->up != NULL)
             ol_frame_send_raw(d->up, type, body, len);
+        if (type == OL_MSG_IO)
+            ol_ranks_output_check(d);
         break;
     }
 }
@@ -345,6 +367,7 @@ static void lost_parent(struct ol_daemon *d)
         bufferevent_free(d->up);
         d->up = NULL;
     }
+    ol_ranks_output_check(d); /* nothing is queued now: read the pipes to their end */
     if (d->orphaned)
         return;
     d->orphaned = true;
@@ -381,6 +404,13 @@ static void on_up_read(struct bufferevent *bev, void *arg)
         handle_down(d, type, body, len);
         free(body);
     }
+}
+
+/* The queue toward the parent fell to its low mark (half the output bound). */
+static void on_up_written(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    ol_ranks_output_check(arg);
 }
 
 static void on_up_event(struct bufferevent *bev, short what, void *arg)
@@ -705,7 +735,7 @@ static int setup_events(struct ol_daemon *d, int up_fd)
     ol_set_cloexec(up_fd, true);
     ol_set_nonblock(up_fd, true);
     d->up = bufferevent_socket_new(d->base, up_fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(d->up, on_up_read, NULL, on_up_event, d);
+    bufferevent_setcb(d->up, on_up_read, on_up_written, on_up_event, d);
     bufferevent_enable(d->up, EV_READ | EV_WRITE);
     if (d->up_tcp || d->nchildren > 0) {
         struct timeval tv = { 0, OL_NET_PING_MS * 1000 };

@@ -53,6 +53,7 @@ struct ol_rank {
     /* Set on the PMIx thread, read on the main thread. */
     atomic_bool connected, finalized, aborted;
     atomic_int abort_code;
+    char abort_msg[512];           /* PMIx_Abort's message, written before `aborted` is set */
     /* daemon_state.c: the rank's state record and what sampling saw */
     int state_fd;                  /* the record's memfd until the fork; -1 */
     ol_state_record_t *state;      /* mapped until the daemon exits; NULL: none */
@@ -111,6 +112,11 @@ struct ol_daemon {
     uint32_t *reap_order;
     uint32_t nreaped, nreaped_reported;
     bool job_registered;
+    /* Output back-pressure (daemon_ranks.c): above io_bound bytes queued
+     * toward the parent, the ranks' pipes and the children's links are
+     * not read, until the queue falls to half of it. */
+    size_t io_bound;
+    bool io_paused;
     bool killing;
     struct event *kill_timer;
     bool orphaned;                /* the parent is gone: kill, clean up, exit */
@@ -208,6 +214,12 @@ void ol_ranks_kill(struct ol_daemon *d);
  * early), removing their files as a reaping would. */
 void ol_ranks_kill_now(struct ol_daemon *d);
 void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len);
+/* OMPI_LITE_OUTPUT_BUFFER from the job's environment (LAUNCH carries
+ * mpirun's OMPI_LITE_* and --param), so every host uses mpirun's value. */
+void ol_ranks_output_bound(struct ol_daemon *d);
+/* Pauses or resumes reading the ranks' output by the queue toward the
+ * parent; call after queuing output and when that queue drained. */
+void ol_ranks_output_check(struct ol_daemon *d);
 void ol_ranks_free(struct ol_daemon *d);
 
 /* daemon_state.c: the ranks' state records */
@@ -229,5 +241,9 @@ bool ol_daemon_route(struct ol_daemon *d, uint32_t target, uint16_t type, const 
 void ol_daemon_send_children(struct ol_daemon *d, uint16_t type, const void *body, size_t len);
 void ol_daemon_rank_finished(struct ol_daemon *d, struct ol_rank *r);
 void ol_daemon_report_exit(struct ol_daemon *d, struct ol_rank *r, uint8_t kind, int32_t code);
+/* Bytes queued toward the parent (0 without a parent link). */
+size_t ol_daemon_up_queued(struct ol_daemon *d);
+/* Stops or resumes reading the children's links (their IO goes up too). */
+void ol_daemon_children_reading(struct ol_daemon *d, bool on);
 
 #endif

@@ -120,13 +120,14 @@ static pmix_status_t client_abort(const pmix_proc_t *proc, void *server_object, 
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     (void)proc;
-    (void)msg;
     /* Aborting a subset of the job is treated as aborting the whole job:
      * MPI_Abort on any communicator ends the job in this implementation. */
     (void)procs;
     (void)nprocs;
     struct ol_rank *r = server_object;
     if (r != NULL) {
+        /* mpirun tells MPI_Abort from the library's fatal-error path by it. */
+        snprintf(r->abort_msg, sizeof r->abort_msg, "%s", msg != NULL ? msg : "");
         atomic_store(&r->abort_code, status);
         atomic_store(&r->aborted, true);
         ol_dpmix_post(OL_UPCALL_ABORT, r->local_rank, NULL);

@@ -15,6 +15,10 @@
  *   wins), not whichever pipe happened to close first;
  * - IO frames carry whole lines only (up to IO_MAX_PENDING without a
  *   newline, and the tail at EOF);
+ * - output is never dropped and never piles up: above d->io_bound bytes
+ *   queued toward the parent the pipes are not read (the ranks block in
+ *   write()) until the queue falls to half of it; mpirun does the same
+ *   toward its own stdout, so a slow reader there slows the ranks down;
  * - a reaped rank's files in /dev/shm (ol_shm_names.h) are removed: the
  *   library unlinks them once mapped, so what is left belongs to a rank
  *   killed in between, and nobody will unlink it after the job. The
@@ -42,6 +46,7 @@
 
 #include "daemon.h"
 #include "ol_shm_names.h"
+#include "params.h"
 #include "util.h"
 
 #define IO_MAX_PENDING (64 * 1024)
@@ -51,6 +56,52 @@ extern char **environ;
 
 /* ---- output forwarding ---- */
 
+void ol_ranks_output_bound(struct ol_daemon *d)
+{
+    const ol_launcher_param_t *p = &ol_launcher_params[OL_LAUNCHER_OUTPUT_BUFFER];
+    const char *name = "OMPI_LITE_OUTPUT_BUFFER=";
+    long v = p->default_value;
+    for (size_t i = 0; d->job.env != NULL && d->job.env[i] != NULL; i++) {
+        long given;
+        if (strncmp(d->job.env[i], name, strlen(name)) == 0 &&
+            ol_parse_long(d->job.env[i] + strlen(name), p->min, p->max, &given) == 0)
+            v = given; /* mpirun refused a bad value before the launch */
+    }
+    d->io_bound = (size_t)v;
+    /* The up link's write callback then runs when its queue is at or below
+     * half the bound: the moment to read the pipes again. */
+    if (d->up != NULL)
+        bufferevent_setwatermark(d->up, EV_WRITE, d->io_bound / 2, 0);
+}
+
+static void set_pipes_reading(struct ol_daemon *d, bool on)
+{
+    d->io_paused = !on;
+    for (uint32_t i = 0; i < d->nranks; i++) {
+        struct bufferevent *bevs[2] = { d->ranks[i].out, d->ranks[i].err };
+        for (int k = 0; k < 2; k++) {
+            if (bevs[k] == NULL)
+                continue;
+            if (on)
+                bufferevent_enable(bevs[k], EV_READ);
+            else
+                bufferevent_disable(bevs[k], EV_READ);
+        }
+    }
+    ol_daemon_children_reading(d, on);
+}
+
+void ol_ranks_output_check(struct ol_daemon *d)
+{
+    size_t queued = ol_daemon_up_queued(d);
+    if (d->io_bound == 0)
+        return; /* no job yet */
+    if (!d->io_paused && queued > d->io_bound)
+        set_pipes_reading(d, false);
+    else if (d->io_paused && queued <= d->io_bound / 2)
+        set_pipes_reading(d, true);
+}
+
 static void send_io(struct ol_rank *r, uint8_t stream, const void *data, size_t len)
 {
     ol_msg_io_t m = { .rank = r->rank, .stream = stream, .data = data, .len = (uint32_t)len };
@@ -58,6 +109,7 @@ static void send_io(struct ol_rank *r, uint8_t stream, const void *data, size_t 
     ol_msg_io_encode(&m, &w);
     ol_daemon_send(r->d, OL_MSG_IO, &w);
     ol_wbuf_free(&w);
+    ol_ranks_output_check(r->d);
 }
 
 /* Forwards everything up to the last newline (or all of it when `all`, or
@@ -393,12 +445,33 @@ static struct ol_rank *rank_by_pid(struct ol_daemon *d, pid_t pid)
     return NULL;
 }
 
+/* Moves what the pipe holds into bev's input, without blocking: at most
+ * 16 reads, as a process still holding the pipe may go on writing. */
+static void take_pipe_rest(struct bufferevent *bev)
+{
+    int fd = bufferevent_getfd(bev);
+    for (int i = 0; i < 16 && evbuffer_read(bufferevent_get_input(bev), fd, 64 * 1024) > 0; i++)
+        ;
+}
+
 static void on_drain_bound(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     struct ol_rank *r = arg;
-    /* Something the rank started still holds its pipes: stop waiting. */
+    if (r->d->io_paused) {
+        /* Not reading (the output queue is full) is not "held open by
+         * something the rank started": wait on, or its last output is lost. */
+        struct timeval tv = { 0, DRAIN_BOUND_MS * 1000 };
+        evtimer_add(r->drain_timer, &tv);
+        return;
+    }
+    /* Something the rank started still holds its pipes: stop waiting, after
+     * taking what the pipes hold now (reading may just have resumed). */
+    if (r->out != NULL)
+        take_pipe_rest(r->out);
+    if (r->err != NULL)
+        take_pipe_rest(r->err);
     if (r->out != NULL)
         close_output(r, &r->out);
     if (r->err != NULL)

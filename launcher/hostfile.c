@@ -18,6 +18,11 @@
 #include "util.h"
 
 #define SLOTS_MAX (1L << 20)
+/* No sensible hostfile line comes near this; a longer one is a wrong file
+ * (a binary, a log), and quoting it would flood the terminal. */
+#define LINE_MAX_BYTES 4096
+/* What an error message quotes of the offending word or line. */
+#define QUOTE_MAX 60
 
 static bool valid_host_name(const char *s, size_t len)
 {
@@ -122,20 +127,23 @@ static int parse_line(char *line, struct ol_hostlist *hl, const char **why, char
             return -1;
         }
         *eq = '\0';
+        bool is_slots = strcmp(kv, "slots") == 0 || strcmp(kv, "count") == 0 || strcmp(kv, "cpu") == 0;
+        bool is_max = strcmp(kv, "max_slots") == 0 || strcmp(kv, "max-slots") == 0;
+        /* The key first: `foo=bar` is an unknown key, not a bad number. */
+        if (!is_slots && !is_max) {
+            *why = "unknown key";
+            *bad = kv;
+            return -1;
+        }
         if (parse_count(eq + 1, &v) != 0) {
             *why = "bad number";
             *bad = eq + 1;
             return -1;
         }
-        if (strcmp(kv, "slots") == 0 || strcmp(kv, "count") == 0 || strcmp(kv, "cpu") == 0)
+        if (is_slots)
             slots = v;
-        else if (strcmp(kv, "max_slots") == 0 || strcmp(kv, "max-slots") == 0)
+        else
             max_slots = v;
-        else {
-            *why = "unknown key";
-            *bad = kv;
-            return -1;
-        }
     }
     if (max_slots > 0 && slots > max_slots) {
         *why = "slots is larger than max_slots";
@@ -144,6 +152,38 @@ static int parse_line(char *line, struct ol_hostlist *hl, const char **why, char
     }
     ol_hostlist_add(hl, host, strlen(host), slots, max_slots);
     return 0;
+}
+
+/* At most QUOTE_MAX bytes of s, for a message that stays one short line. */
+static char *quote(const char *s)
+{
+    size_t n = strlen(s);
+    return n <= QUOTE_MAX ? ol_xstrdup(s) : ol_xasprintf("%.*s...", QUOTE_MAX, s);
+}
+
+/* Why raw (n bytes, newline stripped) cannot be a hostfile line, or NULL
+ * (malloc'd): a NUL byte would silently cut the line short for the string
+ * functions, so `host\0junk slots=9` would read as `host`. */
+static char *raw_line_problem(const char *raw, size_t n)
+{
+    if (n > LINE_MAX_BYTES)
+        return ol_xasprintf("line too long (%zu bytes; at most %d)", n, LINE_MAX_BYTES);
+    if (memchr(raw, '\0', n) != NULL)
+        return ol_xstrdup("NUL byte in the line");
+    return NULL;
+}
+
+/* The one line for a bad hostfile line; its words are quoted short. */
+static char *line_error(const char *path, long lineno, const char *why, const char *bad, const char *line)
+{
+    if (bad == NULL)
+        return ol_xasprintf("mpirun: %s:%ld: %s", path, lineno, why);
+    char *qb = quote(bad), *ql = quote(line);
+    char *e = ol_xasprintf("mpirun: %s:%ld: %s '%s' in '%s' (expected 'host slots=N [max_slots=M]' or 'host:N')",
+                           path, lineno, why, qb, ql);
+    free(qb);
+    free(ql);
+    return e;
 }
 
 int ol_hostfile_read(const char *path, struct ol_hostlist *hl, char **err)
@@ -156,9 +196,19 @@ int ol_hostfile_read(const char *path, struct ol_hostlist *hl, char **err)
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
+    ssize_t n;
     int rc = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    while ((n = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        char *problem = raw_line_problem(line, (size_t)n);
+        if (problem != NULL) {
+            *err = line_error(path, lineno, problem, NULL, NULL);
+            free(problem);
+            rc = -1;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash != NULL)
             *hash = '\0';
@@ -170,8 +220,7 @@ int ol_hostfile_read(const char *path, struct ol_hostlist *hl, char **err)
         char *bad;
         char *copy = ol_xstrdup(p);
         if (parse_line(p, hl, &why, &bad) != 0) {
-            *err = ol_xasprintf("mpirun: %s:%ld: %s '%s' in '%s' (expected 'host slots=N [max_slots=M]' or 'host:N')",
-                                path, lineno, why, bad, copy);
+            *err = line_error(path, lineno, why, bad, copy);
             free(copy);
             rc = -1;
             break;

@@ -129,6 +129,8 @@ struct mpirun {
     struct event *sig_ev;
     int nsignals;
     struct ol_output *out;
+    struct event *output_ev;    /* the output queue fell below its bound, or a write failed */
+    bool reading_paused;        /* the output queue is full: daemons' links are not read */
     struct fence *fences;
     /* The state report being gathered (one at a time), and what follows
      * it: the job goes on, or it ends (the failure is already recorded). */
@@ -145,6 +147,7 @@ struct mpirun {
 
 static void start_node(struct mpirun *m, struct node *n);
 static void check_finished(struct mpirun *m);
+static void set_links_reading(struct mpirun *m, bool on);
 
 static const char *node_host(const struct node *n)
 {
@@ -283,8 +286,7 @@ static void report_finish(struct mpirun *m)
     if (!ends || m->exit_code == TIMEOUT_EXIT_CODE || ol_report_has_mpi(rep)) {
         char *text = ol_report_format(rep, seconds_since(&m->started),
                                       ends ? "the job is ended, as the next line says" : "the job goes on");
-        fputs(text, stderr);
-        fflush(stderr);
+        ol_output_text(m->out, text); /* after the ranks' lines queued before it */
         free(text);
     }
     ol_report_free(rep);
@@ -355,6 +357,29 @@ static void job_failed_reported(struct mpirun *m, char *line, int code)
         end_job(m);
 }
 
+/* PMIx_Abort comes from MPI_Abort or from the library's error path
+ * (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, an error outside any handler);
+ * its message tells which. The prefix is the library's wording, in
+ * ompi-lite/api/errors.c (report_and_abort): "ompi-lite: error in FN on
+ * rank R (...): detail [error string]". failures.sh checks both. */
+#define LIB_FATAL_PREFIX "ompi-lite: error in "
+
+static char *abort_text(const ol_msg_rank_exit_t *e)
+{
+    const char *msg = e->msg != NULL ? e->msg : "";
+    if (strncmp(msg, LIB_FATAL_PREFIX, strlen(LIB_FATAL_PREFIX)) != 0)
+        return ol_xasprintf("called MPI_Abort with code %d", e->code);
+    const char *fn = msg + strlen(LIB_FATAL_PREFIX);
+    int fnlen = (int)strcspn(fn, " :");
+    const char *open = strrchr(msg, '[');
+    const char *close = open != NULL ? strchr(open, ']') : NULL;
+    if (close != NULL)
+        return ol_xasprintf("stopped on an error in %.*s: %.*s (the error handler was fatal; exit code %d)", fnlen,
+                            fn, (int)(close - open - 1), open + 1, e->code);
+    return ol_xasprintf("stopped on an error in %.*s (the error handler was fatal; exit code %d)", fnlen, fn,
+                        e->code);
+}
+
 static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
 {
     char *what;
@@ -373,7 +398,7 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
         code = 128 + e->code;
         break;
     case OL_EXIT_ABORT:
-        what = ol_xasprintf("called MPI_Abort with code %d", e->code);
+        what = abort_text(e);
         code = e->code;
         break;
     case OL_EXIT_NO_FINALIZE:
@@ -606,6 +631,48 @@ static void stdin_start(struct mpirun *m)
     }
 }
 
+/* ---- output back-pressure ---- */
+
+/* Stops or resumes reading every daemon link: while mpirun's output queue
+ * is full, the daemons' queues fill behind it and they stop reading their
+ * ranks' pipes. Frames already read are still handled (a few KiB). */
+static void set_links_reading(struct mpirun *m, bool on)
+{
+    m->reading_paused = !on;
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+        struct node *n = &m->nodes[m->child_first + i];
+        if (n->bev == NULL || n->link_closed)
+            continue;
+        if (on)
+            bufferevent_enable(n->bev, EV_READ);
+        else
+            bufferevent_disable(n->bev, EV_READ);
+    }
+}
+
+/* Output nobody can read any more (`mpirun ... | head`) ends the job, as a
+ * rank's death does; the peers' launchers end it too. */
+static void output_failed(struct mpirun *m, int e, int stream)
+{
+    const char *name = stream == 2 ? "standard error" : "standard output";
+    job_failed(m, ol_xasprintf("mpirun: cannot write the ranks' output to its %s (%s); the job was killed",
+                               name, strerror(e)),
+               e == EPIPE ? 128 + SIGPIPE : 1);
+}
+
+static void on_output_event(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct mpirun *m = arg;
+    int stream;
+    int e = ol_output_event(m->out, &stream);
+    if (e != 0)
+        output_failed(m, e, stream);
+    if (m->reading_paused && !ol_output_over(m->out))
+        set_links_reading(m, true);
+}
+
 /* ---- messages from daemons ---- */
 
 /* A host is known by the name its daemon gives itself (HELLO), not by the
@@ -718,6 +785,8 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
         ol_msg_io_t io;
         if (ol_msg_io_decode(&rb, &io) == 0)
             ol_output_write(m->out, io.rank, io.stream, io.data, io.len);
+        if (!m->reading_paused && ol_output_over(m->out))
+            set_links_reading(m, false);
         break;
     }
     case OL_MSG_RANK_EXIT: {
@@ -828,11 +897,10 @@ static void on_link_event(struct bufferevent *bev, short what, void *arg)
 
 static void attach_link(struct mpirun *m, struct node *n, struct bufferevent *bev, bool tcp)
 {
-    (void)m;
     n->bev = bev;
     n->tcp = tcp;
     bufferevent_setcb(bev, on_link_read, on_link_drained, on_link_event, n);
-    bufferevent_enable(bev, EV_READ | EV_WRITE);
+    bufferevent_enable(bev, m->reading_paused ? EV_WRITE : EV_READ | EV_WRITE);
 }
 
 /* ---- TCP: accepting daemons that prove the key ---- */
@@ -1175,6 +1243,11 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
             kill_started(m, SIGKILL);
             continue;
         }
+        /* The user wants the job gone: output still queued (a reader that
+         * stopped reading) must not hold the kill up. */
+        ol_output_drop(m->out);
+        if (m->reading_paused)
+            set_links_reading(m, true);
         job_failed(m, ol_xasprintf("mpirun: received signal %d (%s); the job was killed", sig,
                                    ol_signal_name(sig)), 128 + sig);
     }
@@ -1278,8 +1351,8 @@ static int build_job(struct mpirun *m, char **err)
     for (size_t a = 0; a < o->napps; a++)
         np += o->apps[a].np;
     uint32_t *rank_host;
-    if (np > (1L << 24)) {
-        *err = ol_xasprintf("mpirun: %ld processes are too many", np);
+    if (np > OL_NP_MAX) {
+        *err = ol_xasprintf("mpirun: %ld processes in all are above the limit of %ld", np, OL_NP_MAX);
         ol_hostlist_free(&hl);
         return -1;
     }
@@ -1356,6 +1429,8 @@ static int setup_loop(struct mpirun *m)
         return -1;
     m->sig_ev = event_new(m->base, m->sigfd, EV_READ | EV_PERSIST, on_signal, m);
     event_add(m->sig_ev, NULL);
+    m->output_ev = event_new(m->base, ol_output_event_fd(m->out), EV_READ | EV_PERSIST, on_output_event, m);
+    event_add(m->output_ev, NULL);
     if (m->opts.timeout_s > 0) {
         struct timeval tv = { m->opts.timeout_s, 0 };
         m->timeout_ev = evtimer_new(m->base, on_timeout, m);
@@ -1428,6 +1503,8 @@ static void cleanup(struct mpirun *m)
         close(m->listen_fds[i]);
     }
     event_free(m->sig_ev);
+    if (m->output_ev)
+        event_free(m->output_ev);
     event_base_free(m->base);
     ol_msg_launch_free(&m->job);
     ol_output_free(m->out);
@@ -1439,10 +1516,41 @@ static void cleanup(struct mpirun *m)
     free(m->fail_line);
 }
 
+/* Descriptors 0-2 that mpirun was started without are taken now, before
+ * anything else gets those numbers (output written into a daemon's link
+ * would be a protocol error): stdin reads /dev/null, and stdout/stderr
+ * become a pipe with no reader, so that output fails as into a closed
+ * pipe and ends the job the same way. */
+static void hold_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int p[2];
+        if (fd == 0) {
+            int nul = open("/dev/null", O_RDONLY);
+            if (nul > 0) {
+                dup2(nul, 0);
+                close(nul);
+            }
+        } else if (pipe(p) == 0) {
+            /* fd is free, so one end may have landed on it: the write end
+             * must be there (dup2 drops a read end sitting at fd). */
+            if (p[1] != fd) {
+                dup2(p[1], fd);
+                close(p[1]);
+            }
+            if (p[0] != fd)
+                close(p[0]);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct mpirun m = { .sigfd = -1 };
     char *err = NULL;
+    hold_std_fds();
     ol_log_init("mpirun");
     clock_gettime(CLOCK_MONOTONIC, &m.started);
     int rc = ol_mpirun_parse(argc, argv, &m.opts, &err);
@@ -1463,7 +1571,12 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 1;
     }
     if (build_job(&m, &err) != 0 ||
-        (m.out = ol_output_new(m.opts.tag_output, m.opts.output_dir, m.job.job_size, &err)) == NULL) {
+        (m.out = ol_output_new(&(struct ol_output_conf){ .tag = m.opts.tag_output,
+                                                         .dir = m.opts.output_dir,
+                                                         .umask_modes = m.opts.output_umask != 0,
+                                                         .nranks = m.job.job_size,
+                                                         .bound = (size_t)m.opts.output_buffer },
+                               &err)) == NULL) {
         fprintf(stderr, "%s\n", err);
         free(err);
         return 1;
@@ -1484,6 +1597,12 @@ int main(int argc, char **argv)
     event_base_dispatch(m.base);
     reap_started(&m);
     ol_trace("daemons reaped");
+    /* The ranks' last lines come before mpirun's own; after a forced exit
+     * (the daemons did not finish) a stalled reader is not waited for. */
+    if (m.force_exit)
+        ol_output_drop(m.out);
+    ol_output_free(m.out);
+    m.out = NULL;
     int status = 0;
     if (m.failed) {
         fprintf(stderr, "%s\n", m.fail_line);

@@ -18,6 +18,10 @@
 #include "hostid.h"
 #include "proto.h"
 
+/* The most processes one job may have (all programs of an MPMD job
+ * together); messages that refuse more name it. */
+#define OL_NP_MAX (1L << 24)
+
 struct mpirun_app {
     long np;             /* 0 until given */
     char **argv;         /* NULL-terminated, points into main's argv */
@@ -54,6 +58,8 @@ struct mpirun_opts {
     long fanout;         /* routing tree fan-out (OMPI_LITE_TREE_FANOUT) */
     long resolve_ms;     /* bound on host name lookups (OMPI_LITE_RESOLVE_MS) */
     long link_timeout_ms; /* TCP_USER_TIMEOUT of the links (OMPI_LITE_LINK_TIMEOUT_MS) */
+    long output_buffer;  /* bytes of output queued before reading stops (OMPI_LITE_OUTPUT_BUFFER) */
+    long output_umask;   /* --output-filename files with the umask (OMPI_LITE_OUTPUT_UMASK) */
 };
 
 /* 0: run; 1: stop with success (--help, --version); 2: --report-state;

@@ -38,12 +38,17 @@ static struct mpirun_app *cur_app(struct mpirun_opts *o)
 static int apply_np(struct mpirun_opts *o, char **v, char **err)
 {
     long n;
-    if (ol_parse_long(v[0], 1, 1L << 24, &n) != 0) {
-        *err = ol_xasprintf("mpirun: -np needs a positive number of processes, not '%s'", v[0]);
-        return -1;
+    if (ol_parse_long(v[0], 1, OL_NP_MAX, &n) == 0) {
+        cur_app(o)->np = n;
+        return 0;
     }
-    cur_app(o)->np = n;
-    return 0;
+    /* A positive number too large (even for a long) is told the limit. */
+    bool digits = v[0][0] != '\0' && v[0][strspn(v[0], "0123456789")] == '\0';
+    if (digits && v[0][strspn(v[0], "0")] != '\0')
+        *err = ol_xasprintf("mpirun: -np %s is above the limit of %ld processes", v[0], OL_NP_MAX);
+    else
+        *err = ol_xasprintf("mpirun: -np needs a positive number of processes, not '%s'", v[0]);
+    return -1;
 }
 
 #define FLAG_FN(fn, field)                                            \
@@ -369,6 +374,8 @@ static int read_params(struct mpirun_opts *o, char **err)
         { OL_LAUNCHER_OVERSUBSCRIBE, &oversubscribe },
         { OL_LAUNCHER_RESOLVE_MS, &o->resolve_ms },
         { OL_LAUNCHER_LINK_TIMEOUT_MS, &o->link_timeout_ms },
+        { OL_LAUNCHER_OUTPUT_BUFFER, &o->output_buffer },
+        { OL_LAUNCHER_OUTPUT_UMASK, &o->output_umask },
     };
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];

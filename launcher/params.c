@@ -25,6 +25,14 @@ const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
                                      "daemons) may go without acknowledgement before its host "
                                      "counts as gone (TCP_USER_TIMEOUT); a shorter loss of "
                                      "packets only delays the job"},
+    [OL_LAUNCHER_OUTPUT_BUFFER] = {"OUTPUT_BUFFER", 4 << 20, 64 << 10, 1 << 30,
+                                   "bytes of the ranks' output a daemon queues toward mpirun, and "
+                                   "mpirun toward its stdout/stderr, before it stops reading more "
+                                   "(the ranks then wait in write(); nothing is dropped); reading "
+                                   "resumes at half of it"},
+    [OL_LAUNCHER_OUTPUT_UMASK] = {"OUTPUT_UMASK", 0, 0, 1,
+                                  "1: --output-filename creates its directories and files with "
+                                  "the user's umask; 0: owner only (0700 and 0600)"},
 };
 
 void ol_launcher_params_print(FILE *out)

@@ -36,6 +36,19 @@ fi
 chmod 644 "$TMP/bad-hosts"
 expect_refusal "^mpirun: $TMP/bad-hosts:3: bad number 'two'" --hostfile "$TMP/bad-hosts" -np 2 echo "$MARKER"
 expect_refusal "^mpirun: $TMP/bad-hosts2:2: unknown key 'sockets'" -f "$TMP/bad-hosts2" -np 2 echo "$MARKER"
+# A NUL byte, an unknown key, a 10 MB line: one short line naming file:line.
+printf 'localhost\0junk slots=9\n' >"$TMP/nul-hosts"
+printf '# hosts\nlocalhost foo=bar\n' >"$TMP/key-hosts"
+{ echo "localhost slots=1"; head -c 10000000 /dev/zero | tr '\0' a; echo; } >"$TMP/long-hosts"
+expect_refusal "^mpirun: $TMP/nul-hosts:1: NUL byte" -hostfile "$TMP/nul-hosts" -np 1 echo "$MARKER"
+expect_refusal "^mpirun: $TMP/key-hosts:2: unknown key 'foo'" -hostfile "$TMP/key-hosts" -np 1 echo "$MARKER"
+expect_refusal "^mpirun: $TMP/long-hosts:2: line too long" -hostfile "$TMP/long-hosts" -np 1 echo "$MARKER"
+[ "$(wc -c <"$TMP/err")" -lt 200 ] || fail "10 MB hostfile line: the message is $(wc -c <"$TMP/err") bytes long"
+# Beyond the process limit: the message names it.
+expect_refusal "^mpirun: -np 99999999 is above the limit of 16777216 processes" -np 99999999 echo "$MARKER"
+expect_refusal "above the limit of 16777216 processes" -np 99999999999999999999999 echo "$MARKER"
+expect_refusal "^mpirun: 16777217 processes in all are above the limit of 16777216" \
+    -np 16777216 echo "$MARKER" : -np 1 echo "$MARKER"
 expect_refusal "bad --host entry 'a:b'" --host a:b -np 2 echo "$MARKER"
 expect_refusal "--map-by takes" --map-by diagonal -np 2 echo "$MARKER"
 expect_refusal "--bind-to takes" --bind-to thread7 -np 2 echo "$MARKER"

@@ -4,7 +4,9 @@
  *
  * WHEN: "after" (MPI_Finalize, then end) or "before" (end right after
  * MPI_Init; the other ranks sleep 30 s in user code, so the launcher must
- * kill them). HOW: "exit" (exit(VALUE)) or "signal" (raise(VALUE)). WHO: the
+ * kill them). HOW: "exit" (exit(VALUE)) or "signal" (raise(VALUE)), or
+ * "abort" (MPI_Abort(MPI_COMM_WORLD, VALUE)) or "mpierror" (MPI_Send to a rank
+ * that does not exist, under MPI_ERRORS_ARE_FATAL). WHO: the
  * rank that ends so, or -1 for every rank. MARKER is ignored; tests pass a
  * unique word to find leftover processes. */
 #include <mpi.h>
@@ -20,6 +22,13 @@ static void end_abnormally(const char *how, int value)
      * crash does, and then kills the rank. */
     if (strcmp(how, "signal") == 0)
         raise(value);
+    if (strcmp(how, "abort") == 0)
+        MPI_Abort(MPI_COMM_WORLD, value);
+    if (strcmp(how, "mpierror") == 0) {
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Send(NULL, 0, MPI_INT, size + value, 0, MPI_COMM_WORLD);
+    }
     exit(value);
 }
 

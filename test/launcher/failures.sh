@@ -30,6 +30,16 @@ expect_failure 7 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) called MPI_Abort 
     -np 3 "$PMIX_CLIENT" abort 7 1 "$MARKER"
 expect_failure 1 "^mpirun: rank 0 \(pid [0-9]+ on host $host\) exited without calling MPI_Finalize$" \
     -np 2 "$PMIX_CLIENT" nofinalize 0 "$MARKER"
+# MPI programs: the library's fatal-error path (MPI_ERRORS_ARE_FATAL) also
+# ends in PMIx_Abort, but the rank did not call MPI_Abort, and mpirun must
+# not say it did.
+EXIT_AFTER="$HELPERS/exit_after"
+need_helpers "$EXIT_AFTER"
+expect_failure 6 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) stopped on an error in MPI_Send: MPI_ERR_RANK: .*\(the error handler was fatal; exit code 6\)$" \
+    -np 2 "$EXIT_AFTER" before mpierror 3 1 "$MARKER"
+grep -q "called MPI_Abort" "$TMP/err" && fail "a fatal MPI error is reported as MPI_Abort: $(cat "$TMP/err")"
+expect_failure 5 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) called MPI_Abort with code 5$" \
+    -np 2 "$EXIT_AFTER" before abort 5 1 "$MARKER"
 # Not a PMIx client: a non-zero exit still ends the job; sleepers are killed.
 expect_failure 5 "^mpirun: rank [01] \(pid [0-9]+ on host $host\) exited with code 5$" \
     -np 2 sh -c 'if [ "$OMPI_LITE_RANK" = 1 ]; then exit 5; fi; sleep 30' "$MARKER"

@@ -29,6 +29,7 @@ test_launcher_ring_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 test_launcher_scripts = \
 	test/launcher/bad_input.sh \
 	test/launcher/run_plain.sh \
+	test/launcher/output_flood.sh \
 	test/launcher/options.sh \
 	test/launcher/pmix_job.sh \
 	test/launcher/failures.sh \

@@ -21,6 +21,31 @@ for r in 0 1; do
         fail "--output-filename: rank $r's files are wrong"
 done
 
+# --output-filename keeps output to its owner (0700/0600 whatever the
+# umask) unless OMPI_LITE_OUTPUT_UMASK=1 asks for the umask.
+modes() {
+    echo "$(stat -c %a "$1/1") $(stat -c %a "$1/1/rank.0") $(stat -c %a "$1/1/rank.0/stdout")"
+}
+(umask 022 && run_mpirun "$TMP/out" "$TMP/err" -np 1 --output-filename "$TMP/m" echo "$MARKER" &&
+    [ "$rc" -eq 0 ]) || fail "--output-filename modes: status $rc: $(cat "$TMP/err")"
+[ "$(modes "$TMP/m")" = "700 700 600" ] || fail "--output-filename: modes $(modes "$TMP/m"), expected 700 700 600"
+(umask 022 && OMPI_LITE_OUTPUT_UMASK=1 run_mpirun "$TMP/out" "$TMP/err" -np 1 --output-filename "$TMP/u" echo "$MARKER")
+[ "$(modes "$TMP/u")" = "755 755 644" ] || fail "OMPI_LITE_OUTPUT_UMASK=1: modes $(modes "$TMP/u"), expected 755 755 644"
+# A symbolic link planted at an output file's name, or at a directory
+# mpirun makes, is not followed: a message, and its target is untouched.
+mkdir -p "$TMP/s/1/rank.0" "$TMP/elsewhere"
+echo keep >"$TMP/target"
+ln -s "$TMP/target" "$TMP/s/1/rank.0/stdout"
+run_mpirun "$TMP/out" "$TMP/err" -np 1 --output-filename "$TMP/s" echo "$MARKER"
+[ "$(cat "$TMP/target")" = keep ] || fail "--output-filename followed a symbolic link: target now $(cat "$TMP/target")"
+grep -q "rank.0/stdout: it is a symbolic link, which mpirun does not follow" "$TMP/err" ||
+    fail "--output-filename, planted link: no message: $(cat "$TMP/err")"
+mkdir -p "$TMP/d/1"
+ln -s "$TMP/elsewhere" "$TMP/d/1/rank.0"
+run_mpirun "$TMP/out" "$TMP/err" -np 1 --output-filename "$TMP/d" echo "$MARKER"
+[ -z "$(ls "$TMP/elsewhere")" ] || fail "--output-filename wrote through a linked directory: $(ls "$TMP/elsewhere")"
+grep -q "/d/1/rank.0: it is a symbolic link, which mpirun does not follow" "$TMP/err" || fail "--output-filename, linked directory: no message: $(cat "$TMP/err")"
+
 export OL_TEST_FROM_MPIRUN=inherited
 run_mpirun "$TMP/out" "$TMP/err" -np 2 -x OL_TEST_A=1 -x OL_TEST_FROM_MPIRUN -genv OL_TEST_B "two words" \
     --param coll_thing=5 -wdir "$TMP" sh -c 'echo "$OL_TEST_A/$OL_TEST_FROM_MPIRUN/$OL_TEST_B/$OMPI_LITE_COLL_THING/$(pwd)"' "$MARKER"

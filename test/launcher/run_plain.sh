@@ -38,5 +38,21 @@ run_mpirun "$TMP/out" "$TMP/err" -n 2 --oversubscribe --allow-run-as-root hostna
 run_mpirun "$TMP/out" "$TMP/err" echo x
 [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -ge 1 ] || fail "default -np: status $rc"
 
+# Nobody reads mpirun's stdout any more (`| head`, or stdout closed): the
+# job ends, mpirun says why and exits 141 (128+SIGPIPE), as a pipeline's
+# writer killed by SIGPIPE would; no rank is left writing.
+for how in pipe closed; do
+    if [ "$how" = pipe ]; then
+        { timeout 60 "$MPIRUN" -np 2 yes "$MARKER" 2>"$TMP/err" </dev/null; echo $? >"$TMP/rc"; } | head -c 1000 >/dev/null
+    else
+        { timeout 60 "$MPIRUN" -np 2 yes "$MARKER" 2>"$TMP/err" </dev/null >&-; echo $? >"$TMP/rc"; }
+    fi
+    rc=$(cat "$TMP/rc")
+    [ "$rc" -eq 141 ] || fail "stdout $how: exit status $rc, expected 141; stderr: $(cat "$TMP/err")"
+    grep -q "^mpirun: cannot write the ranks' output to its standard output (Broken pipe)" "$TMP/err" ||
+        fail "stdout $how: no message: $(cat "$TMP/err")"
+    check_no_leftovers
+done
+
 check_no_leftovers
 echo "run_plain: ok"
