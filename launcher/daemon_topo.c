@@ -49,16 +49,39 @@ static uint64_t topology_key(void)
     return h;
 }
 
-/* A directory only this user can write, or NULL. */
+/* What makes the existing path dir unfit to hold the cache, or NULL: its
+ * name is predictable, so another user may have made it first, or made it
+ * a link, to feed the daemon a topology or read what it writes. */
+static const char *unfit_dir(const char *dir, char *why, size_t size)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        snprintf(why, size, "cannot lstat it: %s", strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(why, size, "not a directory (a link or a file)");
+    else if (st.st_uid != geteuid())
+        snprintf(why, size, "owned by uid %u, not by this user (uid %u)", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+    else if (st.st_mode & 077)
+        snprintf(why, size, "mode %04o lets other users in (0700 expected)",
+                 (unsigned)(st.st_mode & 07777));
+    else
+        return NULL;
+    return why;
+}
+
+/* A directory only this user can read or write (made 0700), or NULL. */
 static char *cache_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
     char *dir = ol_xasprintf("%s/ompi-lite-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
-    struct stat st;
+    char why[128];
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         goto no;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022))
+    if (unfit_dir(dir, why, sizeof why) != NULL) {
+        ol_log(OL_LOG_WARN, "%s: %s; the topology is not cached", dir, why);
         goto no;
+    }
     return dir;
 no:
     free(dir);
