@@ -3,13 +3,15 @@
  * waiting for the words in it.
  *
  * Creation, on the first call that takes the path: comm rank 0 creates a
- * file in /dev/shm (named after its pid and a per-process counter, so that
- * no two live segments share a name, whatever context ids are reused),
+ * file in /dev/shm (ol_shm_file.h: named after its pid and fresh random
+ * bytes, so that no two live segments share a name, whatever context ids
+ * are reused, and no other user can make it first; O_EXCL, mode 0600),
  * reserves its memory (posix_fallocate: a full tmpfs fails here, cleanly,
  * instead of with SIGBUS on a later write) and maps it; a broadcast tells
- * the others the name (empty: no segment), they map it, and an allreduce
- * (MIN) of "mapped it" decides for everyone: all use the segment, or all
- * keep the pt2pt algorithms for the life of the communicator. Rank 0 then
+ * the others the name (empty: no segment), they check the file (this
+ * user's, 0600, the size expected) and map it, and an allreduce (MIN) of
+ * "mapped it" decides for everyone: all use the segment, or all keep the
+ * pt2pt algorithms for the life of the communicator. Rank 0 then
  * unlinks the file: every member has it mapped or has given up, and a job
  * that crashes later leaves nothing in /dev/shm. The agreement's own
  * collectives run on this communicator while its state is "setting up",
@@ -17,7 +19,7 @@
 #include "shm.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
-#include "ol_shm_names.h"
+#include "ol_shm_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,47 +148,45 @@ static bool map_fd(ol_coll_shm_t *shm, int fd, const layout_t *l)
  * name is "" when there is none. */
 static void create_segment(ol_coll_shm_t *shm, const layout_t *l, char *name, size_t size)
 {
-    static _Atomic unsigned created; /* threads may create segments of different communicators */
+    char why[OL_SHM_NAME_MAX + 128];
     name[0] = '\0';
     if (!within_budget(l->total))
         return;
-    ol_shm_coll_name(name, size, ol_rt.job_key, getpid(), atomic_fetch_add(&created, 1));
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* Left by a dead process that had this pid (one killed before
-         * rank 0 unlinked it): no live process owns this name but us. */
+    int fd = -1;
+    if (!ol_shm_new_coll_name(name, size))
+        snprintf(why, sizeof(why), "no random bytes for a name: %s", strerror(errno));
+    else if ((fd = ol_shm_create(name, l->total, why, sizeof(why))) >= 0 && !map_fd(shm, fd, l)) {
+        snprintf(why, sizeof(why), "cannot map /dev/shm%s: %s", name, strerror(errno));
         shm_unlink(name);
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        close(fd);
+        fd = -1;
     }
     if (fd < 0) {
-        OL_WARN("coll", "shared-memory collectives: cannot create %s: %s", name, strerror(errno));
+        OL_WARN("coll", "shared-memory collectives: %s; this communicator's go through "
+                "point-to-point", why);
         atomic_fetch_sub(&mapped_bytes, l->total);
         name[0] = '\0';
         return;
     }
-    int err = posix_fallocate(fd, 0, (off_t)l->total);
-    if (err == 0 && !map_fd(shm, fd, l))
-        err = errno;
     close(fd);
-    if (err != 0) {
-        OL_WARN("coll", "shared-memory collectives: no %zu bytes in %s: %s", l->total, name,
-                strerror(err));
-        atomic_fetch_sub(&mapped_bytes, l->total);
-        shm_unlink(name);
-        name[0] = '\0';
-    }
 }
 
-/* The other ranks: rank 0's segment, if it has this rank's idea of the
- * size (parameters that differ between ranks would make it differ). */
+/* The other ranks: rank 0's segment, if its file is fit to map and has
+ * this rank's idea of the size (parameters that differ between ranks would
+ * make it differ). */
 static void open_segment(ol_coll_shm_t *shm, const layout_t *l, const char *name)
 {
+    char why[OL_SHM_NAME_MAX + 128];
     if (!within_budget(l->total))
         return;
-    int fd = shm_open(name, O_RDWR, 0);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size != l->total || !map_fd(shm, fd, l))
+    int fd = ol_shm_open_made(name, l->total, why, sizeof(why));
+    if (fd >= 0 && !map_fd(shm, fd, l))
+        snprintf(why, sizeof(why), "cannot map /dev/shm%s: %s", name, strerror(errno));
+    if (!shm->base) {
+        OL_WARN("coll", "shared-memory collectives: %s: not mapped; this communicator's go "
+                "through point-to-point", why);
         atomic_fetch_sub(&mapped_bytes, l->total);
+    }
     if (fd >= 0)
         close(fd);
 }
@@ -203,10 +203,11 @@ static void unmap(ol_coll_shm_t *shm)
 static ol_status_t agree_on_segment(ol_comm_t *comm, ol_coll_shm_t *shm)
 {
     layout_t l = layout_of(comm->size, shm->slot_bytes);
-    char name[64] = "";
+    char name[OL_SHM_NAME_MAX] = "";
     if (comm->rank == 0)
         create_segment(shm, &l, name, sizeof(name));
     ol_status_t rc = ol_coll_bcast(name, sizeof(name), ol_dt_from_handle(MPI_CHAR), 0, comm);
+    name[sizeof(name) - 1] = '\0';
     if (rc == OL_OK && comm->rank != 0 && name[0])
         open_segment(shm, &l, name);
     int mapped = shm->base != NULL, everyone = 0;

@@ -306,7 +306,8 @@ static void sweep_dead_dirs(const char *userdir)
 /* Creates and locks the private directory: 0, or -1 with *err. */
 static int make_pmix_dir(struct ol_daemon *d, char **err)
 {
-    char *userdir = ol_daemon_user_dir();
+    char why[128];
+    char *userdir = ol_daemon_user_dir(why, sizeof why);
     const char *tmp = getenv("TMPDIR");
     char *scratch;
     if (userdir != NULL) {

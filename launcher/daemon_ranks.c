@@ -21,7 +21,9 @@
  *   toward its own stdout, so a slow reader there slows the ranks down;
  * - a reaped rank's files in /dev/shm (ol_shm_names.h) are removed: the
  *   library unlinks them once mapped, so what is left belongs to a rank
- *   killed in between, and nobody will unlink it after the job. The
+ *   killed in between, and nobody will unlink it after the job. Their
+ *   names end in a secret the daemon does not know, so it removes by
+ *   prefix, and only files of its own user. The
  *   collective segments are found by the pid the daemon started: a rank
  *   started through a program that forks the MPI process instead of
  *   exec'ing it (`sh -c 'prog; true'`) leaves those to the next reboot. */
@@ -37,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -479,6 +482,19 @@ static void on_drain_bound(evutil_socket_t fd, short what, void *arg)
     report_reaped(r->d);
 }
 
+/* Whether the entry name of /dev/shm (open as dir) starts with one of the
+ * prefixes and belongs to this user: another user may make files with a
+ * job's public prefix, which are not the job's to remove. */
+static bool job_file(DIR *dir, const char *name, const char *const *prefixes, size_t n)
+{
+    bool match = false;
+    for (size_t i = 0; i < n && !match; i++)
+        match = strncmp(name, prefixes[i], strlen(prefixes[i])) == 0;
+    struct stat st;
+    return match && fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           st.st_uid == geteuid();
+}
+
 /* The rank's rings (named by its rank) and the collective segments it
  * made (named by its pid), if any is still there. */
 static void remove_shared_files(const struct ol_daemon *d, const struct ol_rank *r)
@@ -486,16 +502,16 @@ static void remove_shared_files(const struct ol_daemon *d, const struct ol_rank 
     if (!d->have_job)
         return;
     uint64_t key = ol_job_key(d->job.nspace);
-    char name[NAME_MAX + 2], prefix[64];
-    ol_shm_p2p_name(name, sizeof(name), key, (int)r->rank);
-    shm_unlink(name);
-    ol_shm_coll_prefix(prefix, sizeof(prefix), key, r->pid);
+    char name[NAME_MAX + 2], p2p[64], coll[64];
+    ol_shm_p2p_prefix(p2p, sizeof(p2p), key, (int)r->rank);
+    ol_shm_coll_prefix(coll, sizeof(coll), key, r->pid);
+    const char *const prefixes[] = { p2p, coll };
     DIR *dir = opendir("/dev/shm");
     if (dir == NULL)
         return;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+        if (job_file(dir, e->d_name, prefixes, sizeof prefixes / sizeof prefixes[0])) {
             snprintf(name, sizeof(name), "/%s", e->d_name);
             shm_unlink(name);
         }

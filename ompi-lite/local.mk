@@ -23,6 +23,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/runtime/progress.c ompi-lite/runtime/pmix_client.c ompi-lite/runtime/pmix_client.h \
 	ompi-lite/runtime/error_detail.c ompi-lite/runtime/param_table.c \
 	ompi-lite/runtime/state.c ompi-lite/include/ol_state.h ompi-lite/include/ol_shm_names.h \
+	ompi-lite/runtime/shm_file.c ompi-lite/include/ol_shm_file.h \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk

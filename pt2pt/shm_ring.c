@@ -3,7 +3,7 @@
 #include "shm_ring.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
-#include "ol_shm_names.h"
+#include "ol_shm_file.h"
 #include "shm_copy.h"
 
 #include <errno.h>
@@ -43,11 +43,13 @@ typedef struct {
 enum { CMA_UNTRIED, CMA_WORKS, CMA_REFUSED };
 
 /* A ring: the consumer's position and what it found of reading the
- * producer's memory on a line of their own, then the data. */
+ * producer's memory on a line of their own (where the producer also said,
+ * at set-up, that it mapped every segment), then the data. */
 typedef struct {
     uint64_t tail;
     uint32_t cma;
-    char pad[LINE - 12];
+    uint32_t producer_mapped_all;
+    char pad[LINE - 16];
     char data[];
 } ring_t;
 
@@ -88,6 +90,11 @@ static bool asymmetric_fence;
 static char **segments;         /* by world rank */
 static producer_t *producers;   /* to each world rank */
 static consumer_t *consumers;   /* from each world rank */
+/* This rank's segment until set-up unlinks it; "" when it made none. */
+static char own_name[OL_SHM_NAME_MAX];
+
+/* Under which each rank tells the others its segment's name ("": none). */
+#define NAME_KEY "ol.p2p.shm"
 
 /* A word each peer reads out of this process's memory to find whether the
  * kernel lets it. */
@@ -116,35 +123,7 @@ static segment_header_t *header_of(int rank)
     return (segment_header_t *)segments[rank];
 }
 
-static void segment_name(int rank, char *name, size_t size)
-{
-    ol_shm_p2p_name(name, size, ol_rt.job_key, rank);
-}
-
 /* ---- set-up ------------------------------------------------------------- */
-
-/* Creates this rank's segment; false (and no file left) when it cannot. */
-static bool create_own(void)
-{
-    char name[96];
-    segment_name(ol_rt.rank, name, sizeof(name));
-    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-        OL_WARN("pt2pt", "cannot create %s: %s; ranks keep UCX's shared memory", name,
-                strerror(errno));
-        return false;
-    }
-    /* Allocated now, not sized only: a tmpfs without room for it would
-     * otherwise kill a rank with SIGBUS at its first message. */
-    int err = posix_fallocate(fd, 0, (off_t)segment_bytes);
-    close(fd);
-    if (err) {
-        OL_WARN("pt2pt", "cannot allocate %zu bytes for %s: %s (is /dev/shm small or full?); "
-                "ranks keep UCX's shared memory", segment_bytes, name, strerror(err));
-        shm_unlink(name);
-    }
-    return err == 0;
-}
 
 /* Takes the page faults of [start, start + bytes) now, each page written
  * with what it holds. A shared mapping takes one at the first write to
@@ -165,27 +144,79 @@ static void fault_in_for_writing(char *start, size_t bytes)
     }
 }
 
-/* Maps world rank's segment: ENOENT when it was not created. */
-static int map_segment(int rank)
+/* Maps the segment open on fd as world rank's; false (errno set) if mmap
+ * fails. */
+static bool map_fd(int rank, int fd)
 {
-    char name[96];
-    segment_name(rank, name, sizeof(name));
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-        return errno;
-    struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : (size_t)st.st_size != segment_bytes ? ENOENT : 0;
-    if (!err) {
-        void *p = mmap(NULL, segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p == MAP_FAILED)
-            err = errno;
-        else
-            segments[rank] = p;
-        if (p != MAP_FAILED && rank == ol_rt.rank) /* no peer writes here before the fence */
-            fault_in_for_writing(p, segment_bytes);
+    void *p = mmap(NULL, segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return false;
+    segments[rank] = p;
+    if (rank == ol_rt.rank) /* no peer writes here before the fence */
+        fault_in_for_writing(p, segment_bytes);
+    return true;
+}
+
+/* Creates and maps this rank's segment under a new, secret name; false
+ * (said why, no file left) when it cannot. */
+static bool create_own(void)
+{
+    char why[OL_SHM_NAME_MAX + 128];
+    if (!ol_shm_new_p2p_name(own_name, sizeof(own_name))) {
+        OL_WARN("pt2pt", "no random bytes for the name of a /dev/shm file: %s; ranks keep "
+                "UCX's shared memory", strerror(errno));
+        return false;
     }
-    close(fd);
-    return err;
+    int fd = ol_shm_create(own_name, segment_bytes, why, sizeof(why));
+    bool mapped = fd >= 0 && map_fd(ol_rt.rank, fd);
+    if (fd >= 0 && !mapped) {
+        snprintf(why, sizeof(why), "cannot map /dev/shm%s: %s", own_name, strerror(errno));
+        shm_unlink(own_name);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (!mapped) {
+        OL_WARN("pt2pt", "%s; ranks keep UCX's shared memory", why);
+        own_name[0] = '\0';
+    }
+    return mapped;
+}
+
+/* World rank's segment name as it shared it; false when it made none. */
+static bool name_of(int rank, char *name, size_t size)
+{
+    void *data = NULL;
+    size_t length = 0;
+    if (ol_rt_lookup(rank, NAME_KEY, &data, &length) != OL_OK)
+        return false;
+    const char *text = data;
+    bool named = length > 1 && length <= size && text[0] == '/' && text[length - 1] == '\0';
+    if (named)
+        memcpy(name, text, length);
+    free(data);
+    return named;
+}
+
+/* Maps world rank's segment; false (said why) when it made none or its
+ * file is not fit to map (ol_shm_file.h). */
+static bool map_peer(int rank)
+{
+    char name[OL_SHM_NAME_MAX], why[OL_SHM_NAME_MAX + 128];
+    if (!name_of(rank, name, sizeof(name))) {
+        OL_INFO("pt2pt", "rank %d made no shared-memory rings; ranks keep UCX's shared memory",
+                rank);
+        return false;
+    }
+    int fd = ol_shm_open_made(name, segment_bytes, why, sizeof(why));
+    bool mapped = fd >= 0 && map_fd(rank, fd);
+    if (fd >= 0 && !mapped)
+        snprintf(why, sizeof(why), "cannot map /dev/shm%s: %s", name, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    if (!mapped)
+        OL_WARN("pt2pt", "%s: not mapped (the rings of rank %d); ranks keep UCX's shared memory",
+                why, rank);
+    return mapped;
 }
 
 static void unmap_all(void)
@@ -201,25 +232,35 @@ static void unmap_all(void)
     consumers = NULL;
 }
 
-/* Maps every segment; false when some rank did not create one (every rank
- * sees that alike); an error when a segment that exists cannot be mapped. */
-static ol_status_t map_all(bool *all_there)
+/* Maps every peer's segment; false at the first that cannot be. */
+static bool map_peers(void)
 {
-    *all_there = true;
-    for (int r = 0; r < ol_rt.size; r++) {
-        int err = map_segment(r);
-        if (err == ENOENT) {
-            *all_there = false;
-        } else if (err) {
-            char name[96];
-            segment_name(r, name, sizeof(name));
-            ol_error_detail("cannot map %s, the point-to-point rings of rank %d: %s (set "
-                            "OMPI_LITE_P2P_SHM=0 to keep UCX's shared memory)",
-                            name, r, strerror(err));
-            return MPI_ERR_NO_MEM;
-        }
-    }
-    return OL_OK;
+    for (int r = 0; r < ol_rt.size; r++)
+        if (r != ol_rt.rank && !map_peer(r))
+            return false;
+    return true;
+}
+
+/* Tells every rank, in the ring from this one in its segment, that this
+ * rank mapped every segment: before the fence after which they look. */
+static void vouch_for_rings(void)
+{
+    for (int r = 0; r < ol_rt.size; r++)
+        __atomic_store_n(&ring_in(segments[r], ol_rt.rank)->producer_mapped_all, 1,
+                         __ATOMIC_RELEASE);
+}
+
+/* After that fence: whether every rank mapped every segment. A rank that
+ * could not map one (none made, or unfit) vouched nowhere, so every rank
+ * with a segment misses its word there: all ranks answer alike, whichever
+ * of them found the fault, and use the rings together or not at all. */
+static bool every_rank_vouched(void)
+{
+    for (int r = 0; r < ol_rt.size; r++)
+        if (!__atomic_load_n(&ring_in(segments[ol_rt.rank], r)->producer_mapped_all,
+                             __ATOMIC_ACQUIRE))
+            return false;
+    return true;
 }
 
 static long membarrier(int command)
@@ -353,21 +394,21 @@ ol_status_t ol_ring_init(size_t bytes_per_ring, bool offer, bool *usable)
         return MPI_ERR_NO_MEM;
     }
     bool created = offer && create_own();
-    ol_status_t rc = ol_rt_fence();
-    bool all_there = false;
-    if (rc == OL_OK)
-        rc = map_all(&all_there);
-    if (rc == OL_OK && all_there)
-        introduce_self();
-    ol_status_t fenced = ol_rt_fence(); /* every rank has mapped every segment */
-    if (created) {
-        char name[96];
-        segment_name(ol_rt.rank, name, sizeof(name));
-        shm_unlink(name);
-    }
+    ol_status_t rc = ol_rt_share(NAME_KEY, own_name, strlen(own_name) + 1);
+    ol_status_t fenced = ol_rt_fence(); /* every rank has made its segment, or given up */
     if (rc == OL_OK)
         rc = fenced;
-    if (rc != OL_OK || !all_there) {
+    bool mapped = rc == OL_OK && created && map_peers();
+    if (mapped) {
+        introduce_self();
+        vouch_for_rings();
+    }
+    fenced = ol_rt_fence(); /* every rank has mapped every segment, or given up */
+    if (created)
+        shm_unlink(own_name);
+    if (rc == OL_OK)
+        rc = fenced;
+    if (rc != OL_OK || !mapped || !every_rank_vouched()) {
         unmap_all();
         return rc;
     }

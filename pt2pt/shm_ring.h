@@ -14,10 +14,17 @@
  * the first word of every line of a marked record (only: see shm_ring.c).
  *
  * Set-up is collective over the job, at MPI_Init: every rank creates its
- * segment, a fence, every rank maps every segment (and writes its pid in its
- * own), a fence, every rank unlinks its own file, so a crash leaves nothing
- * in /dev/shm; then each rank tries to read a word of every peer's memory
- * and writes the answer in the ring from that peer. */
+ * segment under a name with a secret random part (ol_shm_file.h: O_EXCL,
+ * mode 0600) and shares the name through PMIx ("" if it made none), a
+ * fence, every rank maps every peer's segment, after checking the file
+ * (this user's, 0600, the size expected), and if it mapped them all, writes
+ * its pid in its own and says so in the ring from it in every segment, a
+ * fence, every rank unlinks its own file, so a crash leaves nothing in
+ * /dev/shm. A rank uses the rings only if every rank said so in its own
+ * segment: a rank that made no segment, or found a peer's unfit, said so
+ * nowhere, so all ranks agree without a further message. Then each rank
+ * tries to read a word of every peer's memory and writes the answer in the
+ * ring from that peer. */
 #ifndef OL_PT2PT_SHM_RING_H
 #define OL_PT2PT_SHM_RING_H
 
@@ -72,10 +79,10 @@ static inline size_t ol_ring_payload_bytes(const ol_ring_envelope_t *envelope)
 
 /* Maps the rings of a job whose ranks all run on this host, ring_bytes per
  * pair (a power of two); every rank calls it, offering a segment or not.
- * OL_OK with *usable false: some rank did not offer one, or offered another
- * size, and the job keeps UCX (every rank sees that alike). An error: a
- * segment that exists could not be mapped, so the ranks may disagree and
- * the job cannot go on. */
+ * OL_OK with *usable false: some rank did not offer one, offered another
+ * size, or found a segment unfit to map (it warns, naming the file), and
+ * the job keeps UCX (every rank sees that alike). An error: a fence or the
+ * sharing of the names failed, and the job cannot go on. */
 ol_status_t ol_ring_init(size_t ring_bytes, bool offer, bool *usable);
 void ol_ring_finalize(void);
 

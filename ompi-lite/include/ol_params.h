@@ -24,6 +24,7 @@ extern struct ol_param_values {
     int spin_us;                /* SPIN_US */
     int yield_us;               /* YIELD_US */
     int wait_poll_ms;           /* WAIT_POLL_MS */
+    const char *shm_test_name;  /* SHM_TEST_NAME: tests only (ol_shm_file.h) */
     /* UCX settings applied unless the user set the UCX variable (empty:
      * UCX's own default); see init.c. */
     const char *ucx_mm_fifo_size;      /* UCX_MM_FIFO_SIZE */

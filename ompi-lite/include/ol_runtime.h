@@ -31,7 +31,7 @@ typedef struct {
     ucp_worker_h ucp_worker;
     int worker_efd;          /* UCX wakeup fd: blocked ranks sleep on it */
     int spin_us;             /* how long a waiting rank polls before sleeping */
-    uint64_t job_key;        /* a hash of the job's PMIx namespace: names shared files */
+    uint64_t job_key;        /* a hash of the PMIx namespace: groups shared files (ol_shm_names.h) */
 } ol_runtime_t;
 
 extern ol_runtime_t ol_rt;
@@ -57,6 +57,12 @@ ol_status_t ol_rt_fence(void);
  * buffer is the caller's to free with ol_rt_free_peer_address(). */
 ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length);
 void ol_rt_free_peer_address(void *address);
+
+/* Bytes this rank shares with the others of its job under key (a PMIx put
+ * and commit): they can look them up after the next ol_rt_fence. What a
+ * lookup returns is the caller's to free(). A singleton shares nothing. */
+ol_status_t ol_rt_share(const char *key, const void *data, size_t length);
+ol_status_t ol_rt_lookup(int world_rank, const char *key, void **data, size_t *length);
 
 /* Work a layer above UCX advances on every progress call (the collective
  * schedules); NULL when it has nothing in flight, so the fast path pays one

@@ -427,3 +427,13 @@ void ol_rt_free_peer_address(void *address)
 {
     free(address);
 }
+
+ol_status_t ol_rt_share(const char *key, const void *data, size_t length)
+{
+    return ol_pmix_publish(key, data, length);
+}
+
+ol_status_t ol_rt_lookup(int world_rank, const char *key, void **data, size_t *length)
+{
+    return ol_pmix_lookup(world_rank, key, data, length);
+}

@@ -26,6 +26,12 @@ static const ol_param_t param_table[] = {
      "longest sleep of a waiting rank between two progress calls (a safety net "
      "for wakeups a transport does not signal)",
      &ol_param.wait_poll_ms, 1, 60000},
+    {"SHM_TEST_NAME", OL_PARAM_STRING, "",
+     "for tests only: the files this job makes in /dev/shm are named VALUE-p2p-RANK-N and "
+     "VALUE-coll-RANK-N (RANK in MPI_COMM_WORLD, N counting that rank's files of the kind from "
+     "0) instead of with a secret random part, so that a test can make one first and see the "
+     "job refuse it; any user can then do that, so never set it otherwise (empty: random names)",
+     &ol_param.shm_test_name, 0, 0},
     {"UCX_MM_FIFO_SIZE", OL_PARAM_STRING, "256",
      "UCX_MM_FIFO_SIZE unless the user sets UCX_MM_/POSIX_/SYSV_FIFO_SIZE (empty: UCX's "
      "64): slots of a rank's shared-memory receive FIFO (a power of two). With UCX's 64, a "

@@ -4,7 +4,7 @@
 # multi-host, Slurm and Open MPI launcher tests.
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
 	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after \
-	test/launcher/shm_leftover
+	test/launcher/shm_leftover test/launcher/shm_victim test/launcher/shm_squatter
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -21,6 +21,16 @@ test_launcher_shm_leftover_SOURCES = test/launcher/shm_leftover.c
 test_launcher_shm_leftover_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_shm_leftover_LDADD = $(MPI_TEST_LIBS)
 test_launcher_shm_leftover_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+test_launcher_shm_victim_SOURCES = test/launcher/shm_victim.c
+test_launcher_shm_victim_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_shm_victim_LDADD = $(MPI_TEST_LIBS)
+test_launcher_shm_victim_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+test_launcher_shm_squatter_SOURCES = test/launcher/shm_squatter.c
+# The LD_PRELOAD shim of shm_squat_hostile.sh: a libtool module, never
+# installed.
+check_LTLIBRARIES += test/launcher/slow_shm_open.la
+test_launcher_slow_shm_open_la_SOURCES = test/launcher/slow_shm_open.c
+test_launcher_slow_shm_open_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 test_launcher_ring_SOURCES = contrib/examples/ring.c
 test_launcher_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_ring_LDADD = $(MPI_TEST_LIBS)
@@ -34,6 +44,9 @@ test_launcher_scripts = \
 	test/launcher/pmix_job.sh \
 	test/launcher/failures.sh \
 	test/launcher/shm_leftovers.sh \
+	test/launcher/shm_squat_hostile.sh \
+	test/launcher/shm_squat_known.sh \
+	test/launcher/topo_cache_dir.sh \
 	test/launcher/exit_status.sh \
 	test/launcher/default_binding.sh \
 	test/launcher/signals.sh \

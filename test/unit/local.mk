@@ -17,3 +17,10 @@ TESTS += test/unit/progress_wait
 test_unit_progress_wait_SOURCES = test/unit/progress_wait.c
 test_unit_progress_wait_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 test_unit_progress_wait_LDADD = libol_core.la libmpi_abi.la
+# The /dev/shm files the ranks of a host share (ol_shm_file.h): secret
+# names, mode 0600, an existing name refused, unfit files not opened.
+check_PROGRAMS += test/unit/shm_file
+TESTS += test/unit/shm_file
+test_unit_shm_file_SOURCES = test/unit/shm_file.c
+test_unit_shm_file_CPPFLAGS = $(OL_CORE_CPPFLAGS)
+test_unit_shm_file_LDADD = libol_core.la libmpi_abi.la
