@@ -258,7 +258,7 @@ void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count c
 {
     size_t bytes = ol_dt_scratch_span(dt, count);
     char *base = s->device && bytes > 0 ? device_scratch(s, bytes) : ol_sched_buffer(s, bytes);
-    return base ? base - dt->true_lb : NULL;
+    return base ? ol_dt_buffer_for(base, dt) : NULL;
 }
 
 /* A started schedule may outlive the user's handles (MPI_Type_free,

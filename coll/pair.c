@@ -244,7 +244,7 @@ ol_status_t ol_coll_pair_run(const ol_coll_args_t *a)
                 .tag = ol_sched_next_tag(a->comm)};
     max_align_t scratch[PAIR_MAX_BYTES / sizeof(max_align_t)];
     /* the peer's vector, laid out like the user's (contiguous) buffer */
-    void *tmp = a->recvtype ? (char *)scratch - a->recvtype->true_lb : NULL;
+    void *tmp = a->recvtype ? ol_dt_buffer_for(scratch, a->recvtype) : NULL;
     switch (a->kind) {
     case OL_COLL_BARRIER:
         return exchange(&p, NULL, 0, NULL, 0, ol_dt_from_handle(MPI_BYTE), &no_copy);

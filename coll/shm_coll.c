@@ -332,7 +332,7 @@ static ol_status_t alltoall(const call_t *c)
 static void *typed_scratch(const ol_datatype_t *dt, MPI_Count n, void **mem)
 {
     *mem = malloc(ol_dt_scratch_span(dt, n));
-    return *mem ? (char *)*mem - dt->true_lb : NULL;
+    return *mem ? ol_dt_buffer_for(*mem, dt) : NULL;
 }
 
 /* Elements [first, first + n) of rank q's packed contribution as a buffer

@@ -50,6 +50,14 @@ static inline size_t ol_dt_scratch_span(const ol_datatype_t *dt, MPI_Count count
     return ol_dt_span(dt, count) + (count > 0 && tail > 0 ? (size_t)tail : 0);
 }
 
+/* The buffer address that puts dt's data at `data` (data - true_lb), for
+ * scratch laid out like a user buffer. Computed as an integer: with a type
+ * of absolute addresses (MPI_BOTTOM) the buffer lies outside any object. */
+static inline void *ol_dt_buffer_for(void *data, const ol_datatype_t *dt)
+{
+    return (void *)((uintptr_t)data - (uintptr_t)dt->true_lb);
+}
+
 /* NULL for MPI_DATATYPE_NULL, an unsupported optional type and anything
  * that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
