@@ -168,7 +168,7 @@ static const ol_param_t params[] = {
      "blocking allreduce on device memory, all ranks on one host: from this many bytes on, "
      "every rank reduces its slice straight out of the others' buffers through CUDA IPC "
      "(-1: never)",
-     &ol_coll_allreduce_device_ipc_bytes, 0, INT_MAX},
+     &ol_coll_allreduce_device_ipc_bytes, -1, INT_MAX},
 };
 
 static int choose(const ol_coll_args_t *a, const char **why)

@@ -67,7 +67,7 @@ const ol_param_t ol_coll_shm_params[] = {
      "is about 16 (p + 1) COLL_SHM_MAX_BYTES, 4.5 MiB for 8 ranks); communicators set up "
      "past it keep the pt2pt algorithms, so that a program with thousands of communicators "
      "does not fill /dev/shm",
-     &memory_mib, 1, 1048576},
+     &memory_mib, 0, 1048576},
     {"COLL_SHM_SLICE_BYTES", OL_PARAM_INT, "16384",
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",

@@ -44,7 +44,11 @@ make -j"$jobs" >/dev/null
 
 # UCX's memory hooks patch malloc and mmap, which AddressSanitizer owns.
 export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_EVENTS=no
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0"
+# verify_asan_link_order=0: some tests preload a shim (late_signal.c,
+# deny_cma.c) ahead of the sanitizer's runtime, which is harmless here.
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:verify_asan_link_order=0"
+# The sanitizers slow the ranks several times: the per-test limit grows.
+export TEST_TIMEOUT="${TEST_TIMEOUT:-600}"
 export LSAN_OPTIONS="suppressions=$top/contrib/sanitize.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 

@@ -39,6 +39,7 @@ static ol_status_t connect_locked(int world_rank, ucp_ep_h *ep)
     if (st != UCS_OK) {
         ol_error_detail("cannot connect to rank %d: %s", world_rank, ucs_status_string(st));
         OL_WARN("pt2pt", "cannot connect to rank %d: %s", world_rank, ucs_status_string(st));
+        ol_rt_note_peer_lost();
         return MPI_ERR_OTHER;
     }
     OL_TRACE("pt2pt", "connected to rank %d", world_rank);

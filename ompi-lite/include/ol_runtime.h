@@ -47,8 +47,16 @@ typedef struct {
 ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests);
 ol_status_t ol_rt_finalize(void);
 
-/* Ends the whole job with this exit code; message goes to stderr first. */
+/* Ends the whole job with this exit code; message goes to stderr first.
+ * After ol_rt_note_peer_lost, the message waits a moment: another process
+ * of the job has ended, the launcher is ending the job for that reason and
+ * says so, and this process's error, a consequence, would only hide the
+ * cause; it is printed if the job goes on all the same. */
 void ol_rt_abort(int exit_code, const char *message) __attribute__((noreturn));
+
+/* An error showed that another process of the job is gone (its
+ * connection failed, a fence could not complete). */
+void ol_rt_note_peer_lost(void);
 
 /* Waits until every rank of the job has called it (a PMIx fence). */
 ol_status_t ol_rt_fence(void);

@@ -400,8 +400,22 @@ ol_status_t ol_rt_finalize(void)
     return rc;
 }
 
+static volatile bool peer_lost;
+
+void ol_rt_note_peer_lost(void)
+{
+    peer_lost = true;
+}
+
+/* Long enough for the launcher to end a job whose process died (it kills
+ * the others within milliseconds), short enough not to matter where it
+ * does not. */
+enum { PEER_LOST_GRACE_MS = 2000 };
+
 void ol_rt_abort(int exit_code, const char *message)
 {
+    if (peer_lost && ol_rt.size > 1)
+        usleep(PEER_LOST_GRACE_MS * 1000);
     if (message && *message)
         fprintf(stderr, "%s\n", message);
     fflush(stderr);

@@ -2,6 +2,8 @@
 #include "ol_common.h"
 #include "ol_param_table.h"
 
+#include <limits.h>
+
 struct ol_param_values ol_param;
 
 static const ol_param_t param_table[] = {
@@ -25,7 +27,7 @@ static const ol_param_t param_table[] = {
     {"WAIT_POLL_MS", OL_PARAM_INT, "100",
      "longest sleep of a waiting rank between two progress calls (a safety net "
      "for wakeups a transport does not signal)",
-     &ol_param.wait_poll_ms, 1, 60000},
+     &ol_param.wait_poll_ms, 1, INT_MAX},
     {"SHM_TEST_NAME", OL_PARAM_STRING, "",
      "for tests only: the files this job makes in /dev/shm are named VALUE-p2p-RANK-N and "
      "VALUE-coll-RANK-N (RANK in MPI_COMM_WORLD, N counting that rank's files of the kind from "

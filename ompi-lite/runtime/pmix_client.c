@@ -216,7 +216,11 @@ ol_status_t ol_pmix_fence(void)
         rc = PMIX_SUCCESS; /* completed at once, no callback comes */
     }
     if (rc != PMIX_SUCCESS) {
+        ol_error_detail("the job's fence did not complete (PMIx: %s): another process of the "
+                        "job has ended or lost its connection",
+                        PMIx_Error_string(rc));
         OL_WARN("runtime", "PMIx_Fence failed: %s", PMIx_Error_string(rc));
+        ol_rt_note_peer_lost();
         return MPI_ERR_INTERN;
     }
     return OL_OK;

@@ -3,12 +3,12 @@
 test_mpi_scripts = \
 	test/mpi/ring.sh test/mpi/matrix.sh test/mpi/wildcards.sh test/mpi/env.sh \
 	test/mpi/exit3.sh test/mpi/abort.sh test/mpi/bad_rank.sh test/mpi/errors_return.sh \
-	test/mpi/finalize_race.sh test/mpi/bad_params.sh
+	test/mpi/finalize_race.sh test/mpi/bad_params.sh test/mpi/finalize_orphans.sh
 
 check_PROGRAMS += \
 	test/mpi/ring test/mpi/matrix test/mpi/wildcards test/mpi/env \
 	test/mpi/exit3 test/mpi/abort test/mpi/bad_rank test/mpi/errors_return \
-	test/mpi/finalize_race test/mpi/bad_params
+	test/mpi/finalize_race test/mpi/bad_params test/mpi/finalize_orphans
 TESTS += $(test_mpi_scripts)
 EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
 
@@ -22,6 +22,11 @@ test_mpi_bad_params_SOURCES = test/mpi/ring.c
 test_mpi_bad_params_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_bad_params_LDADD = $(MPI_TEST_LIBS)
 test_mpi_bad_params_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_finalize_orphans_SOURCES = test/mpi/finalize_orphans.c
+test_mpi_finalize_orphans_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_finalize_orphans_LDADD = $(MPI_TEST_LIBS)
+test_mpi_finalize_orphans_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_mpi_matrix_SOURCES = test/mpi/matrix.c
 test_mpi_matrix_CPPFLAGS = $(MPI_TEST_INCLUDES)
