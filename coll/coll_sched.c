@@ -18,6 +18,7 @@
 #include "ol_log.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,8 @@ struct ol_sched {
     ol_status_t message_error; /* a message failed (end_message): the rounds go on */
     ol_status_t standing_error; /* the call's own arguments were wrong: the rounds run,
                                    then the call ends with it (ol_sched_end_with) */
+    char standing_why[192];     /* its sentence, for the completion's message */
+    void *kept_copy;            /* memory the call reads, freed with it (ol_sched_keep) */
     scratch_t *scratch;        /* blocks in use */
     scratch_t *kept;           /* blocks of the previous run, free to reuse */
     arena_t *arena;
@@ -116,9 +119,23 @@ static void free_scratch(ol_sched_t *s)
     s->device = false;
 }
 
-void ol_sched_end_with(ol_sched_t *s, ol_status_t error)
+void ol_sched_end_with(ol_sched_t *s, ol_status_t error, const char *why)
 {
     s->standing_error = error;
+    snprintf(s->standing_why, sizeof(s->standing_why), "%s", why ? why : "");
+}
+
+void ol_sched_keep(ol_sched_t *s, void *memory)
+{
+    s->kept_copy = memory;
+}
+
+void ol_sched_explain(const ol_request_t *request)
+{
+    const ol_sched_t *s = request->owner;
+    if (s && s->standing_error != OL_OK && request->error == s->standing_error &&
+        s->standing_why[0])
+        ol_error_detail("%s", s->standing_why);
 }
 
 void ol_sched_use_device(ol_sched_t *s)
@@ -151,6 +168,9 @@ static void reset(ol_sched_t *s)
     s->current = 0;
     s->request = NULL;
     s->error = s->message_error = s->standing_error = OL_OK;
+    s->standing_why[0] = '\0';
+    free(s->kept_copy);
+    s->kept_copy = NULL;
     s->next_active = NULL;
     free_scratch(s);
     if (s->arena)

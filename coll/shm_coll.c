@@ -343,7 +343,7 @@ static const void *contribution(const call_t *c, int q, MPI_Count first, MPI_Cou
     const ol_datatype_t *dt = c->a->recvtype;
     const char *packed = slot(c, q) + first * (MPI_Count)dt->size;
     if (dt->contiguous)
-        return packed - dt->true_lb;
+        return ol_dt_buffer_for((void *)packed, dt);
     ol_dt_unpack_all(dt, view, n, packed);
     return view;
 }
@@ -399,7 +399,7 @@ static ol_status_t reduce_my_slice(const call_t *c, MPI_Count count)
     char *packed = ol_shm_result(c->shm, c->s) + first * (MPI_Count)dt->size;
     ol_status_t rc = OL_OK;
     if (n > 0 && dt->contiguous) {
-        rc = combine(c, first, n, packed - dt->true_lb);
+        rc = combine(c, first, n, ol_dt_buffer_for(packed, dt));
     } else if (n > 0) {
         void *mem, *acc = typed_scratch(dt, n, &mem);
         rc = acc ? combine(c, first, n, acc) : MPI_ERR_NO_MEM;

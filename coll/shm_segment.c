@@ -124,7 +124,7 @@ static _Atomic size_t mapped_bytes;
 
 static bool within_budget(size_t bytes)
 {
-    size_t budget = (size_t)(memory_mib > 0 ? memory_mib : 0) << 20;
+    size_t budget = (size_t)memory_mib << 20;
     size_t after = atomic_fetch_add(&mapped_bytes, bytes) + bytes;
     if (after <= budget)
         return true;

@@ -55,10 +55,6 @@ void ol_dev_params_load(void)
 {
     ol_param_table_load(device_params, OL_ARRAY_SIZE(device_params));
     ol_dev_messages = param.messages < 0 ? ol_accel_built() : param.messages != 0;
-    if (param.stage_chunk < 4096)
-        param.stage_chunk = 4096;
-    if (param.stage_depth < 1)
-        param.stage_depth = 1;
 }
 
 void ol_dev_params_print(FILE *out)
@@ -108,7 +104,7 @@ static ol_status_t pack_device(const void *buf, MPI_Count count, ol_datatype_t *
     ol_status_t rc = ol_accel_copy_span_to_host(buf, count, dt, &shadow);
     if (rc != OL_OK)
         return rc;
-    ol_dt_cursor_t *c = ol_dt_cursor_create(dt, shadow - dt->true_lb, count);
+    ol_dt_cursor_t *c = ol_dt_cursor_create(dt, ol_dt_buffer_for(shadow, dt), count);
     if (c) {
         ol_dt_cursor_pack(c, 0, dst, bytes);
         ol_dt_cursor_free(c);
@@ -142,7 +138,7 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
         ol_status_t rc = ol_accel_copy_span_to_host(buf, count, dt, &shadow);
         if (rc != OL_OK)
             return rc;
-        base = shadow - dt->true_lb;
+        base = ol_dt_buffer_for(shadow, dt);
     }
     ol_dt_cursor_t *c = ol_dt_cursor_create(dt, base, count);
     if (c) {

@@ -36,11 +36,11 @@ ol_status_t ol_pt2pt_prepare(ol_request_kind_t kind, const ol_op_args_t *args,
                              ol_request_t **request);
 ol_status_t ol_pt2pt_start(ol_request_t *request);
 
-/* Waits for a request, copies its status out (status may be NULL) and,
- * unless it is persistent, releases it. Returns the operation's error. */
 /* The sentence of a completed request's error, where pt2pt knows more
  * than its class (a truncated receive: both sizes); else leaves it. */
 void ol_pt2pt_explain(const ol_request_t *req);
+/* Waits for a request, copies its status out (status may be NULL) and,
+ * unless it is persistent, releases it. Returns the operation's error. */
 ol_status_t ol_pt2pt_wait(ol_request_t *request, MPI_Status *status);
 /* Asks a pending receive to complete as cancelled, or the receiver of a
  * send to take it back if no receive has it yet (only on one host, where

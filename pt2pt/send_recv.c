@@ -398,11 +398,11 @@ static void truncation_detail(MPI_Count arrived, MPI_Count count, const ol_datat
     if (arrived > room)
         ol_error_detail("a message of %lld bytes arrived for a receive of %lld elements of %s "
                         "(%lld bytes)",
-                        (long long)arrived, (long long)count, dt->name, (long long)room);
+                        (long long)arrived, (long long)count, ol_dt_name(dt), (long long)room);
     else
         ol_error_detail("a message longer than the receive's %lld elements of %s (%lld bytes) "
                         "arrived",
-                        (long long)count, dt->name, (long long)room);
+                        (long long)count, ol_dt_name(dt), (long long)room);
 }
 
 void ol_pt2pt_explain(const ol_request_t *req)

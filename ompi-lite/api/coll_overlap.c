@@ -7,11 +7,14 @@
  * First the spans (lowest to highest byte) of the two sides: disjoint
  * spans, the common case, cost one pass over the blocks' bounds. Where the
  * spans meet, the blocks of data of both sides are listed, merged and
- * swept; more blocks than MAX_BLOCKS on a side are not judged (taken as
- * not overlapping), as a correct program must never be refused. */
+ * swept (on the stack up to 64 blocks a side, the scattered variables of
+ * an MPI_BOTTOM call); more blocks than MAX_BLOCKS on a side are not
+ * judged (taken as not overlapping), as a correct program must never be
+ * refused. */
 #include "coll_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { MAX_BLOCKS = 1 << 16 };
 
@@ -71,16 +74,46 @@ static bool side_span(const ol_api_coll_side_t *s, range_t *span)
     return any;
 }
 
+bool ol_api_coll_side_span(const ol_api_coll_side_t *s, uintptr_t *start, uintptr_t *end)
+{
+    range_t span;
+    if (!side_span(s, &span))
+        return false;
+    *start = span.start;
+    *end = span.end;
+    return true;
+}
+
+bool ol_api_coll_side_for_each_block(const ol_api_coll_side_t *s, ol_dt_block_fn visit,
+                                     void *ctx)
+{
+    for (int i = 0; i < s->n; i++)
+        if (has_data(s, i) && !ol_dt_for_each_block(type_of(s, i), (const void *)origin_of(s, i),
+                                                    count_of(s, i), visit, ctx))
+            return false;
+    return true;
+}
+
+/* A side's blocks: in the caller's small array first, in a larger one
+ * (up to MAX_BLOCKS) only where a side has more. */
+enum { SMALL_BLOCKS = 64 };
+
 typedef struct {
     range_t *ranges;
-    size_t n;
+    size_t n, capacity;
+    range_t *heap;
 } block_list_t;
 
 static bool add_block(uintptr_t address, size_t bytes, void *ctx)
 {
     block_list_t *list = ctx;
-    if (list->n == MAX_BLOCKS)
-        return false;
+    if (list->n == list->capacity) {
+        if (list->heap || !(list->heap = malloc(MAX_BLOCKS * sizeof(range_t))))
+            return false; /* more than MAX_BLOCKS, or no memory: not judged */
+        memcpy(list->heap, list->ranges, list->n * sizeof(range_t));
+        list->ranges = list->heap;
+        list->capacity = MAX_BLOCKS;
+    }
     list->ranges[list->n++] = (range_t){address, address + bytes};
     return true;
 }
@@ -95,12 +128,8 @@ static int by_start(const void *x, const void *y)
  * there are more than MAX_BLOCKS. */
 static bool list_blocks(const ol_api_coll_side_t *s, block_list_t *list)
 {
-    list->n = 0;
-    for (int i = 0; i < s->n; i++)
-        if (has_data(s, i) &&
-            !ol_dt_for_each_block(type_of(s, i), (const void *)origin_of(s, i), count_of(s, i),
-                                  add_block, list))
-            return false;
+    if (!ol_api_coll_side_for_each_block(s, add_block, list))
+        return false;
     qsort(list->ranges, list->n, sizeof(range_t), by_start);
     size_t merged = 0;
     for (size_t k = 0; k < list->n; k++) {
@@ -140,11 +169,12 @@ bool ol_api_coll_sides_overlap(const ol_api_coll_side_t *a, const ol_api_coll_si
     if (!side_span(a, &span_a) || !side_span(b, &span_b) || span_a.end <= span_b.start ||
         span_b.end <= span_a.start)
         return false;
-    block_list_t list_a = {malloc(MAX_BLOCKS * sizeof(range_t)), 0};
-    block_list_t list_b = {malloc(MAX_BLOCKS * sizeof(range_t)), 0};
-    bool meet = list_a.ranges && list_b.ranges && list_blocks(a, &list_a) &&
-                list_blocks(b, &list_b) && lists_meet(&list_a, &list_b, where);
-    free(list_a.ranges);
-    free(list_b.ranges);
+    range_t small_a[SMALL_BLOCKS], small_b[SMALL_BLOCKS];
+    block_list_t list_a = {small_a, 0, SMALL_BLOCKS, NULL};
+    block_list_t list_b = {small_b, 0, SMALL_BLOCKS, NULL};
+    bool meet = list_blocks(a, &list_a) && list_blocks(b, &list_b) &&
+                lists_meet(&list_a, &list_b, where);
+    free(list_a.heap);
+    free(list_b.heap);
     return meet;
 }

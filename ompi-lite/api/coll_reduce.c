@@ -7,6 +7,7 @@
  * schedule and runs it (blocking), starts it (I...) or keeps it (_init). */
 #include "coll_internal.h"
 #include "gen_impl.h"
+#include "ol_api_checks.h"
 
 #include <stdlib.h>
 
@@ -145,13 +146,10 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *counts_
     if (rc == MPI_SUCCESS)
         rc = check_common(&a, total, true);
     bool in_place = sendbuf == MPI_IN_PLACE;
-    if (rc == MPI_SUCCESS && dt->size &&
-        ((!in_place && !sendbuf && total) ||
-         (!recvbuf && (in_place ? total : counts[comm->rank])))) {
-        ol_api_set_detail("%s is NULL with elements to %s", recvbuf ? "sendbuf" : "recvbuf",
-                          recvbuf ? "send" : "receive");
-        rc = MPI_ERR_BUFFER;
-    }
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = ol_check_buffer(sendbuf, total, dt, "sendbuf");
+    if (rc == MPI_SUCCESS)
+        rc = ol_check_buffer(recvbuf, in_place ? total : counts[comm->rank], dt, "recvbuf");
     if (rc == MPI_SUCCESS)
         rc = ol_api_coll_issue(&a, how, request);
     free(counts);

@@ -884,7 +884,7 @@ static int check_room(MPI_Count max, MPI_Count needed, const void *array, const 
 }
 
 /* Copies the contents out; each derived type returned is a new handle the
- * user frees, as the standard says. */
+ * user frees, as the standard says (not the predefined and f90 ones). */
 static int get_contents(ol_datatype_t *datatype, MPI_Count max_integers, MPI_Count max_addresses,
                         MPI_Count max_large_counts, MPI_Count max_datatypes,
                         int array_of_integers[], MPI_Aint array_of_addresses[],
@@ -912,7 +912,8 @@ static int get_contents(ol_datatype_t *datatype, MPI_Count max_integers, MPI_Cou
     if (c.ncounts)
         memcpy(array_of_large_counts, c.counts, (size_t)c.ncounts * sizeof(MPI_Count));
     for (MPI_Count i = 0; i < c.ntypes; i++) {
-        ol_dt_new_handle(c.types[i]);
+        if (!ol_dt_is_f90(c.types[i])) /* predefined in all but the handle */
+            ol_dt_new_handle(c.types[i]);
         array_of_datatypes[i] = ol_dt_to_handle(c.types[i]);
     }
     return MPI_SUCCESS;

@@ -68,12 +68,15 @@ static inline ol_status_t ol_check_count(MPI_Count count, const char *arg)
     return MPI_ERR_COUNT;
 }
 
+/* No memory can lie in the first 64 KiB of an address space (Linux's
+ * vm.mmap_min_addr): a NULL buffer whose data would begin there is a
+ * forgotten allocation, not MPI_BOTTOM. */
+#define OL_LOWEST_DATA_ADDRESS 65536
+
 /* The datatype of data that moves must be committed. A NULL buffer is
- * MPI_BOTTOM, which only a datatype of absolute addresses may use; no
- * predefined datatype is one. */
-/* buf is NULL (MPI_BOTTOM) only where the data's addresses are absolute:
- * a datatype built from MPI_Get_address values, or displacements (displ,
- * bytes) that carry them; data that would begin at address 0 is refused. */
+ * MPI_BOTTOM, for data whose addresses are absolute: a datatype built from
+ * MPI_Get_address values, or displacements (displ, bytes) that carry them;
+ * data that would begin in the lowest 64 KiB is refused. */
 static inline ol_status_t ol_check_buffer_at(const void *buf, MPI_Aint displ, MPI_Count count,
                                              const ol_datatype_t *dt, const char *arg)
 {
@@ -81,11 +84,13 @@ static inline ol_status_t ol_check_buffer_at(const void *buf, MPI_Aint displ, MP
         ol_api_set_detail("the datatype of %s (%s) is not committed", arg, dt->name);
         return MPI_ERR_TYPE;
     }
-    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0 || displ + dt->true_lb != 0))
+    uintptr_t first = (uintptr_t)(displ + dt->true_lb);
+    if (OL_LIKELY(buf != NULL || count == 0 || dt->size == 0 || first >= OL_LOWEST_DATA_ADDRESS))
         return MPI_SUCCESS;
     ol_api_set_detail("%s is NULL (MPI_BOTTOM) and the data of its %lld elements of %s would "
-                      "begin at address 0",
-                      arg, (long long)count, dt->name[0] ? dt->name : "a derived datatype");
+                      "begin at address %p, where no memory can be",
+                      arg, (long long)count, ol_dt_name(dt),
+                      (void *)first);
     return MPI_ERR_BUFFER;
 }
 

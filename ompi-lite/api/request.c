@@ -55,12 +55,23 @@ static int grequest_free(ol_request_t *req)
 
 /* Takes the result out of a completed request: copies its status, and
  * frees it (setting the handle to MPI_REQUEST_NULL) unless persistent. */
-static int finish(MPI_Request *handle, ol_request_t *req, MPI_Status *status)
+/* The sentence of a completed request's error, where its layer knows one. */
+static void explain(const ol_request_t *req)
+{
+    ol_pt2pt_explain(req);
+    ol_coll_explain(req);
+}
+
+/* Finishes a completed request: its status, its result, and, where
+ * with_sentence (not for a later failure of a call of several completions,
+ * whose message names the first), the sentence of its error. */
+static int finish_one(MPI_Request *handle, ol_request_t *req, MPI_Status *status,
+                      bool with_sentence)
 {
     int rc = query_status(req);
     set_status(status, &req->status);
-    if (req->error != MPI_SUCCESS)
-        ol_pt2pt_explain(req);
+    if (req->error != MPI_SUCCESS && with_sentence)
+        explain(req);
     if (req->error != MPI_SUCCESS && req->args.comm)
         ol_api_set_error_comm(req->args.comm);
     if (req->persistent) {
@@ -88,7 +99,7 @@ int ol_api_wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     ol_request_wait_complete(req);
-    return finish(request, req, status);
+    return finish_one(request, req, status, true);
 }
 
 int ol_api_test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -108,7 +119,7 @@ int ol_api_test(MPI_Request *request, int *flag, MPI_Status *status)
         *flag = 0;
         return MPI_SUCCESS;
     }
-    return finish(request, req, status);
+    return finish_one(request, req, status, true);
 }
 
 /* ---- arrays of requests -------------------------------------------------- */
@@ -190,7 +201,7 @@ static void result_into(results_t *r, int i, MPI_Request *handle, ol_request_t *
         set_empty(st); /* whose error field is MPI_SUCCESS, always */
         kept = rc = MPI_SUCCESS;
     } else if (handle) {
-        rc = finish(handle, req, st);
+        rc = finish_one(handle, req, st, r->errors == 0);
     } else {
         rc = query_status(req);
         set_status(st, &req->status);
@@ -300,7 +311,7 @@ static int finish_one_of(MPI_Request requests[], ol_request_t **reqs, int index,
         set_empty(status);
         return MPI_SUCCESS;
     }
-    return finish(&requests[index], reqs[index], status);
+    return finish_one(&requests[index], reqs[index], status, true);
 }
 
 int ol_api_waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)

@@ -58,6 +58,12 @@ static inline void *ol_dt_buffer_for(void *data, const ol_datatype_t *dt)
     return (void *)((uintptr_t)data - (uintptr_t)dt->true_lb);
 }
 
+/* The type's name for a sentence: its MPI name, or what it is. */
+static inline const char *ol_dt_name(const ol_datatype_t *dt)
+{
+    return dt->name[0] ? dt->name : "a derived datatype";
+}
+
 /* NULL for MPI_DATATYPE_NULL, an unsupported optional type and anything
  * that is no live datatype. */
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle);
@@ -154,17 +160,19 @@ ol_status_t ol_dt_create_darray(int size, int rank, int ndims, const MPI_Count *
                                 int order, ol_datatype_t *oldtype, bool large,
                                 ol_datatype_t **newtype);
 
-/* Makes the type usable for communication: computes `contiguous`. */
+/* The type of MPI_Type_create_f90_real/complex/integer (combiner
+ * MPI_COMBINER_F90_*; p is ignored for integers) of the named kind:
+ * predefined in all but the handle (committed, never freed, the named
+ * type's data); the API keeps one per arguments. */
 ol_status_t ol_dt_create_f90(int combiner, int p, int r, ol_datatype_t *named,
                              ol_datatype_t **newtype);
-/* Made by MPI_Type_create_f90_real/complex/integer: predefined in all but
- * the handle (committed, never freed, the named type's data). */
 bool ol_dt_is_f90(const ol_datatype_t *dt);
 /* The one predefined type all of dt's data is made of (the constructors'
  * old types, recursively), NULL if there are several: what a predefined
  * reduction operator runs on. */
 const ol_datatype_t *ol_dt_basic_type(const ol_datatype_t *dt);
 
+/* Makes the type usable for communication: computes `contiguous`. */
 void ol_dt_commit(ol_datatype_t *dt);
 /* MPI_Type_free: the user's handle goes; operations in flight keep the
  * object until they release it. */

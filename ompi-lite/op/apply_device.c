@@ -15,7 +15,7 @@ static ol_status_t host_copy(const void *dev, MPI_Count count, const ol_datatype
 {
     ol_status_t rc = ol_accel_copy_span_to_host(dev, count, dt, copy);
     if (rc == OL_OK)
-        *base = *copy - dt->true_lb;
+        *base = ol_dt_buffer_for(*copy, dt);
     return rc;
 }
 

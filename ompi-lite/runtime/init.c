@@ -400,11 +400,11 @@ ol_status_t ol_rt_finalize(void)
     return rc;
 }
 
-static volatile bool peer_lost;
+static bool peer_lost;
 
 void ol_rt_note_peer_lost(void)
 {
-    peer_lost = true;
+    __atomic_store_n(&peer_lost, true, __ATOMIC_RELAXED);
 }
 
 /* Long enough for the launcher to end a job whose process died (it kills
@@ -414,7 +414,7 @@ enum { PEER_LOST_GRACE_MS = 2000 };
 
 void ol_rt_abort(int exit_code, const char *message)
 {
-    if (peer_lost && ol_rt.size > 1)
+    if (__atomic_load_n(&peer_lost, __ATOMIC_RELAXED) && ol_rt.size > 1)
         usleep(PEER_LOST_GRACE_MS * 1000);
     if (message && *message)
         fprintf(stderr, "%s\n", message);

@@ -17,13 +17,13 @@ static const ol_param_t param_table[] = {
      "-1: 5 when the host has a core per local rank, 0 when oversubscribed (50 us "
      "measured 53-58 us per small allreduce in runs where two ranks shared a core: a "
      "spinning rank keeps its peer off the core for the whole spin)",
-     &ol_param.spin_us, -1, 1000000},
+     &ol_param.spin_us, -1, INT_MAX},
     {"YIELD_US", OL_PARAM_INT, "200",
      "microseconds a waiting rank then keeps polling but gives its core away between "
      "polls (sched_yield) before it sleeps on the UCX event fd (4 ranks on 2 cores: 8 B "
      "allreduce 28-65 us sleeping at once, 11-14 with 100 us of yielding; 1 ms and more "
      "slowed 256 KiB reduces)",
-     &ol_param.yield_us, 0, 1000000},
+     &ol_param.yield_us, 0, INT_MAX},
     {"WAIT_POLL_MS", OL_PARAM_INT, "100",
      "longest sleep of a waiting rank between two progress calls (a safety net "
      "for wakeups a transport does not signal)",

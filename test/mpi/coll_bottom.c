@@ -250,6 +250,32 @@ static void interleaved(void)
     MPI_Type_free(&third);
 }
 
+/* Alltoall and alltoallv where rank 0 alone passes one buffer as both
+ * send and receive buffer: rank 0 gets MPI_ERR_BUFFER, the others succeed,
+ * and every process receives what the others sent (rank 0's sends are what
+ * its buffer held when it called: the call ran exactly as given). */
+static void alltoall_one_aliased(void)
+{
+    for (int v = 0; v < 2; v++) {
+        const char *call = v ? "MPI_Alltoallv (rank 0: sendbuf = recvbuf)"
+                             : "MPI_Alltoall (rank 0: sendbuf = recvbuf)";
+        int send[MAXP], recv[MAXP], counts[MAXP], displs[MAXP];
+        for (int i = 0; i < size; i++) {
+            send[i] = recv[i] = value(rank, i);
+            counts[i] = 1, displs[i] = i;
+        }
+        int *sendbuf = rank == 0 ? recv : send;
+        int rc = v ? MPI_Alltoallv(sendbuf, counts, displs, MPI_INT, recv, counts, displs,
+                                   MPI_INT, MPI_COMM_WORLD)
+                   : MPI_Alltoall(sendbuf, 1, MPI_INT, recv, 1, MPI_INT, MPI_COMM_WORLD);
+        if (rank == 0)
+            expect_buffer_error(rc, call);
+        else
+            check(rc, call);
+        expect_ints(call, recv, 0, 1, -1, rank);
+    }
+}
+
 /* A send whose bytes are the process's own receive block: every process
  * of an allgather gets MPI_ERR_BUFFER, and the data is as MPI_IN_PLACE
  * would have made it. At a gather's root alone: the root gets the error,
@@ -311,9 +337,12 @@ static void aliased(void)
     }
     MPI_Type_free(&all);
     MPI_Type_free(&own);
+    alltoall_one_aliased();
 }
 
-/* MPI_BOTTOM with data that would begin at address 0 stays an error. */
+/* MPI_BOTTOM (NULL) with data that would begin at address 0, or just
+ * above it where no memory can be (a forgotten allocation with relative
+ * displacements), stays an error, on every process alike. */
 static void bottom_at_zero(void)
 {
     int rc = MPI_Bcast(MPI_BOTTOM, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -321,6 +350,14 @@ static void bottom_at_zero(void)
     MPI_Error_class(rc, &class);
     if (class != MPI_ERR_BUFFER)
         fail("MPI_Bcast(MPI_BOTTOM, 1, MPI_INT) error class", MPI_ERR_BUFFER, class);
+    int counts[MAXP], displs[MAXP], send[MAXP];
+    for (int i = 0; i < size; i++)
+        counts[i] = 1, displs[i] = i + 1, send[i] = i;
+    rc = MPI_Alltoallv(send, counts, displs, MPI_INT, NULL, counts, displs, MPI_INT,
+                       MPI_COMM_WORLD);
+    MPI_Error_class(rc, &class);
+    if (class != MPI_ERR_BUFFER)
+        fail("MPI_Alltoallv into NULL at displacements 1.. error class", MPI_ERR_BUFFER, class);
 }
 
 int main(int argc, char **argv)
