@@ -70,7 +70,10 @@ int ol_param_table_load(const ol_param_t *table, size_t rows)
     int bad = 0;
     for (size_t i = 0; i < rows; i++) {
         const ol_param_t *p = &table[i];
-        set_row(p, p->default_value);
+        if (set_row(p, p->default_value) != 0 || !in_range(p))
+            fprintf(stderr, "ompi-lite: internal error: OMPI_LITE_%s's default %s is not one of "
+                            "its values\n",
+                    p->name, p->default_value);
         const char *text = env_value(p);
         if (!text)
             continue;

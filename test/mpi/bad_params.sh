@@ -16,6 +16,7 @@ expect_out "^ring: 2 ranks, 100 laps OK"
 expect_err "^ompi-lite: OMPI_LITE_ALLREDUCE_ALGORITHM=rign is not an algorithm of allreduce \\(recursive_doubling, ring, .*\\); each call chooses its own$"
 expect_err "^ompi-lite: OMPI_LITE_P2P_SHM_RING_BYTES=5000 is not a power of two of at least 4096 .*; point-to-point keeps UCX's shared memory$"
 expect_err "^ompi-lite: OMPI_LITE_SPIN_US=5us is not a valid value \\(an integer is expected\\); using "
+expect_no_output "internal error"
 
 OMPI_LITE_P2P_SHM=2 OMPI_LITE_P2P_SHM_RING_BYTES=1073741824 OMPI_LITE_BCAST_SEGMENT_SIZE=0 \
     OMPI_LITE_WAIT_POLL_MS=-1 run_mpi 2 100
