@@ -206,8 +206,6 @@ struct dev_op {
     dev_op_t *next;
 };
 
-int (*volatile ol_progress_accel_hook)(void);
-
 static dev_op_t *active;                    /* owned by the thread holding step_lock */
 static dev_op_t *incoming;                  /* added under incoming_lock */
 static int in_flight;
