@@ -58,7 +58,7 @@ ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min
     long long bytes = (long long)a->recvcount * (long long)a->recvtype->size;
     if (ol_comm_is_inter(comm) || comm->size < 2 || comm->size > OL_ACCEL_REDUCE_MAX_INPUTS ||
         min_bytes < 0 || bytes < min_bytes || !a->recvtype->predefined || !ol_accel_built() ||
-        !ol_accel_can_reduce(a->op, a->recvtype) || a->recvcount < comm->size)
+        !ol_op_device_kernel(a->op, a->recvtype) || a->recvcount < comm->size)
         return OL_OK;
     bool ready;
     ol_status_t rc = comm_ipc_ready(comm, &ready);

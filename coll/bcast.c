@@ -99,7 +99,7 @@ ol_status_t ol_coll_bcast_bytes(ol_sched_t *s, const ol_coll_args_t *a, ol_coll_
     bytes->recvtype = ol_dt_from_handle(MPI_BYTE);
     bytes->recvcount = a->recvcount * (MPI_Count)dt->size;
     if (dt->contiguous) {
-        bytes->recvbuf = (char *)a->recvbuf + dt->true_lb;
+        bytes->recvbuf = ol_dt_data_at(a->recvbuf, dt);
         return OL_OK;
     }
     bytes->recvbuf = ol_sched_buffer(s, (size_t)bytes->recvcount);

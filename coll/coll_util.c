@@ -11,8 +11,8 @@ ol_status_t ol_coll_copy(void *dst, const void *src, MPI_Count count, const ol_d
 {
     if (dst == src || count == 0)
         return OL_OK;
-    char *to = (char *)dst + dt->true_lb;
-    const char *from = (const char *)src + dt->true_lb;
+    char *to = ol_dt_data_at(dst, dt);
+    const char *from = ol_dt_data_at(src, dt);
     size_t bytes = (size_t)count * dt->size;
     bool device = ol_accel_is_device(to) || ol_accel_is_device(from);
     if (dt->contiguous) {

@@ -372,7 +372,7 @@ static ol_status_t combine_into_user(const call_t *c, MPI_Count first, MPI_Count
     ol_datatype_t *dt = c->a->recvtype;
     if (n == 0)
         return OL_OK;
-    if (!ol_accel_is_device((char *)dst + dt->true_lb))
+    if (!ol_accel_is_device(ol_dt_data_at(dst, dt)))
         return combine(c, first, n, dst);
     void *mem, *acc = typed_scratch(dt, n, &mem);
     ol_status_t rc = acc ? combine(c, first, n, acc) : MPI_ERR_NO_MEM;

@@ -99,7 +99,7 @@ static ol_status_t pack_device(const void *buf, MPI_Count count, ol_datatype_t *
                                size_t bytes)
 {
     if (dt->contiguous)
-        return ol_accel_copy(dst, (const char *)buf + dt->true_lb, bytes);
+        return ol_accel_copy(dst, ol_dt_data_at(buf, dt), bytes);
     char *shadow;
     ol_status_t rc = ol_accel_copy_span_to_host(buf, count, dt, &shadow);
     if (rc != OL_OK)
@@ -122,15 +122,15 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
 {
     if (bytes == 0)
         return OL_OK;
-    bool device = ol_accel_is_device((char *)buf + dt->true_lb);
+    bool device = ol_accel_is_device(ol_dt_data_at(buf, dt));
     if (device && !ol_accel_usable())
         return ol_accel_unsupported("the receive buffer", buf);
     if (dt->contiguous) {
         if (!device) {
-            ol_copy_bytes((char *)buf + dt->true_lb, src, bytes);
+            ol_copy_bytes(ol_dt_data_at(buf, dt), src, bytes);
             return OL_OK;
         }
-        return ol_accel_copy((char *)buf + dt->true_lb, src, bytes);
+        return ol_accel_copy(ol_dt_data_at(buf, dt), src, bytes);
     }
     char *shadow = NULL;
     char *base = buf;
@@ -147,7 +147,7 @@ static ol_status_t unpack_to_user(const void *src, void *buf, MPI_Count count, o
     }
     ol_status_t rc = c ? OL_OK : MPI_ERR_NO_MEM;
     if (device && rc == OL_OK)
-        rc = ol_accel_copy((char *)buf + dt->true_lb, shadow, ol_dt_span(dt, count));
+        rc = ol_accel_copy(ol_dt_data_at(buf, dt), shadow, ol_dt_span(dt, count));
     free(shadow);
     return rc;
 }
@@ -380,7 +380,7 @@ static void choose_mode(dev_send_t *s, const ol_op_args_t *a)
     s->ctl.mode = MODE_STAGED;
     if (!a->dt->contiguous)
         return;
-    s->src = (const char *)a->buf + a->dt->true_lb;
+    s->src = ol_dt_data_at(a->buf, a->dt);
     if (s->dest_world == ol_rt.rank) {
         s->ctl.mode = MODE_LOCAL;
         s->ctl.local_ptr = (uint64_t)(uintptr_t)s->src;
@@ -532,7 +532,7 @@ ol_status_t ol_dev_send_start(ol_request_t *req, ucp_ep_h ep, ucp_tag_t tag)
         return MPI_ERR_BUFFER;
     }
     size_t bytes = (size_t)a->count * a->dt->size;
-    ol_status_t rc = ol_accel_check_device((const char *)a->buf + a->dt->true_lb,
+    ol_status_t rc = ol_accel_check_device(ol_dt_data_at(a->buf, a->dt),
                                            a->dt->contiguous ? bytes : ol_dt_span(a->dt, a->count));
     if (rc != OL_OK)
         return rc;
@@ -697,7 +697,7 @@ static bool straight_to_user(const dev_recv_t *r)
 
 static void *user_data_start(const dev_recv_t *r)
 {
-    return (char *)r->buf + r->dt->true_lb;
+    return ol_dt_data_at(r->buf, r->dt);
 }
 
 static void recv_reply(dev_recv_t *r, uint32_t code)

@@ -26,7 +26,7 @@
 /* True when (buf, count, dt) holds data in device memory. */
 static inline bool ol_dev_buffer(const void *buf, MPI_Count count, const ol_datatype_t *dt)
 {
-    return count > 0 && dt->size > 0 && ol_accel_is_device((const char *)buf + dt->true_lb);
+    return count > 0 && dt->size > 0 && ol_accel_is_device(ol_dt_data_at(buf, dt));
 }
 
 /* Receives match announcements of device messages (DEVICE_MESSAGES). */

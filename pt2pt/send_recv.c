@@ -226,7 +226,7 @@ ol_status_t ol_ucx_describe_recv(ol_request_t *req, ol_ucx_data_t *data)
         return rc;
     }
     size_t capacity = (size_t)a->count * a->dt->size;
-    ol_status_t rc = ol_accel_check_device((char *)a->buf + a->dt->true_lb, capacity);
+    ol_status_t rc = ol_accel_check_device(ol_dt_data_at(a->buf, a->dt), capacity);
     if (rc != OL_OK)
         return rc;
     req->landing = ol_dev_landing_alloc(capacity);

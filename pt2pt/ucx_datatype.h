@@ -71,7 +71,7 @@ static inline ol_status_t ol_ucx_describe(ol_datatype_t *dt, const void *buf, MP
 {
     data->bounce = NULL;
     if (OL_LIKELY(dt->contiguous)) {
-        ol_ucx_describe_bytes((char *)buf + dt->true_lb, (size_t)count * dt->size, data);
+        ol_ucx_describe_bytes(ol_dt_data_at(buf, dt), (size_t)count * dt->size, data);
         return OL_OK;
     }
     /* A small message: UCX's generic datatype would cost two mallocs, a

@@ -373,7 +373,7 @@ ol_status_t ol_accel_copy_span_to_host(const void *buf, MPI_Count count, const o
     *copy = malloc(room ? room : 1);
     if (!*copy)
         return MPI_ERR_NO_MEM;
-    ol_status_t rc = ol_accel_copy(*copy, (const char *)buf + dt->true_lb, span);
+    ol_status_t rc = ol_accel_copy(*copy, ol_dt_data_at(buf, dt), span);
     if (rc != OL_OK) {
         free(*copy);
         *copy = NULL;

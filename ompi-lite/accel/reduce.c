@@ -120,11 +120,7 @@ static bool choose_kernel(const ol_op_t *op, const ol_datatype_t *dt, kernel_cho
     if (!ol_accel_built() || !op->predefined || op->index < 0 || op->index >= OP_COUNT)
         return false;
     const ol_datatype_t *basic = ol_dt_basic_type(dt);
-    if (!basic || (dt != basic && !dt->contiguous) || !ol_op_loop(op, basic))
-        return false;
-    /* The kernels' logical ops write 1 and 0, not the .TRUE. a Fortran
-     * layer set: those reductions take the host's loops. */
-    if (ol_op_fortran_booleans_set(basic))
+    if (!basic || (dt != basic && !dt->contiguous))
         return false;
     uintptr_t handle = (uintptr_t)ol_dt_to_handle(ol_dt_sized_twin(basic));
     if (handle < DT_BASE || handle >= DT_BASE + DT_COUNT)

@@ -1079,7 +1079,7 @@ static const void *native_stream(const ol_datatype_t *dt, const void *buf, MPI_C
 {
     *scratch = NULL;
     if (dt->contiguous)
-        return (const char *)buf + dt->true_lb;
+        return ol_dt_data_at(buf, dt);
     *scratch = malloc((size_t)count * dt->size + 1);
     if (*scratch)
         ol_dt_pack_all(dt, buf, count, *scratch);
@@ -1118,7 +1118,7 @@ static int unpack_external(const char *datarep, const void *inbuf, MPI_Count ins
         return err;
     const char *external = (const char *)inbuf + *position;
     if (datatype->contiguous) {
-        ol_dt_external32_to_native(datatype, outcount, external, (char *)outbuf + datatype->true_lb);
+        ol_dt_external32_to_native(datatype, outcount, external, ol_dt_data_at(outbuf, datatype));
     } else {
         void *native = malloc((size_t)outcount * datatype->size + 1);
         if (!native)

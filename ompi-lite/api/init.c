@@ -2,6 +2,7 @@
  * order (runtime, pt2pt) and stops them in reverse. */
 #include "gen_impl.h"
 #include "coll.h"
+#include "ol_accel.h"
 #include "ol_attr.h"
 #include "pt2pt.h"
 
@@ -21,7 +22,8 @@ static int start(int required, int *provided)
     if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
         level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
         level = MPI_THREAD_SINGLE;
-    ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec);
+    static const ol_rt_device_t accel = {ol_accel_init, ol_accel_finalize};
+    ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec, &accel);
     ol_coll_params_load();
     if (rc == OL_OK)
         rc = ol_pt2pt_init();

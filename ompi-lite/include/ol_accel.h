@@ -116,9 +116,11 @@ ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, 
 
 /* ---- reductions on device memory --------------------------------------- */
 
-/* True when a kernel reduces op on dt: a predefined arithmetic, bitwise or
- * logical op on a predefined type of fixed size (no MINLOC/MAXLOC pairs, no
- * long double, no user ops: those are staged through the host). */
+/* True when a kernel exists for op on dt: a predefined arithmetic, bitwise
+ * or logical op on a predefined type of fixed size (no MINLOC/MAXLOC pairs,
+ * no long double, no user ops: those are staged through the host). Whether
+ * the standard defines op on dt, and whether the kernel's results are the
+ * host's, is the op layer's to say (ol_op_device_kernel). */
 bool ol_accel_can_reduce(const ol_op_t *op, const ol_datatype_t *dt);
 /* inout[i] = in[i] op inout[i] for count elements, both on the device;
  * finished on return. */

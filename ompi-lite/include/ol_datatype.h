@@ -50,6 +50,15 @@ static inline size_t ol_dt_scratch_span(const ol_datatype_t *dt, MPI_Count count
     return ol_dt_span(dt, count) + (count > 0 && tail > 0 ? (size_t)tail : 0);
 }
 
+/* Where the data of a buffer of dt begins (buf + true_lb). Computed as an
+ * integer: with MPI_BOTTOM (NULL) and a type of absolute addresses, or the
+ * private copy an overlapping collective sends from, buf points at no
+ * object. */
+static inline void *ol_dt_data_at(const void *buf, const ol_datatype_t *dt)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
+}
+
 /* The buffer address that puts dt's data at `data` (data - true_lb), for
  * scratch laid out like a user buffer. Computed as an integer: with a type
  * of absolute addresses (MPI_BOTTOM) the buffer lies outside any object. */

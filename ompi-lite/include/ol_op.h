@@ -47,6 +47,12 @@ bool ol_op_get_fortran_booleans(size_t size, void *true_value, void *false_value
 /* Whether dt is a Fortran LOGICAL whose literals were set. */
 bool ol_op_fortran_booleans_set(const ol_datatype_t *dt);
 
+/* Whether a device kernel computes op on dt as the host's loop would: the
+ * op is defined on dt, a kernel exists (ol_accel_can_reduce), and dt is no
+ * Fortran LOGICAL whose literals a Fortran layer set (the kernels' logical
+ * ops write 1 and 0). */
+bool ol_op_device_kernel(const ol_op_t *op, const ol_datatype_t *dt);
+
 /* MPI_SUCCESS when op may reduce dt in a reduction (not an accumulate): a
  * predefined op on a type it is defined for (derived types: on the one
  * predefined type all their data is made of), not MPI_REPLACE or

@@ -43,8 +43,20 @@ typedef struct {
     void (*request_init)(void *request);
 } ol_rt_request_spec_t;
 
-/* Starts PMIx (or a singleton) and UCX. */
-ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests);
+/* The device layer above (accel): started between PMIx and UCX, so that
+ * UCX's CUDA transports find the GPU it chose, and ended after the closing
+ * fence, when no peer reads this process's device memory any more. The
+ * caller of ol_rt_init passes it down, as the runtime links against no
+ * layer above it. */
+typedef struct {
+    ol_status_t (*init)(int local_rank, int local_size);
+    void (*finalize)(void);
+} ol_rt_device_t;
+
+/* Starts PMIx (or a singleton), the device layer (device may be NULL) and
+ * UCX. */
+ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests,
+                       const ol_rt_device_t *device);
 ol_status_t ol_rt_finalize(void);
 
 /* Ends the whole job with this exit code; message goes to stderr first.

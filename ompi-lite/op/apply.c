@@ -115,8 +115,8 @@ ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Coun
                         ol_datatype_t *dt)
 {
     if (OL_UNLIKELY(count > 0 && dt->size > 0 &&
-                    (ol_accel_is_device((const char *)in + dt->true_lb) ||
-                     ol_accel_is_device((char *)inout + dt->true_lb))))
+                    (ol_accel_is_device(ol_dt_data_at(in, dt)) ||
+                     ol_accel_is_device(ol_dt_data_at(inout, dt)))))
         return ol_op_apply_device(op, in, inout, count, dt);
     if (!op->predefined)
         return apply_user(op, in, inout, count, dt);
@@ -134,8 +134,8 @@ ol_status_t ol_op_apply(const ol_op_t *op, const void *in, void *inout, MPI_Coun
         return OL_OK;
     }
     if (dt->contiguous && (replace || basic->size == (size_t)basic->extent)) {
-        const char *from = (const char *)in + dt->true_lb;
-        char *to = (char *)inout + dt->true_lb;
+        const char *from = ol_dt_data_at(in, dt);
+        char *to = ol_dt_data_at(inout, dt);
         if (replace)
             memmove(to, from, (size_t)count * dt->size);
         else

@@ -31,20 +31,27 @@ static ol_status_t apply_staged(const ol_op_t *op, const void *in, void *inout, 
     if (rc == OL_OK)
         rc = ol_op_apply(op, in_host, inout_host, count, dt);
     if (rc == OL_OK && inout_dev)
-        rc = ol_accel_copy((char *)inout + dt->true_lb, inout_copy, ol_dt_span(dt, count));
+        rc = ol_accel_copy(ol_dt_data_at(inout, dt), inout_copy, ol_dt_span(dt, count));
     free(in_copy);
     free(inout_copy);
     return rc;
 }
 
+bool ol_op_device_kernel(const ol_op_t *op, const ol_datatype_t *dt)
+{
+    const ol_datatype_t *basic = ol_dt_basic_type(dt);
+    return basic && op->predefined && ol_op_loop(op, basic) &&
+           !ol_op_fortran_booleans_set(basic) && ol_accel_can_reduce(op, dt);
+}
+
 ol_status_t ol_op_apply_device(const ol_op_t *op, const void *in, void *inout, MPI_Count count,
                                ol_datatype_t *dt)
 {
-    bool in_dev = ol_accel_is_device((const char *)in + dt->true_lb);
-    bool inout_dev = ol_accel_is_device((char *)inout + dt->true_lb);
+    bool in_dev = ol_accel_is_device(ol_dt_data_at(in, dt));
+    bool inout_dev = ol_accel_is_device(ol_dt_data_at(inout, dt));
     if (!ol_accel_usable())
         return ol_accel_unsupported("a reduction operand", inout_dev ? inout : in);
-    if (in_dev && inout_dev && dt->contiguous && ol_accel_can_reduce(op, dt))
+    if (in_dev && inout_dev && dt->contiguous && ol_op_device_kernel(op, dt))
         return ol_accel_reduce(op, dt, in, inout, (size_t)count);
     return apply_staged(op, in, inout, count, dt, in_dev, inout_dev);
 }

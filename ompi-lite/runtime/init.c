@@ -1,7 +1,6 @@
 /* Process start and end: parameters, PMIx (or singleton), UCX context and
  * worker, and the publication of this rank's UCX address. */
 #define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, process_vm_readv */
-#include "ol_accel.h"
 #include "ol_log.h"
 #include "ol_params.h"
 #include "ol_runtime.h"
@@ -340,8 +339,18 @@ static void set_singleton_facts(void)
     ol_rt.appnum = 0;
 }
 
-ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests)
+static const ol_rt_device_t *device_layer;
+
+static void device_finalize(void)
 {
+    if (device_layer)
+        device_layer->finalize();
+}
+
+ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *requests,
+                       const ol_rt_device_t *device)
+{
+    device_layer = device;
     ol_params_load();
     gethostname(ol_rt.hostname, sizeof(ol_rt.hostname) - 1);
     ol_log_init();
@@ -354,7 +363,7 @@ ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *r
     ol_rt.thread_level = requested_thread_level;
     ol_rt.spin_us = choose_spin_us();
     /* Before UCX, so that its CUDA transports find the GPU chosen here. */
-    rc = ol_accel_init(ol_rt.local_rank, ol_rt.local_size);
+    rc = device ? device->init(ol_rt.local_rank, ol_rt.local_size) : OL_OK;
     if (rc != OL_OK)
         goto fail_pmix;
 
@@ -376,7 +385,7 @@ ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *r
 fail_ucx:
     ucx_stop();
 fail_pmix:
-    ol_accel_finalize();
+    device_finalize();
     ol_pmix_stop();
     return rc;
 }
@@ -393,7 +402,7 @@ ol_status_t ol_rt_finalize(void)
     if (ol_rt_channel)
         ol_rt_channel->close();
     /* After the fence: no peer reads our memory through IPC any more. */
-    ol_accel_finalize();
+    device_finalize();
     ucx_stop();
     ol_pmix_stop();
     ol_rt.state = OL_RT_FINALIZED;

@@ -106,7 +106,7 @@ static void check_facts(void)
 
 static bool can_reduce(MPI_Op op, MPI_Datatype dt)
 {
-    return ol_accel_can_reduce(ol_op_from_handle(op), ol_dt_from_handle(dt));
+    return ol_op_device_kernel(ol_op_from_handle(op), ol_dt_from_handle(dt));
 }
 
 static void check_kernel_table(void)

@@ -30,7 +30,7 @@ int main(void)
     setenv("OMPI_LITE_SPIN_US", "0", 1);
     setenv("OMPI_LITE_YIELD_US", "0", 1);
     setenv("OMPI_LITE_WAIT_POLL_MS", "1", 1);
-    if (ol_rt_init(MPI_THREAD_SINGLE, &no_requests) != OL_OK) {
+    if (ol_rt_init(MPI_THREAD_SINGLE, &no_requests, NULL) != OL_OK) {
         fprintf(stderr, "the runtime did not start\n");
         return 1;
     }
