@@ -10,6 +10,11 @@
 #
 #   netns-hosts.sh up PREFIX N [SUBNET]   hosts PREFIX0 .. PREFIX<N-1> at SUBNET.1 ..
 #                                         (SUBNET default 10.231.7, a /24)
+#   netns-hosts.sh link PREFIX N IF SUBNET [RATE]
+#                                         a second network: interface IF on every
+#                                         host at SUBNET.1 .., on a bridge of its
+#                                         own; RATE (tc's words, 100mbit) limits
+#                                         what each host sends on it
 #   netns-hosts.sh down PREFIX N          removes them (and whatever runs there)
 #   netns-hosts.sh agent HOST WORDS...    mpirun's launch agent: runs the shell
 #                                         command line WORDS on HOST, like ssh
@@ -18,7 +23,7 @@
 set -eu
 
 state=/run/ol-netns-hosts
-cmd=${1:?usage: netns-hosts.sh up|down|agent|run|addr ...}
+cmd=${1:?usage: netns-hosts.sh up|link|down|agent|run|addr ...}
 shift
 case $cmd in
 up)
@@ -41,6 +46,24 @@ up)
         ip -n "$sw" link set "p$i" master br0 up
         ip -n "$h" addr add "$subnet.$((i + 1))/24" dev eth0
         ip -n "$h" link set eth0 up
+        i=$((i + 1))
+    done
+    ;;
+link)
+    prefix=$1 n=$2 ifname=$3 subnet=$4 rate=${5:-}
+    sw=$prefix-sw
+    ip -n "$sw" link add "br-$ifname" type bridge
+    ip -n "$sw" link set "br-$ifname" up
+    i=0
+    while [ "$i" -lt "$n" ]; do
+        h=$prefix$i
+        ip -n "$sw" link add "$ifname-p$i" type veth peer name "$ifname" netns "$h"
+        ip -n "$sw" link set "$ifname-p$i" master "br-$ifname" up
+        ip -n "$h" addr add "$subnet.$((i + 1))/24" dev "$ifname"
+        ip -n "$h" link set "$ifname" up
+        if [ -n "$rate" ]; then
+            ip netns exec "$h" tc qdisc add dev "$ifname" root tbf rate "$rate" burst 64kb latency 200ms
+        fi
         i=$((i + 1))
     done
     ;;

@@ -14,7 +14,9 @@
  * is the first line of stdin, always (never the environment, which the
  * ranks would inherit and /proc shows for the daemon's whole life).
  * --listen: where a daemon with children and no TCP parent listens; with
- * a TCP parent it listens on the address its parent link uses. */
+ * a TCP parent it listens on the address its parent link uses, or with
+ * --ifname LIST (OMPI_LITE_IFNAME) on those of the interfaces it takes.
+ * --net-test-speed (tests only) declares link speeds (ol_netif.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -659,6 +661,10 @@ static int parse_args(int argc, char **argv, struct ol_daemon *d, struct daemon_
             a->connect_addrs = split_commas(spec);
         } else if (strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
             a->listen_addrs = split_commas(argv[++i]);
+        } else if (strcmp(argv[i], "--ifname") == 0 && i + 1 < argc) {
+            d->ifname = argv[++i];
+        } else if (strcmp(argv[i], "--net-test-speed") == 0 && i + 1 < argc) {
+            d->net_test_speed = argv[++i];
         } else if (strcmp(argv[i], "--link-timeout-ms") == 0 && i + 1 < argc &&
                    ol_parse_long(argv[++i], 1, 1L << 30, &v) == 0) {
             d->link_timeout_ms = (unsigned)v;
@@ -745,13 +751,53 @@ static int setup_events(struct ol_daemon *d, int up_fd)
     return 0;
 }
 
-/* Where children will reach us: what mpirun said (--listen), else the
+/* The IPv4 addresses of the interfaces the job uses (at most
+ * OL_NET_LISTEN_MAX); none where it uses RDMA ports only. */
+static char **selected_addrs(const ol_netif_list_t *l)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    for (size_t i = 0; i < l->n && ol_strv_len(v) < OL_NET_LISTEN_MAX; i++) {
+        if (l->ifs[i].selected && l->ifs[i].addr[0])
+            ol_strv_append(&v, l->ifs[i].addr);
+    }
+    return v;
+}
+
+/* This host's interfaces and the choice OMPI_LITE_IFNAME makes among them:
+ * for the listener and for HELLO (mpirun compares the hosts' links). 0, or
+ * -1 with *err (an IFNAME that takes nothing here, with what the host has). */
+static int choose_netifs(struct ol_daemon *d, char **err)
+{
+    if (ol_netif_scan(&d->netifs, d->net_test_speed, err) != 0)
+        return -1;
+    return ol_netif_select(&d->netifs, d->ifname, err);
+}
+
+/* HELLO's netifs: one line per interface (ol_netif_describe). */
+static char **describe_netifs(const ol_netif_list_t *l)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    for (size_t i = 0; i < l->n; i++) {
+        char *line = ol_netif_describe(&l->ifs[i]);
+        if (line != NULL)
+            ol_strv_append(&v, line);
+        free(line);
+    }
+    return v;
+}
+
+/* Where children will reach us: what mpirun said (--listen), else with
+ * OMPI_LITE_IFNAME the addresses of the interfaces it takes, else the
  * address our TCP parent link leaves from (the network the job uses),
  * else every non-loopback address. Never the wildcard address. */
 static char **listen_addrs(struct ol_daemon *d, struct daemon_args *a, int up_fd)
 {
     if (a->listen_addrs != NULL && a->listen_addrs[0] != NULL)
         return ol_strv_dup(a->listen_addrs);
+    char **chosen = d->ifname ? selected_addrs(&d->netifs) : NULL;
+    if (chosen != NULL && chosen[0] != NULL)
+        return chosen;
+    ol_strv_free(chosen);
     char *own = d->up_tcp ? ol_net_sock_addr(up_fd) : NULL;
     if (own != NULL && strncmp(own, "127.", 4) != 0) {
         char **v = ol_xcalloc(1, sizeof *v);
@@ -786,10 +832,12 @@ static void send_hello(struct ol_daemon *d)
     ol_msg_hello_t m = { .version = OL_PROTO_VERSION, .node_id = d->node_id, .pid = (uint32_t)getpid(),
                          .hostname = (char *)ol_hostname(), .port = d->port,
                          .addrs = d->listen_addrs ? d->listen_addrs : none };
+    m.netifs = describe_netifs(&d->netifs);
     ol_wbuf_t w = { 0 };
     ol_msg_hello_encode(&m, &w);
     ol_daemon_send(d, OL_MSG_HELLO, &w);
     ol_wbuf_free(&w);
+    ol_strv_free(m.netifs);
 }
 
 /* Makes sure the last frames reach the parent: those queued in the loop's
@@ -839,6 +887,7 @@ static void teardown(struct ol_daemon *d)
         close(d->listen_fds[i]);
     }
     ol_strv_free(d->listen_addrs);
+    ol_netif_free(&d->netifs);
     if (d->ping_ev)
         event_free(d->ping_ev);
     event_free(d->sig_ev);
@@ -949,6 +998,14 @@ int main(int argc, char **argv)
     /* mpirun (or the agent) dying takes us down the same way as a lost link. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     sanitize_std_fds();
+    /* An IFNAME this host cannot follow ends the daemon before it connects:
+     * mpirun listens on that network only, so this host may not reach it;
+     * the line reaches mpirun through the agent's output (which names the
+     * host) either way. */
+    if (choose_netifs(&d, &err) != 0) {
+        ol_log(OL_LOG_ERROR, "%s", err ? err : "out of memory");
+        return 1;
+    }
     int up_fd = a.parent_fd;
     if (a.connect_addrs != NULL && (up_fd = connect_parent(&d, &a)) < 0)
         return 1;

@@ -25,6 +25,7 @@
 #include <hwloc.h>
 
 #include "net.h"
+#include "ol_netif.h"
 #include "ol_state.h"
 #include "proto.h"
 
@@ -100,6 +101,9 @@ struct ol_daemon {
     int nlisten;
     uint16_t port;
     unsigned link_timeout_ms;     /* TCP_USER_TIMEOUT of every TCP link */
+    const char *ifname;           /* OMPI_LITE_IFNAME from mpirun (--ifname), or NULL */
+    const char *net_test_speed;   /* OMPI_LITE_NET_TEST_SPEED (--net-test-speed), or NULL */
+    ol_netif_list_t netifs;       /* this host's interfaces, those the job uses selected */
     char *pmix_dir;               /* PMIx's private directory (0700), removed at exit */
     int pmix_dir_lock;            /* held while pmix_dir is in use */
     bool have_job;

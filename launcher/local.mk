@@ -6,12 +6,16 @@ bin_PROGRAMS += launcher/mpirun
 # mpirun finds it next to itself (build tree) or in ../libexec (install).
 libexec_PROGRAMS += launcher/ompi-lite-daemon
 
+# ompi-lite/runtime/netif.c is the one file of the library the launcher
+# builds too: plain libc and /sys, so that mpirun, the daemons and the ranks
+# choose the same interfaces from OMPI_LITE_IFNAME.
 launcher_common_sources = launcher/proto.c launcher/proto.h launcher/util.c launcher/util.h \
-	launcher/net.c launcher/net.h launcher/tree.c launcher/tree.h launcher/params.c launcher/params.h
+	launcher/net.c launcher/net.h launcher/tree.c launcher/tree.h launcher/params.c launcher/params.h \
+	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h
 
 launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_opts.c \
 	launcher/mpirun_start.c launcher/mpirun_output.c launcher/mpirun_output.h \
-	launcher/hostfile.c launcher/hostid.c launcher/hostid.h launcher/mapping.c launcher/mpirun_state.c launcher/mpirun_state.h \
+	launcher/hostfile.c launcher/hostid.c launcher/hostid.h launcher/mapping.c launcher/mpirun_state.c launcher/mpirun_state.h launcher/mpirun_net.c \
 	$(launcher_common_sources)
 launcher_mpirun_CPPFLAGS = $(AM_CPPFLAGS) -DOL_LIBEXECDIR='"$(libexecdir)"' \
 	-I$(top_srcdir)/ompi-lite/include

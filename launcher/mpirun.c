@@ -33,6 +33,7 @@
 #include "mpirun_output.h"
 #include "mpirun_state.h"
 #include "net.h"
+#include "ol_netif.h"
 #include "proto.h"
 #include "tree.h"
 #include "util.h"
@@ -80,6 +81,7 @@ struct node {
     bool agent_exited_early;    /* report once agent_out reaches EOF */
     uint16_t port;              /* from HELLO: where its children connect */
     char **addrs;
+    char **netifs;              /* from HELLO: its interfaces (ol_netif_describe) */
     char **ips;                 /* its IPv4 addresses as resolved here (none: unknown) */
 };
 
@@ -111,6 +113,7 @@ struct mpirun {
     int nlisten;
     uint16_t port;
     char **addrs;               /* what the listeners are bound to */
+    ol_netif_list_t netifs;     /* this host's interfaces, the job's selected */
     struct pconn *pending;      /* newest first */
     uint32_t npending;
     uint32_t nhello;
@@ -709,6 +712,20 @@ static void send_launch(struct mpirun *m)
     stdin_start(m);
 }
 
+/* Once every daemon said which links its host uses: one warning where a
+ * host uses a slower one than the hosts share (mpirun_net.c). */
+static void warn_slow_links(struct mpirun *m)
+{
+    struct ol_host_links *hosts = ol_xcalloc(m->nnodes, sizeof *hosts);
+    for (uint32_t i = 0; i < m->nnodes; i++)
+        hosts[i] = (struct ol_host_links){ .host = node_host(&m->nodes[i]), .netifs = m->nodes[i].netifs };
+    char *line = ol_mpirun_slow_link(hosts, m->nnodes);
+    if (line != NULL)
+        fprintf(stderr, "%s\n", line);
+    free(line);
+    free(hosts);
+}
+
 /* via: the direct child the frame came through. */
 static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
 {
@@ -730,14 +747,17 @@ static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
     n->host = h.hostname;
     n->port = h.port;
     n->addrs = h.addrs;
+    n->netifs = h.netifs;
     if (m->failed) /* e.g. Ctrl-C during start-up: the KILL went out before */
         ol_frame_send(n == via ? n->bev : via->bev, OL_MSG_KILL, NULL);
     uint32_t first, count;
     ol_tree_children(n->id, m->fanout, m->nnodes, &first, &count);
     for (uint32_t i = 0; i < count && !m->failed; i++)
         start_node(m, &m->nodes[first + i]);
-    if (++m->nhello == m->nnodes && !m->failed)
+    if (++m->nhello == m->nnodes && !m->failed) {
+        warn_slow_links(m);
         send_launch(m);
+    }
 }
 
 static void handle_fence_up(struct mpirun *m, ol_rbuf_t *rb)
@@ -1071,13 +1091,32 @@ static void on_agent_out_event(struct bufferevent *bev, short what, void *arg)
         agent_failed(n->m, n);
 }
 
+/* The IPv4 addresses of this host's interfaces that the job uses
+ * (OMPI_LITE_IFNAME, or the default rule: no loopback, no container
+ * bridge); none where it uses RDMA ports only. */
+static char **selected_addrs(const struct mpirun *m)
+{
+    char **v = ol_xcalloc(1, sizeof *v);
+    for (size_t i = 0; i < m->netifs.n && ol_strv_len(v) < OL_NET_LISTEN_MAX; i++) {
+        if (m->netifs.ifs[i].selected && m->netifs.ifs[i].addr[0])
+            ol_strv_append(&v, m->netifs.ifs[i].addr);
+    }
+    return v;
+}
+
 /* The addresses from which this host reaches the hosts of the daemons
- * whose tree parent is `parent`: where those daemons will connect to. Where
- * one of them has no IPv4 address known here (a name only the launch
- * agent knows), every non-loopback address: still never the wildcard, so
- * never loopback or an interface the job does not need. */
+ * whose tree parent is `parent`: where those daemons will connect to. With
+ * OMPI_LITE_IFNAME, those of the interfaces it takes: the daemons' links
+ * then take that network too, as the ranks do. Where one of them has no
+ * IPv4 address known here (a name only the launch agent knows), every
+ * address of the default rule's interfaces: still never the wildcard, so
+ * never loopback, a container bridge or an interface the job does not need. */
 static char **addrs_toward_children(struct mpirun *m, uint32_t parent)
 {
+    char **chosen = m->opts.ifname ? selected_addrs(m) : NULL;
+    if (chosen != NULL && chosen[0] != NULL)
+        return chosen;
+    ol_strv_free(chosen);
     char **peers = ol_xcalloc(1, sizeof *peers);
     bool unknown = false;
     for (uint32_t i = 0; i < m->nnodes; i++) {
@@ -1091,6 +1130,10 @@ static char **addrs_toward_children(struct mpirun *m, uint32_t parent)
     char **out = unknown ? NULL : ol_net_source_addrs(peers);
     ol_strv_free(peers);
     if (out == NULL || out[0] == NULL || ol_strv_len(out) > OL_NET_LISTEN_MAX) {
+        ol_strv_free(out);
+        out = selected_addrs(m);
+    }
+    if (out[0] == NULL) {
         ol_strv_free(out);
         out = ol_net_local_addrs(false);
     }
@@ -1108,6 +1151,9 @@ static int listen_for_daemons(struct mpirun *m, char **err)
         free(why);
         return -1;
     }
+    for (int i = 0; i < m->nlisten; i++)
+        ol_info("daemons connect to %s:%u%s", m->addrs[i], (unsigned)m->port,
+                m->opts.ifname ? " (an interface OMPI_LITE_IFNAME takes)" : "");
     for (int i = 0; i < m->nlisten; i++) {
         m->listen_evs[i] = event_new(m->base, m->listen_fds[i], EV_READ | EV_PERSIST, on_accept, m);
         event_add(m->listen_evs[i], NULL);
@@ -1126,6 +1172,7 @@ static void start_node(struct mpirun *m, struct node *n)
         .daemon_exe = m->daemon_exe, .node_id = n->id, .nnodes = m->nnodes, .fanout = m->fanout,
         .key = m->key, .host = n->name, .prefix = m->opts.prefix,
         .link_timeout_ms = m->opts.link_timeout_ms,
+        .ifname = m->opts.ifname, .net_test_speed = m->opts.net_test_speed,
     };
     uint32_t first, nkids;
     char **listen = NULL;
@@ -1170,6 +1217,20 @@ static void start_node(struct mpirun *m, struct node *n)
     }
 }
 
+/* This host's interfaces and OMPI_LITE_IFNAME's choice among them: where
+ * mpirun listens; an IFNAME that takes nothing here stops the job now,
+ * naming the host and what it has (each daemon checks its own host). */
+static int scan_netifs(struct mpirun *m, char **err)
+{
+    char *why = NULL;
+    if (ol_netif_scan(&m->netifs, m->opts.net_test_speed, &why) == 0 &&
+        ol_netif_select(&m->netifs, m->opts.ifname, &why) == 0)
+        return 0;
+    *err = ol_xasprintf("mpirun: host %s: %s", ol_hostname(), why ? why : "out of memory");
+    free(why);
+    return -1;
+}
+
 static int start_daemons(struct mpirun *m, char **err)
 {
     m->daemon_exe = ol_mpirun_find_daemon();
@@ -1177,6 +1238,8 @@ static int start_daemons(struct mpirun *m, char **err)
         *err = ol_xasprintf("mpirun: cannot find ompi-lite-daemon next to mpirun, in ../libexec, or in $OMPI_LITE_DAEMON");
         return -1;
     }
+    if (scan_netifs(m, err) != 0)
+        return -1;
     m->key = ol_net_new_key();
     ol_tree_children(OL_TREE_ROOT, m->fanout, m->nnodes, &m->child_first, &m->nchildren);
     bool need_listen = false;
@@ -1478,6 +1541,7 @@ static void cleanup(struct mpirun *m)
         free(n->host);
         free(n->agent_tail);
         ol_strv_free(n->addrs);
+        ol_strv_free(n->netifs);
         ol_strv_free(n->ips);
     }
     free(m->nodes);
@@ -1510,6 +1574,7 @@ static void cleanup(struct mpirun *m)
     ol_output_free(m->out);
     ol_mpirun_opts_free(&m->opts);
     ol_strv_free(m->addrs);
+    ol_netif_free(&m->netifs);
     free(m->rank_running);
     free(m->daemon_exe);
     free(m->key);

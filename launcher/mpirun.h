@@ -60,6 +60,8 @@ struct mpirun_opts {
     long link_timeout_ms; /* TCP_USER_TIMEOUT of the links (OMPI_LITE_LINK_TIMEOUT_MS) */
     long output_buffer;  /* bytes of output queued before reading stops (OMPI_LITE_OUTPUT_BUFFER) */
     long output_umask;   /* --output-filename files with the umask (OMPI_LITE_OUTPUT_UMASK) */
+    char *ifname;        /* OMPI_LITE_IFNAME (--ifname), or NULL */
+    char *net_test_speed; /* OMPI_LITE_NET_TEST_SPEED (tests only), or NULL */
 };
 
 /* 0: run; 1: stop with success (--help, --version); 2: --report-state;
@@ -114,6 +116,8 @@ struct ol_daemon_start {
     uint16_t connect_port;
     char *const *listen_addrs;  /* where a forked daemon with children listens, or NULL */
     long link_timeout_ms;
+    const char *ifname;      /* OMPI_LITE_IFNAME, or NULL */
+    const char *net_test_speed; /* OMPI_LITE_NET_TEST_SPEED, or NULL */
     const char *host;        /* for the launch agent */
     const char *agent;       /* NULL: fork here */
     const char *prefix;      /* --prefix, or NULL */
@@ -126,5 +130,14 @@ char *ol_mpirun_find_daemon(void);
  * connect_addrs) or -1; *out_fd: read end of the agent's or daemon's
  * stdout+stderr, or -1. 0, or -1 with *err. */
 int ol_mpirun_start_daemon(const struct ol_daemon_start *s, pid_t *pid, int *link_fd, int *out_fd, char **err);
+
+/* mpirun_net.c */
+struct ol_host_links {
+    const char *host;        /* as the daemon named itself */
+    char *const *netifs;     /* HELLO's lines (ol_netif_describe) */
+};
+/* The line mpirun warns with when some host uses a link slower than the
+ * fastest interface that is usable on every host (malloc'd), or NULL. */
+char *ol_mpirun_slow_link(const struct ol_host_links *hosts, size_t n);
 
 #endif

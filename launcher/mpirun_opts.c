@@ -223,6 +223,18 @@ static int apply_param(struct mpirun_opts *o, char **v, char **err)
     return 0;
 }
 
+/* --ifname LIST is OMPI_LITE_IFNAME=LIST: the ranks' UCX devices on every
+ * host, and mpirun's and the daemons' own links (read back below). */
+static int apply_ifname(struct mpirun_opts *o, char **v, char **err)
+{
+    if (v[0][0] == '\0') {
+        *err = ol_xstrdup("mpirun: --ifname needs a list of interface names (ib0, ^docker,lo, =eth1)");
+        return -1;
+    }
+    ol_env_set(&o->env, "OMPI_LITE_IFNAME", v[0]);
+    return 0;
+}
+
 static int apply_output_filename(struct mpirun_opts *o, char **v, char **err)
 {
     (void)err;
@@ -293,6 +305,8 @@ static const struct opt_spec options[] = {
     { { "x" }, "NAME[=VALUE]", 1, apply_export, "set NAME for the processes (mpirun's value if none given)" },
     { { "genv" }, "NAME VALUE", 2, apply_genv, "set NAME to VALUE for the processes (MPICH spelling)" },
     { { "param", "mca" }, "NAME=VALUE", 1, apply_param, "ompi-lite parameter: OMPI_LITE_NAME=VALUE" },
+    { { "ifname" }, "LIST", 1, apply_ifname,
+      "network interfaces between hosts, as OMPI_LITE_IFNAME: ib0 | =eth1 | ^docker,lo | mlx5_0:1" },
     { { "tag-output", "prepend-rank", "l" }, NULL, 0, apply_tag_output, "prefix every output line with [rank]" },
     { { "output-filename", "output-file" }, "DIR", 1, apply_output_filename,
       "write rank R's output to DIR/1/rank.R/stdout and stderr" },
@@ -364,6 +378,29 @@ static void new_app(struct mpirun_opts *o)
     o->apps[o->napps++] = (struct mpirun_app){ 0 };
 }
 
+/* A parameter's text as mpirun sees it: the environment, overridden by
+ * --param (and --ifname); NULL or "" where unset. Points into either. */
+static const char *param_text(const struct mpirun_opts *o, const char *name)
+{
+    const char *v = getenv(name);
+    size_t nlen = strlen(name);
+    for (size_t k = 0; o->env != NULL && o->env[k] != NULL; k++) {
+        if (strncmp(o->env[k], name, nlen) == 0 && o->env[k][nlen] == '=')
+            v = o->env[k] + nlen + 1;
+    }
+    return v;
+}
+
+/* The library's network parameters that mpirun and the daemons follow too
+ * (rows of the library's table, see ol_netif.h). */
+static void read_net_params(struct mpirun_opts *o)
+{
+    const char *ifname = param_text(o, "OMPI_LITE_IFNAME");
+    const char *speeds = param_text(o, "OMPI_LITE_NET_TEST_SPEED");
+    o->ifname = ifname && *ifname ? ol_xstrdup(ifname) : NULL;
+    o->net_test_speed = speeds && *speeds ? ol_xstrdup(speeds) : NULL;
+}
+
 /* Reads mpirun's own parameters: the environment, overridden by --param. */
 static int read_params(struct mpirun_opts *o, char **err)
 {
@@ -380,12 +417,7 @@ static int read_params(struct mpirun_opts *o, char **err)
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];
         char *name = ol_xasprintf("OMPI_LITE_%s", p->name);
-        const char *v = getenv(name);
-        size_t nlen = strlen(name);
-        for (size_t k = 0; o->env != NULL && o->env[k] != NULL; k++) {
-            if (strncmp(o->env[k], name, nlen) == 0 && o->env[k][nlen] == '=')
-                v = o->env[k] + nlen + 1;
-        }
+        const char *v = param_text(o, name);
         *read[i].out = p->default_value;
         int bad = v != NULL && ol_parse_long(v, p->min, p->max, read[i].out) != 0;
         if (bad)
@@ -396,6 +428,7 @@ static int read_params(struct mpirun_opts *o, char **err)
             return -1;
     }
     o->oversubscribe |= oversubscribe != 0;
+    read_net_params(o);
     return 0;
 }
 
@@ -473,6 +506,8 @@ void ol_mpirun_opts_free(struct mpirun_opts *o)
     free(o->launch_agent);
     free(o->wdir);
     free(o->prefix);
+    free(o->ifname);
+    free(o->net_test_speed);
     ol_strv_free(o->env);
     memset(o, 0, sizeof *o);
 }

@@ -89,8 +89,8 @@ static char *join_commas(char *const *v)
 }
 
 /* The daemon's arguments: where to connect (or the socketpair), its place
- * in the tree, the link timeout, where to listen. The key is never among
- * them. */
+ * in the tree, the link timeout, the interfaces to use, where to listen.
+ * The key is never among them. */
 static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
 {
     char **v = ol_xcalloc(1, sizeof *v);
@@ -120,6 +120,14 @@ static char **daemon_argv(const struct ol_daemon_start *s, int parent_fd)
     snprintf(num, sizeof num, "%ld", s->link_timeout_ms);
     ol_strv_append(&v, "--link-timeout-ms");
     ol_strv_append(&v, num);
+    if (s->ifname != NULL) {
+        ol_strv_append(&v, "--ifname");
+        ol_strv_append(&v, s->ifname);
+    }
+    if (s->net_test_speed != NULL) {
+        ol_strv_append(&v, "--net-test-speed");
+        ol_strv_append(&v, s->net_test_speed);
+    }
     if (s->listen_addrs != NULL && s->listen_addrs[0] != NULL) {
         char *addrs = join_commas(s->listen_addrs);
         ol_strv_append(&v, "--listen");

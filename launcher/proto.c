@@ -178,6 +178,7 @@ void ol_msg_hello_encode(const ol_msg_hello_t *m, ol_wbuf_t *w)
     ol_w_str(w, m->hostname);
     ol_w_u16(w, m->port);
     ol_w_strv(w, m->addrs);
+    ol_w_strv(w, m->netifs);
 }
 
 int ol_msg_hello_decode(ol_rbuf_t *r, ol_msg_hello_t *m)
@@ -191,7 +192,8 @@ int ol_msg_hello_decode(ol_rbuf_t *r, ol_msg_hello_t *m)
     m->hostname = ol_r_str(r);
     m->port = ol_r_u16(r);
     m->addrs = ol_r_strv(r);
-    if (r->failed || m->hostname == NULL || m->addrs == NULL) {
+    m->netifs = ol_r_strv(r);
+    if (r->failed || m->hostname == NULL || m->addrs == NULL || m->netifs == NULL) {
         ol_msg_hello_free(m);
         return -1;
     }
@@ -202,8 +204,10 @@ void ol_msg_hello_free(ol_msg_hello_t *m)
 {
     free(m->hostname);
     ol_strv_free(m->addrs);
+    ol_strv_free(m->netifs);
     m->hostname = NULL;
     m->addrs = NULL;
+    m->netifs = NULL;
 }
 
 void ol_msg_launch_encode(const ol_msg_launch_t *m, ol_wbuf_t *w)

@@ -23,7 +23,7 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 3u
+#define OL_PROTO_VERSION 4u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
@@ -77,6 +77,7 @@ typedef struct {
     char *hostname;
     uint16_t port;         /* where its children connect; 0 = no children */
     char **addrs;          /* this host's IPv4 addresses, best first */
+    char **netifs;         /* its interfaces and RDMA ports: "NAME MBPS FLAGS" (ol_netif.h) */
 } ol_msg_hello_t;
 
 /* One program of an MPMD job; its ranks are [first_rank, first_rank + np). */

@@ -25,6 +25,8 @@ extern struct ol_param_values {
     int yield_us;               /* YIELD_US */
     int wait_poll_ms;           /* WAIT_POLL_MS */
     const char *shm_test_name;  /* SHM_TEST_NAME: tests only (ol_shm_file.h) */
+    const char *ifname;         /* IFNAME: the interfaces between hosts (ol_netif.h) */
+    const char *net_test_speed; /* NET_TEST_SPEED: tests only (ol_netif.h) */
     /* UCX settings applied unless the user set the UCX variable (empty:
      * UCX's own default); see init.c. */
     const char *ucx_mm_fifo_size;      /* UCX_MM_FIFO_SIZE */

@@ -2,6 +2,7 @@
  * worker, and the publication of this rank's UCX address. */
 #define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, process_vm_readv */
 #include "ol_log.h"
+#include "ol_netif.h"
 #include "ol_params.h"
 #include "ol_runtime.h"
 #include "pmix_client.h"
@@ -234,6 +235,87 @@ static void apply_ucx_defaults(ucp_config_t *config)
     }
 }
 
+/* Which network devices a rank's UCX uses, said once per host (local rank
+ * 0) at info level: each with its transport and link speed, and why. */
+static void log_net_choice(const ol_netif_list_t *list, const char *why)
+{
+    if (ol_rt.local_rank != 0 || !ol_log_enabled(OL_LOG_INFO, "runtime"))
+        return;
+    char text[512] = "";
+    for (size_t i = 0; i < list->n; i++) {
+        const ol_netif_t *nif = &list->ifs[i];
+        char speed[32];
+        size_t used = strlen(text);
+        if (!nif->selected)
+            continue;
+        ol_netif_speed_text(nif->speed_mbps, speed, sizeof(speed));
+        snprintf(text + used, sizeof(text) - used, "%s%s (%s, %s)", used ? ", " : "", nif->name,
+                 nif->rdma ? "ib" : "tcp", speed);
+    }
+    OL_INFO("runtime", "host %s: ranks reach other hosts over %s (%s)", ol_rt.hostname,
+            text[0] ? text : "no network device", why);
+}
+
+/* Where the user chose UCX's devices, what UCX_NET_DEVICES names ("all" or
+ * unset: every usable one), for the log only. */
+static const char *mark_user_devices(ol_netif_list_t *list, char *spec, size_t size)
+{
+    const char *devices = getenv("UCX_NET_DEVICES");
+    bool all = devices == NULL || strcmp(devices, "all") == 0;
+    snprintf(spec, size, "=%s", all ? "" : devices);
+    for (size_t i = 0; i < list->n; i++)
+        list->ifs[i].selected = list->ifs[i].usable && (all || ol_netif_spec_takes(spec, list->ifs[i].name));
+    return devices ? "the user's UCX_NET_DEVICES" : "the user's UCX_TLS, UCX's choice of devices";
+}
+
+/* OMPI_LITE_IFNAME made concrete for this host, as UCX_NET_DEVICES: the
+ * NCCL-style list (prefixes, '^', '=') becomes the names of this host's
+ * interfaces and RDMA ports that it takes. Without it, a job on several
+ * hosts gets the default rule (no loopback, no container bridge while
+ * another interface is up): UCX 1.13 offers lo and docker0 to peers on
+ * other hosts. A user's UCX_NET_DEVICES or UCX_TLS wins. An IFNAME that
+ * takes nothing here fails the start (the daemon refuses it earlier; this
+ * is for other launchers). */
+static ol_status_t choose_net_devices(ucp_config_t *config)
+{
+    const char *spec = ol_param.ifname;
+    bool asked = spec != NULL && spec[0] != '\0';
+    if (ol_rt.singleton || (!asked && ol_rt.num_hosts <= 1))
+        return OL_OK;
+    ol_netif_list_t list;
+    char *err = NULL, user_spec[256];
+    if (ol_netif_scan(&list, ol_param.net_test_speed, &err) != 0) {
+        OL_WARN("runtime", "leaving UCX's network devices alone: %s", err ? err : "out of memory");
+        free(err);
+        return OL_OK;
+    }
+    ol_status_t rc = OL_OK;
+    if (ol_netif_select(&list, spec, &err) != 0) {
+        ol_error_detail("host %s: %s", ol_rt.hostname, err ? err : "out of memory");
+        rc = MPI_ERR_OTHER;
+    } else if (user_set_any("UCX_NET_DEVICES UCX_TLS")) {
+        if (asked)
+            OL_WARN("runtime", "OMPI_LITE_IFNAME=%s leaves UCX alone: the user set "
+                               "UCX_NET_DEVICES or UCX_TLS", spec);
+        log_net_choice(&list, mark_user_devices(&list, user_spec, sizeof(user_spec)));
+    } else {
+        char *names = ol_netif_selected_names(&list, 0);
+        ucs_status_t st = names ? ucp_config_modify(config, "NET_DEVICES", names) : UCS_ERR_NO_MEMORY;
+        if (st == UCS_OK) {
+            note_config_default("NET_DEVICES", names);
+            OL_INFO("runtime", "UCX_NET_DEVICES=%s (%s)", names, asked ? "OMPI_LITE_IFNAME" : "ompi-lite's default");
+        } else {
+            OL_WARN("runtime", "cannot set UCX_NET_DEVICES=%s: %s", names ? names : "",
+                    ucs_status_string(st));
+        }
+        log_net_choice(&list, asked ? "OMPI_LITE_IFNAME" : "default: no loopback or container bridge");
+        free(names);
+    }
+    free(err);
+    ol_netif_free(&list);
+    return rc;
+}
+
 /* The UCX_ variables of the environment (the user's, and those that
  * ompi-lite's defaults set there), for the sentence of a failed start: a
  * bad one is the usual cause, and UCX names the setting only in its own
@@ -286,6 +368,12 @@ static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *reque
     if (st != UCS_OK)
         goto fail;
     apply_ucx_defaults(config);
+    ol_status_t rc = choose_net_devices(config);
+    if (rc != OL_OK) {
+        ucp_config_release(config);
+        OL_WARN("runtime", "%s", "OMPI_LITE_IFNAME takes no interface of this host");
+        return rc;
+    }
     step = "ucp_init";
     st = ucp_init(&params, config, &ol_rt.ucp_context);
     ucp_config_release(config);

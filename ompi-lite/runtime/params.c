@@ -34,6 +34,23 @@ static const ol_param_t param_table[] = {
      "0) instead of with a secret random part, so that a test can make one first and see the "
      "job refuse it; any user can then do that, so never set it otherwise (empty: random names)",
      &ol_param.shm_test_name, 0, 0},
+    {"IFNAME", OL_PARAM_STRING, "",
+     "the network interfaces a job uses between hosts, in NCCL's syntax (NCCL_SOCKET_IFNAME): "
+     "a comma list of name prefixes (ib0,eth), '=' first for exact names (=eth1), '^' first "
+     "to exclude (^docker,lo); RDMA ports as DEVICE:PORT (mlx5_0:1). It steers mpirun's and "
+     "the daemons' links (mpirun --ifname LIST sets it too) and the ranks' UCX_NET_DEVICES, on "
+     "every host, unless the user sets UCX_NET_DEVICES or UCX_TLS; a name that matches no "
+     "usable interface of some host stops the job at start-up, naming the host and its "
+     "interfaces. Read by the library, mpirun and the daemons. Empty: what UCX chooses, less "
+     "loopback and container bridges (docker0, virbr0 ...) between hosts where another "
+     "interface is up",
+     &ol_param.ifname, 0, 0},
+    {"NET_TEST_SPEED", OL_PARAM_STRING, "",
+     "for tests only: NAME=MBPS,... replaces the link speed read from /sys for those "
+     "interfaces (a link limited with tc shows no lower speed there), in what OMPI_LITE_DEBUG="
+     "info, mpirun's slow-link warning and ompi_lite_info --net say; never set it otherwise "
+     "(empty: the speeds /sys gives)",
+     &ol_param.net_test_speed, 0, 0},
     {"UCX_MM_FIFO_SIZE", OL_PARAM_STRING, "256",
      "UCX_MM_FIFO_SIZE unless the user sets UCX_MM_/POSIX_/SYSV_FIFO_SIZE (empty: UCX's "
      "64): slots of a rank's shared-memory receive FIFO (a power of two). With UCX's 64, a "

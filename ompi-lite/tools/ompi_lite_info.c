@@ -1,17 +1,22 @@
 /* ompi_lite_info: what this build of ompi-lite is and how it is tuned.
  *   ompi_lite_info            version, build configuration and parameters
- *   ompi_lite_info --params   the parameters only */
+ *   ompi_lite_info --params   the parameters only
+ *   ompi_lite_info --net      this host's interfaces and RDMA ports, their
+ *                             speeds, and which ones a job would use */
 #include "mpi.h"
 #include "ol_config.h"
 #include "coll.h"
 #include "pt2pt.h"
 #include "ol_accel.h"
+#include "ol_netif.h"
 #include "ol_params.h"
 #include "params.h"
 #include "ol_state.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Whether CUDA support is built, and what the driver on this machine
  * says (the driver is opened for this). */
@@ -42,22 +47,69 @@ static void print_build(void)
     print_cuda();
 }
 
+static void print_netif(const ol_netif_t *nif)
+{
+    char speed[32];
+    ol_netif_speed_text(nif->speed_mbps, speed, sizeof(speed));
+    const char *kind = nif->rdma ? "ib" : "tcp";
+    const char *note = !nif->usable ? (nif->rdma ? " (port not active)" : " (down or no IPv4)")
+                       : nif->loopback ? " (loopback)"
+                       : nif->bridge   ? " (container bridge)"
+                                       : "";
+    printf("  %c %-16s %-15s %-14s %s%s\n", nif->selected ? '*' : ' ', nif->name,
+           nif->addr[0] ? nif->addr : "-", speed, kind, note);
+}
+
+/* --net: what a job between hosts would use here, from OMPI_LITE_IFNAME
+ * (and OMPI_LITE_NET_TEST_SPEED) as the ranks and daemons read them. */
+static int print_net(void)
+{
+    ol_netif_list_t list;
+    char *err = NULL, host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    if (ol_netif_scan(&list, ol_param.net_test_speed, &err) != 0) {
+        fprintf(stderr, "ompi_lite_info: %s\n", err ? err : "out of memory");
+        free(err);
+        return 1;
+    }
+    int rc = 0;
+    if (ol_netif_select(&list, ol_param.ifname, &err) != 0) {
+        fprintf(stderr, "ompi_lite_info: host %s: %s\n", host, err ? err : "out of memory");
+        rc = 1;
+    }
+    const char *spec = ol_param.ifname;
+    printf("Network interfaces of %s (* = used between hosts, %s):\n", host,
+           spec && *spec ? "OMPI_LITE_IFNAME" : "default: no loopback or container bridge");
+    if (spec && *spec)
+        printf("  OMPI_LITE_IFNAME=%s\n", spec);
+    printf("    %-16s %-15s %-14s %s\n", "name", "IPv4 address", "speed", "UCX transport");
+    for (size_t i = 0; i < list.n; i++)
+        print_netif(&list.ifs[i]);
+    free(err);
+    ol_netif_free(&list);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    int params_only = 0;
+    int params_only = 0, net = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--params") == 0) {
             params_only = 1;
+        } else if (strcmp(argv[i], "--net") == 0) {
+            net = 1;
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("ompi-lite %s\n", PACKAGE_VERSION);
             return 0;
         } else {
-            fprintf(stderr, "ompi_lite_info: unknown option %s (try --params or --version)\n",
+            fprintf(stderr, "ompi_lite_info: unknown option %s (try --params, --net or --version)\n",
                     argv[i]);
             return 2;
         }
     }
     ol_params_load();
+    if (net)
+        return print_net();
     ol_coll_params_load();
     ol_pt2pt_params_load();
     if (!params_only) {

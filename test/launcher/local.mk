@@ -56,6 +56,7 @@ test_launcher_scripts = \
 	test/launcher/netns_own_address.sh \
 	test/launcher/netns_failures.sh \
 	test/launcher/netns_blips.sh \
+	test/launcher/netns_ifname.sh \
 	test/launcher/strangers.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \
