@@ -45,10 +45,15 @@ ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory);
 
 /* ---- context, stream and events (context.c) ---------------------------- */
 
-/* Makes the library's context current on this thread, choosing it first if
- * there is none yet: the current context's device, else the device of buf
- * (may be NULL). Fails with MPI_ERR_OTHER and a recorded sentence. */
+/* Makes the library's context current on this thread (pushed above the
+ * program's when another is current), choosing it first if there is none
+ * yet: the current context's device, else the device of buf (may be NULL).
+ * Fails with MPI_ERR_OTHER and a recorded sentence. Every success is paired
+ * with ol_accel_leave; pairs nest. */
 ol_status_t ol_accel_enter(const void *buf);
+/* Ends the outermost enter: pops our context if enter pushed it, so the
+ * program finds its own current context again. */
+void ol_accel_leave(void);
 /* The library's stream (valid after ol_accel_enter). */
 ol_cu_stream_t ol_accel_stream(void);
 /* Multiprocessors of the library's device (valid after ol_accel_enter). */

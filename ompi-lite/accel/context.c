@@ -5,8 +5,12 @@
  * chosen at MPI_Init (ACCEL_SELECT_DEVICE), else the device of the context
  * current when the first device buffer arrives, else that buffer's device.
  * Primary contexts are the ones the CUDA runtime uses, so the program's
- * memory and ours live in the same context. Before any driver call a
- * thread makes it current (one cuCtxGetCurrent when it already is).
+ * memory and ours live in the same context. The current context belongs
+ * to the program (cudaSetDevice, its own cuCtxCreate context): our driver
+ * calls run between ol_accel_enter, which pushes our context when another
+ * one (or none) is current, and ol_accel_leave, which pops it again, so a
+ * program never finds its kernels and allocations moved to our device.
+ * When ours already is current, entering costs one cuCtxGetCurrent.
  *
  * The stream is created with flags 0, i.e. blocking with respect to the
  * legacy default stream: work the program queued on the default stream
@@ -114,19 +118,21 @@ static ol_status_t choose_device(const void *buf, ol_cu_device_t *device)
     return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuDeviceGet", rc);
 }
 
-/* Retains the device's primary context, makes it current here, and creates
- * the stream on it. Called with context_lock held. */
+/* Retains the device's primary context and creates the stream on it,
+ * leaving the current context as it was. Called with context_lock held. */
 static ol_status_t open_context(ol_cu_device_t device)
 {
     ol_cu_context_t context;
     ol_cu_result_t rc = ol_cu.cuDevicePrimaryCtxRetain(&context, device);
     if (rc != OL_CUDA_SUCCESS)
         return ol_accel_cuda_failed("cuDevicePrimaryCtxRetain", rc);
-    const char *failed = "cuCtxSetCurrent";
-    rc = ol_cu.cuCtxSetCurrent(context);
+    const char *failed = "cuCtxPushCurrent_v2";
+    rc = ol_cu.cuCtxPushCurrent_v2(context);
     if (rc == OL_CUDA_SUCCESS) {
+        ol_cu_context_t popped;
         failed = "cuStreamCreate";
         rc = ol_cu.cuStreamCreate(&library_stream, 0);
+        ol_cu.cuCtxPopCurrent_v2(&popped);
     }
     if (rc != OL_CUDA_SUCCESS) {
         ol_cu.cuDevicePrimaryCtxRelease_v2(device);
@@ -156,8 +162,29 @@ static ol_status_t choose_context(const void *buf)
     return rc;
 }
 
+/* How deep this thread is in enter/leave pairs, and whether the outermost
+ * enter pushed our context (then the outermost leave pops it). */
+static _Thread_local int entered;
+static _Thread_local bool pushed;
+
+/* Our context on top of this thread's stack, above the program's. */
+static ol_status_t push_library_context(ol_cu_context_t context)
+{
+    ol_cu_context_t current = NULL;
+    ol_cu_result_t rc = ol_cu.cuCtxGetCurrent(&current);
+    if (rc == OL_CUDA_SUCCESS && current != context) {
+        rc = ol_cu.cuCtxPushCurrent_v2(context);
+        pushed = rc == OL_CUDA_SUCCESS;
+    }
+    return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuCtxPushCurrent_v2", rc);
+}
+
 ol_status_t ol_accel_enter(const void *buf)
 {
+    if (entered > 0) {
+        entered++;
+        return OL_OK;
+    }
     if (!ol_accel_usable()) {
         ol_error_detail("CUDA cannot be used: %s", unusable_reason());
         return MPI_ERR_OTHER;
@@ -169,11 +196,21 @@ ol_status_t ol_accel_enter(const void *buf)
             return rc;
         context = library_context;
     }
-    ol_cu_context_t current = NULL;
-    ol_cu_result_t rc = ol_cu.cuCtxGetCurrent(&current);
-    if (rc == OL_CUDA_SUCCESS && current != context)
-        rc = ol_cu.cuCtxSetCurrent(context);
-    return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuCtxSetCurrent", rc);
+    ol_status_t rc = push_library_context(context);
+    if (rc == OL_OK)
+        entered = 1;
+    return rc;
+}
+
+void ol_accel_leave(void)
+{
+    if (entered <= 0 || --entered > 0 || !pushed)
+        return;
+    ol_cu_context_t popped;
+    ol_cu_result_t rc = ol_cu.cuCtxPopCurrent_v2(&popped);
+    pushed = false;
+    if (rc != OL_CUDA_SUCCESS) /* the program's context may now be wrong: say so */
+        OL_WARN("accel", "cuCtxPopCurrent_v2 failed: %s", ol_cu_error_text(rc));
 }
 
 ol_cu_stream_t ol_accel_stream(void)
@@ -298,7 +335,7 @@ static void destroy_events(void)
     pthread_mutex_unlock(&events_lock);
 }
 
-ol_status_t ol_accel_record_event(ol_accel_event_t **done)
+static ol_status_t record_event(ol_accel_event_t **done)
 {
     ol_accel_event_t *e = take_event();
     if (!e) {
@@ -314,11 +351,22 @@ ol_status_t ol_accel_record_event(ol_accel_event_t **done)
     return OL_OK;
 }
 
+ol_status_t ol_accel_record_event(ol_accel_event_t **done)
+{
+    ol_status_t rc = ol_accel_enter(NULL);
+    if (rc != OL_OK)
+        return rc;
+    rc = record_event(done);
+    ol_accel_leave();
+    return rc;
+}
+
 bool ol_accel_event_done(ol_accel_event_t *event, ol_status_t *error)
 {
     ol_status_t rc = ol_accel_enter(NULL);
     if (rc == OL_OK) {
         ol_cu_result_t query = ol_cu.cuEventQuery(event->event);
+        ol_accel_leave();
         if (query == OL_CUDA_SUCCESS)
             return true;
         if (query == OL_CUDA_ERROR_NOT_READY)
@@ -345,11 +393,15 @@ static const void *device_end(const void *dst, const void *src)
 static ol_status_t queue_copy(void *dst, const void *src, size_t bytes)
 {
     ol_status_t rc = ol_accel_enter(device_end(dst, src));
-    if (rc != OL_OK || bytes == 0)
+    if (rc != OL_OK || bytes == 0) {
+        if (rc == OL_OK)
+            ol_accel_leave();
         return rc;
+    }
     ol_cu_result_t cu = ol_cu.cuMemcpyAsync((ol_cu_deviceptr_t)(uintptr_t)dst,
                                             (ol_cu_deviceptr_t)(uintptr_t)src, bytes,
                                             library_stream);
+    ol_accel_leave();
     return cu == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuMemcpyAsync", cu);
 }
 
@@ -389,6 +441,7 @@ ol_status_t ol_accel_synchronize(void)
     if (rc != OL_OK)
         return rc;
     ol_cu_result_t cu = ol_cu.cuStreamSynchronize(library_stream);
+    ol_accel_leave();
     return cu == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuStreamSynchronize", cu);
 }
 
@@ -418,4 +471,5 @@ void ol_accel_finalize(void)
     ol_cu.cuDevicePrimaryCtxRelease_v2(library_device);
     library_stream = NULL;
     __atomic_store_n(&library_context, NULL, __ATOMIC_RELEASE);
+    ol_accel_leave();
 }

@@ -76,6 +76,8 @@ enum {
     X(cuDevicePrimaryCtxRelease_v2, (ol_cu_device_t device))                                   \
     X(cuCtxGetCurrent, (ol_cu_context_t *context))                                             \
     X(cuCtxSetCurrent, (ol_cu_context_t context))                                              \
+    X(cuCtxPushCurrent_v2, (ol_cu_context_t context))                                          \
+    X(cuCtxPopCurrent_v2, (ol_cu_context_t *context))                                          \
     X(cuCtxGetDevice, (ol_cu_device_t *device))                                                \
     X(cuPointerGetAttributes, (unsigned int count, int *attributes, void **data,               \
                                ol_cu_deviceptr_t pointer))                                     \

@@ -78,12 +78,10 @@ static ol_status_t describe_allocation(const void *buf, uint64_t buffer_id, stru
     return OL_OK;
 }
 
-ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc)
+static ol_status_t export_buffer(const void *buf, ol_accel_ipc_t *ipc)
 {
-    ol_status_t rc = ol_accel_enter(buf);
     ol_accel_memory_t memory;
-    if (rc == OL_OK)
-        rc = ol_accel_memory_query(buf, &memory);
+    ol_status_t rc = ol_accel_memory_query(buf, &memory);
     if (rc != OL_OK)
         return rc;
     if (!memory.device)
@@ -104,6 +102,16 @@ ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc)
     ipc->alloc_base = (uint64_t)e.base;
     ipc->alloc_size = e.size;
     return OL_OK;
+}
+
+ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc)
+{
+    ol_status_t rc = ol_accel_enter(buf);
+    if (rc != OL_OK)
+        return rc;
+    rc = export_buffer(buf, ipc);
+    ol_accel_leave();
+    return rc;
 }
 
 /* ---- import ------------------------------------------------------------------ */
@@ -199,6 +207,7 @@ ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, 
     if (rc == OL_OK)
         *ptr = (void *)(uintptr_t)(m->base + ipc->offset);
     pthread_mutex_unlock(&import_lock);
+    ol_accel_leave();
     return rc;
 }
 

@@ -358,8 +358,10 @@ ol_status_t ol_accel_check_device(const void *buf, size_t bytes)
 {
     ol_accel_memory_t memory;
     ol_status_t rc = ol_accel_enter(buf);
-    if (rc == OL_OK)
+    if (rc == OL_OK) {
         rc = ol_accel_memory_query(buf, &memory);
+        ol_accel_leave();
+    }
     if (rc != OL_OK)
         return rc;
     uintptr_t at = (uintptr_t)buf;

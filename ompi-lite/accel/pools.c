@@ -99,6 +99,7 @@ static void *pool_alloc(pool_t *pool, size_t bytes)
     block_t *b = take_free(pool, c);
     if (!b)
         b = new_block(pool, c, bytes);
+    ol_accel_leave();
     if (!b)
         return NULL;
     pthread_mutex_lock(&pool->lock);
@@ -139,8 +140,10 @@ static void pool_free(pool_t *pool, void *ptr)
         b = NULL;
     }
     pthread_mutex_unlock(&pool->lock);
-    if (b && ol_accel_enter(NULL) == OL_OK)
+    if (b && ol_accel_enter(NULL) == OL_OK) {
         destroy_block(pool, b);
+        ol_accel_leave();
+    }
 }
 
 /* Frees every block, handed out or not (finalize: nothing is in use). */

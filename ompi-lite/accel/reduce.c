@@ -236,7 +236,12 @@ static ol_status_t prepare(const ol_op_t *op, const ol_datatype_t *dt, const voi
         return MPI_ERR_OP;
     }
     ol_status_t rc = ol_accel_enter(device_buf);
-    return rc == OL_OK ? find_function(form, k, function) : rc;
+    if (rc != OL_OK)
+        return rc;
+    rc = find_function(form, k, function);
+    if (rc != OL_OK)
+        ol_accel_leave();
+    return rc;
 }
 
 ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
@@ -245,14 +250,19 @@ ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const vo
     kernel_choice_t k;
     ol_cu_function_t function;
     ol_status_t rc = prepare(op, dt, inout, TWO_INPUTS, &k, &function);
-    if (rc != OL_OK || count == 0)
+    if (rc != OL_OK)
         return rc;
-    unsigned long long elements = kernel_elements(dt, &k, count);
-    const void *from = data_start(dt, in);
-    void *to = (void *)data_start(dt, inout);
-    void *parameters[] = {&to, &from, &elements};
-    rc = launch(function, elements, k.type_size, parameters);
-    return rc == OL_OK ? ol_accel_synchronize() : rc;
+    if (count > 0) {
+        unsigned long long elements = kernel_elements(dt, &k, count);
+        const void *from = data_start(dt, in);
+        void *to = (void *)data_start(dt, inout);
+        void *parameters[] = {&to, &from, &elements};
+        rc = launch(function, elements, k.type_size, parameters);
+        if (rc == OL_OK)
+            rc = ol_accel_synchronize();
+    }
+    ol_accel_leave();
+    return rc;
 }
 
 /* The kernels' by-value input list: eight pointers, 64 bytes. */
@@ -284,5 +294,8 @@ ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *d
         void *parameters[] = {&to, &inputs, &n, &elements};
         rc = launch(function, elements, k.type_size, parameters);
     }
-    return rc == OL_OK ? ol_accel_record_event(done) : rc;
+    if (rc == OL_OK)
+        rc = ol_accel_record_event(done);
+    ol_accel_leave();
+    return rc;
 }

@@ -9,8 +9,8 @@
  * still recognised, so that they get a clear error instead of a crash.
  *
  * Threads: every function may be called from any thread; those that talk
- * to the driver make the library's context current on the calling thread
- * first. Functions returning ol_status_t record a sentence with
+ * to the driver push the library's context on the calling thread first and
+ * pop it before they return, so the program's current context is kept. Functions returning ol_status_t record a sentence with
  * ol_error_detail on failure. */
 #ifndef OL_ACCEL_H
 #define OL_ACCEL_H
@@ -23,8 +23,9 @@
 /* ---- start and end (runtime/init.c) ------------------------------------ */
 
 /* Reads the accel parameters and starts watching for the driver. When the
- * program has already loaded the driver and no context is current, makes
- * the GPU nearest the rank's cores current (OMPI_LITE_ACCEL_SELECT_DEVICE). */
+ * program has already loaded the driver and no context is current, the
+ * library's context becomes the primary context of the GPU nearest the
+ * rank's cores (OMPI_LITE_ACCEL_SELECT_DEVICE); none is made current. */
 ol_status_t ol_accel_init(int local_rank, int local_size);
 /* Closes IPC mappings, frees pools, releases the context. */
 void ol_accel_finalize(void);

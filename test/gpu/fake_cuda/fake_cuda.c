@@ -144,7 +144,14 @@ static const char ipc_magic[8] = {'F', 'A', 'K', 'E', 'C', 'U', 'D', 'A'};
 
 static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+/* The calling thread's context stack: current_ctx is its top, below[] the
+ * contexts pushed under it (cuCtxPushCurrent_v2, cuCtxCreate_v4). */
 static _Thread_local struct CUctx_st *current_ctx;
+#define MAX_CONTEXT_STACK 16
+static _Thread_local struct {
+    struct CUctx_st *below[MAX_CONTEXT_STACK];
+    int depth;
+} ctx_stack;
 
 static struct {
     /* configuration (environment, read once) */
@@ -711,12 +718,15 @@ static bool event_complete(const struct CUevent_st *e)
 
 /* ==== contexts =========================================================== */
 
+static struct CUctx_st *find_created_context(CUcontext h);
+static void set_current(struct CUctx_st *ctx);
+
 static struct CUctx_st *find_context(CUcontext h)
 {
     for (int d = 0; d < fake.device_count; d++)
         if (&fake.contexts[d] == h)
             return h;
-    return NULL;
+    return find_created_context(h);
 }
 
 /* Releasing the last reference resets a primary context: its memory,
@@ -960,7 +970,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
     if (rc == CUDA_SUCCESS && ctx != NULL && find_context(ctx) == NULL)
         rc = CUDA_ERROR_INVALID_CONTEXT;
     if (rc == CUDA_SUCCESS)
-        current_ctx = ctx;
+        set_current(ctx);
     return api_leave("cuCtxSetCurrent", rc, "%p", (void *)ctx);
 }
 
@@ -972,6 +982,131 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
     if (rc == CUDA_SUCCESS)
         *device = current_ctx->device;
     return api_leave("cuCtxGetDevice", rc, NULL);
+}
+
+/* ==== entry points: the context stack and the program's own contexts ====== */
+
+/* cuCtxSetCurrent replaces the top of the stack; NULL pops it, as the
+ * real driver documents. */
+static void set_current(struct CUctx_st *ctx)
+{
+    if (ctx == NULL && ctx_stack.depth > 0)
+        current_ctx = ctx_stack.below[--ctx_stack.depth];
+    else
+        current_ctx = ctx;
+}
+
+static CUresult push_current(struct CUctx_st *ctx)
+{
+    if (current_ctx != NULL) {
+        if (ctx_stack.depth == MAX_CONTEXT_STACK) {
+            trace_note("the context stack is full (%d)", MAX_CONTEXT_STACK);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        ctx_stack.below[ctx_stack.depth++] = current_ctx;
+    }
+    current_ctx = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    CUresult rc = api_enter("cuCtxPushCurrent_v2", NEED_INIT);
+    if (rc == CUDA_SUCCESS && find_context(ctx) == NULL)
+        rc = CUDA_ERROR_INVALID_CONTEXT;
+    if (rc == CUDA_SUCCESS)
+        rc = push_current(ctx);
+    return api_leave("cuCtxPushCurrent_v2", rc, "%p depth=%d", (void *)ctx, ctx_stack.depth);
+}
+
+CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    CUresult rc = api_enter("cuCtxPopCurrent_v2", NEED_INIT);
+    struct CUctx_st *popped = current_ctx;
+    if (rc == CUDA_SUCCESS && popped == NULL)
+        rc = CUDA_ERROR_INVALID_CONTEXT;
+    if (rc == CUDA_SUCCESS) {
+        current_ctx = ctx_stack.depth > 0 ? ctx_stack.below[--ctx_stack.depth] : NULL;
+        if (pctx != NULL)
+            *pctx = popped;
+    }
+    return api_leave("cuCtxPopCurrent_v2", rc, "-> %p, now %p", (void *)popped,
+                     (void *)current_ctx);
+}
+
+/* Contexts of cuCtxCreate_v4: what a program that manages its own
+ * contexts uses instead of the primary ones; their memory is theirs. */
+#define MAX_CREATED_CONTEXTS 64
+static struct CUctx_st *created_contexts[MAX_CREATED_CONTEXTS];
+
+static struct CUctx_st *find_created_context(CUcontext h)
+{
+    for (int i = 0; h != NULL && i < MAX_CREATED_CONTEXTS; i++)
+        if (created_contexts[i] == h)
+            return h;
+    return NULL;
+}
+
+static CUresult create_context(CUdevice dev, struct CUctx_st **out)
+{
+    int slot = 0;
+    while (slot < MAX_CREATED_CONTEXTS && created_contexts[slot] != NULL)
+        slot++;
+    struct CUctx_st *ctx = slot < MAX_CREATED_CONTEXTS ? calloc(1, sizeof *ctx) : NULL;
+    if (ctx == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    ctx->device = dev;
+    ctx->retains = 1; /* alive until cuCtxDestroy_v2 */
+    ctx->legacy_stream = new_stream(ctx, true, true);
+    if (ctx->legacy_stream == NULL) {
+        free(ctx);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    created_contexts[slot] = ctx;
+    *out = ctx;
+    return CUDA_SUCCESS;
+}
+
+/* The CUDA 13 form (cuda.h maps cuCtxCreate to it); params may be NULL. */
+CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
+                                unsigned int flags, CUdevice dev)
+{
+    CUresult rc = api_enter("cuCtxCreate_v4", NEED_INIT);
+    struct CUctx_st *ctx = NULL;
+    (void)ctxCreateParams;
+    if (rc == CUDA_SUCCESS && pctx == NULL)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    else if (rc == CUDA_SUCCESS && !valid_device(dev))
+        rc = CUDA_ERROR_INVALID_DEVICE;
+    if (rc == CUDA_SUCCESS)
+        rc = create_context(dev, &ctx);
+    if (rc == CUDA_SUCCESS)
+        rc = push_current(ctx); /* a new context is pushed, as the real one is */
+    if (rc == CUDA_SUCCESS)
+        *pctx = ctx;
+    return api_leave("cuCtxCreate_v4", rc, "flags=%u dev=%d -> %p", flags, dev, (void *)ctx);
+}
+
+/* Frees the context's memory and objects; it is popped if current here.
+ * Its struct is kept (retains 0: CONTEXT_IS_DESTROYED for stale users). */
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+    CUresult rc = api_enter("cuCtxDestroy_v2", NEED_INIT);
+    struct CUctx_st *created = find_created_context(ctx);
+    if (rc == CUDA_SUCCESS && created == NULL) {
+        trace_note("%p is not a context of cuCtxCreate", (void *)ctx);
+        rc = CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (rc == CUDA_SUCCESS) {
+        reset_context(created);
+        created->retains = 0;
+        for (int i = 0; i < MAX_CREATED_CONTEXTS; i++)
+            if (created_contexts[i] == created)
+                created_contexts[i] = NULL;
+        if (current_ctx == created)
+            set_current(NULL);
+    }
+    return api_leave("cuCtxDestroy_v2", rc, "%p", (void *)ctx);
 }
 
 /* ==== entry points: memory =============================================== */
