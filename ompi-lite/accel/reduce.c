@@ -228,6 +228,10 @@ static const void *data_start(const ol_datatype_t *dt, const void *buf)
     return (const char *)buf + (dt->predefined ? 0 : dt->true_lb);
 }
 
+/* Alignment the kernels need, and whether operands have it (below). */
+static size_t kernel_alignment(const kernel_choice_t *k);
+static bool all_aligned(const void *const *ptrs, int n, const void *out, size_t align);
+
 static ol_status_t prepare(const ol_op_t *op, const ol_datatype_t *dt, const void *device_buf,
                            int form, kernel_choice_t *k, ol_cu_function_t *function)
 {
@@ -247,7 +251,18 @@ static ol_status_t prepare(const ol_op_t *op, const ol_datatype_t *dt, const voi
 ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
                             void *inout, size_t count)
 {
+    const void *ins[2] = {in, inout};
+    ol_accel_event_t *done;
     kernel_choice_t k;
+    if (choose_kernel(op, dt, &k) &&
+        !all_aligned(ins, 2, inout, kernel_alignment(&k))) { /* staged: the many form */
+        ol_status_t rc = ol_accel_reduce_many_async(op, dt, ins, 2, inout, count, &done);
+        if (rc == OL_OK) {
+            rc = ol_accel_synchronize();
+            ol_accel_event_free(done);
+        }
+        return rc;
+    }
     ol_cu_function_t function;
     ol_status_t rc = prepare(op, dt, inout, TWO_INPUTS, &k, &function);
     if (rc != OL_OK)
@@ -271,6 +286,96 @@ typedef struct {
 } reduce_inputs_t;
 _Static_assert(sizeof(reduce_inputs_t) == 64, "kernels.cu expects 64 bytes of inputs");
 
+/* ---- misaligned operands ------------------------------------------------------ */
+
+/* The kernels load whole elements: an operand that is not aligned to its
+ * element type (a buffer at an odd offset inside an allocation, which the
+ * host path accepts) would fault with CUDA_ERROR_MISALIGNED_ADDRESS, sticky
+ * on the context the program shares. Such operands are copied to aligned
+ * device scratch (copies take any address), reduced there and copied back,
+ * all on the library's stream, so the data never leaves the GPU. */
+static size_t kernel_alignment(const kernel_choice_t *k)
+{
+    return k->type == C32 || k->type == C64 ? k->type_size / 2 : k->type_size;
+}
+
+static bool all_aligned(const void *const *ptrs, int n, const void *out, size_t align)
+{
+    bool aligned = (uintptr_t)out % align == 0;
+    for (int i = 0; i < n; i++)
+        aligned = aligned && (uintptr_t)ptrs[i] % align == 0;
+    return aligned;
+}
+
+/* The aligned twins of n inputs and out (out may be one of the inputs, and
+ * then shares its twin); the inputs' data is queued to be copied in. */
+typedef struct {
+    void *scratch[OL_ACCEL_REDUCE_MAX_INPUTS + 1];
+    int used;
+} twins_t;
+
+static void *twin_of(twins_t *t, const void *ptr, size_t bytes, bool copy_in, size_t align)
+{
+    if ((uintptr_t)ptr % align == 0)
+        return (void *)ptr;
+    void *s = ol_accel_device_alloc(bytes);
+    if (s) {
+        t->scratch[t->used++] = s;
+        if (copy_in && ol_cu.cuMemcpyAsync((ol_cu_deviceptr_t)(uintptr_t)s,
+                                           (ol_cu_deviceptr_t)(uintptr_t)ptr, bytes,
+                                           ol_accel_stream()) != OL_CUDA_SUCCESS)
+            return NULL;
+    }
+    return s;
+}
+
+static void free_twins(twins_t *t)
+{
+    /* The pool hands blocks out again only for work on the same stream,
+     * queued after ours. */
+    for (int i = 0; i < t->used; i++)
+        ol_accel_device_free(t->scratch[i]);
+}
+
+/* out = ins[0] op ... op ins[n-1] through aligned twins (called entered). */
+static ol_status_t launch_many_staged(ol_cu_function_t function, const kernel_choice_t *k,
+                                      const void *const *ins, int n, void *out,
+                                      unsigned long long elements)
+{
+    size_t bytes = elements * k->type_size, align = kernel_alignment(k);
+    twins_t t = {.used = 0};
+    reduce_inputs_t inputs = {{0}};
+    void *to = NULL;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        for (int j = 0; j < i && !inputs.p[i]; j++) /* the same operand twice: one twin */
+            if (ins[j] == ins[i])
+                inputs.p[i] = inputs.p[j];
+        if (!inputs.p[i])
+            inputs.p[i] = twin_of(&t, ins[i], bytes, true, align);
+        ok = inputs.p[i] != NULL;
+        if (ins[i] == out)
+            to = (void *)inputs.p[i];
+    }
+    if (ok && !to)
+        to = twin_of(&t, out, bytes, false, align);
+    ol_status_t rc = MPI_ERR_NO_MEM;
+    if (ok && to) {
+        void *parameters[] = {&to, &inputs, &n, &elements};
+        rc = launch(function, elements, k->type_size, parameters);
+    }
+    if (rc == OL_OK && to != out) {
+        ol_cu_result_t cu = ol_cu.cuMemcpyAsync((ol_cu_deviceptr_t)(uintptr_t)out,
+                                                (ol_cu_deviceptr_t)(uintptr_t)to, bytes,
+                                                ol_accel_stream());
+        rc = cu == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuMemcpyAsync", cu);
+    }
+    if (rc == MPI_ERR_NO_MEM)
+        ol_error_detail("no aligned device scratch for a misaligned reduction operand");
+    free_twins(&t);
+    return rc;
+}
+
 ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *dt,
                                        const void *const *ins, int n, void *out, size_t count,
                                        ol_accel_event_t **done)
@@ -292,7 +397,10 @@ ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *d
         unsigned long long elements = kernel_elements(dt, &k, count);
         void *to = (void *)data_start(dt, out);
         void *parameters[] = {&to, &inputs, &n, &elements};
-        rc = launch(function, elements, k.type_size, parameters);
+        if (all_aligned(inputs.p, n, to, kernel_alignment(&k)))
+            rc = launch(function, elements, k.type_size, parameters);
+        else
+            rc = launch_many_staged(function, &k, inputs.p, n, to, elements);
     }
     if (rc == OL_OK)
         rc = ol_accel_record_event(done);

@@ -54,6 +54,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_allreduce_ipc.sh \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
+	test/gpu/gpu_misaligned.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -63,7 +64,8 @@ test_gpu_programs = \
 	test/gpu/gpu_coll \
 	test/gpu/gpu_reduce \
 	test/gpu/gpu_bad_input \
-	test/gpu/gpu_context
+	test/gpu/gpu_context \
+	test/gpu/gpu_misaligned
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -113,6 +115,11 @@ test_gpu_gpu_context_SOURCES = test/gpu/gpu_context.c $(GPU_TEST_UTIL)
 test_gpu_gpu_context_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_context_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_context_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_misaligned_SOURCES = test/gpu/gpu_misaligned.c $(GPU_TEST_UTIL)
+test_gpu_gpu_misaligned_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_misaligned_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_misaligned_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
 # directory carried there; contrib/gpu-carry.sh builds them with this target.
