@@ -52,6 +52,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_reduce.sh \
 	test/gpu/gpu_allreduce_algos.sh \
 	test/gpu/gpu_allreduce_ipc.sh \
+	test/gpu/gpu_allreduce_fallback.sh \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
