@@ -7,7 +7,9 @@
  *
  *   1. each rank's work vector holds its input (the receive buffer, or
  *      device scratch for a rank whose buffers are in host memory)
- *   2. allgather of the IPC handles of the work vectors (host memory)
+ *   2. allgather of the IPC handles of the work vectors (host memory), and
+ *      one allreduce that agrees whether every rank exported and mapped
+ *      them all; if one could not, every rank leaves (below)
  *   3. rank i: work_i[slice i] = work_0[slice i] op ... op work_{p-1}[slice i]
  *   4. barrier: every slice reduced
  *   5. rank i: work_i[slice j] = work_j[slice j] for every j != i
@@ -20,11 +22,23 @@
  * ALLREDUCE_DEVICE_IPC_BYTES, and device memory on at least one rank for
  * this call (one small allreduce of a flag agrees on that, so a rank with
  * host buffers takes part through device scratch). Every input of that
- * decision is the same on every rank, so all ranks take the same path. */
+ * decision is the same on every rank, so all ranks take the same path.
+ *
+ * What only the driver knows is found out in step 2: it refuses legacy IPC
+ * for pool (cudaMallocAsync), managed and cuMemCreate memory, and mapping
+ * fails between GPUs without peer access or processes that see different
+ * devices (CUDA_VISIBLE_DEVICES). A rank alone cannot fall back, since the
+ * others would wait for it in the barriers or read a vector it never
+ * shared; so the agreement of step 2 makes all ranks leave together, before
+ * anyone read a peer or wrote anything the other algorithms need (the work
+ * vector holds the input, which they read again from the send buffer), and
+ * the caller runs a host-staged algorithm instead. */
 #include "coll_select.h"
 #include "ol_accel.h"
+#include "ol_log.h"
 #include "ol_runtime.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* The communicator's CUDA-IPC readiness, agreed once: every member on this
@@ -116,25 +130,49 @@ static ol_status_t load_input(ipc_run_t *r, const ol_coll_args_t *a)
     return input == r->work ? OL_OK : ol_accel_copy(r->work, input, bytes);
 }
 
-/* Step 2: everyone's work vector mapped here (our own as is). */
-static ol_status_t map_peers(ipc_run_t *r)
+/* What each rank contributes to the allgather of step 2. */
+typedef struct {
+    int32_t exported;     /* 0: `ipc` is meaningless, do not map it */
+    int32_t pad;
+    ol_accel_ipc_t ipc;
+} shared_vector_t;
+
+/* Step 2: everyone's work vector mapped here (our own as is). `ready` says
+ * whether this rank has its input in place; a rank that is not, or cannot
+ * export, still takes part in the allgather (with a zeroed entry marked
+ * not exported), so that nobody waits for it or maps garbage. */
+static ol_status_t map_peers(ipc_run_t *r, bool ready)
 {
-    ol_accel_ipc_t mine, *all = malloc(sizeof(*all) * (size_t)r->p);
-    if (!all)
-        return MPI_ERR_NO_MEM;
-    ol_status_t rc = ol_accel_ipc_export(r->work, &mine);
-    /* A rank that cannot export still takes part in the allgather, then
-     * fails: the others fail to map it. Both report the error. */
+    shared_vector_t mine = {0}, all[OL_ACCEL_REDUCE_MAX_INPUTS]; /* p is at most that */
+    ol_status_t rc = ready ? ol_accel_ipc_export(r->work, &mine.ipc) : MPI_ERR_OTHER;
+    if (rc != OL_OK && ready)
+        OL_INFO("coll", "CUDA IPC allreduce: %s", ol_error_detail_take());
+    mine.exported = rc == OL_OK;
     ol_datatype_t *bytes = ol_dt_from_handle(MPI_BYTE);
-    ol_status_t gathered = ol_coll_allgather(&mine, sizeof(mine), bytes, all, sizeof(mine), bytes,
-                                             r->comm);
-    if (rc == OL_OK)
-        rc = gathered;
-    for (int i = 0; i < r->p && rc == OL_OK; i++)
-        rc = i == r->me ? OL_OK
-                        : ol_accel_ipc_import(ol_comm_world_rank(r->comm, i), &all[i], &r->peers[i]);
+    ol_status_t gathered = ol_coll_allgather(&mine, sizeof(mine), bytes, all, sizeof(mine),
+                                             bytes, r->comm);
+    rc = gathered != OL_OK ? gathered : mine.exported ? OL_OK : MPI_ERR_UNSUPPORTED_OPERATION;
+    for (int i = 0; i < r->p && rc == OL_OK; i++) {
+        if (i == r->me)
+            continue;
+        if (!all[i].exported)
+            rc = MPI_ERR_UNSUPPORTED_OPERATION;
+        else if ((rc = ol_accel_ipc_import(ol_comm_world_rank(r->comm, i), &all[i].ipc,
+                                           &r->peers[i])) != OL_OK)
+            OL_INFO("coll", "CUDA IPC allreduce: cannot map rank %d's vector: %s", i,
+                    ol_error_detail_take());
+    }
     r->peers[r->me] = r->work;
-    free(all);
+    return rc;
+}
+
+/* The agreement of step 2: true when every rank mapped every vector. */
+static ol_status_t all_mapped(ipc_run_t *r, ol_status_t mine, bool *everyone)
+{
+    int ok = mine == OL_OK;
+    ol_status_t rc = ol_coll_allreduce(MPI_IN_PLACE, &ok, 1, ol_dt_from_handle(MPI_INT),
+                                       ol_op_from_handle(MPI_MIN), r->comm);
+    *everyone = rc == OL_OK && ok;
     return rc;
 }
 
@@ -172,14 +210,23 @@ static ol_status_t gather_slices(ipc_run_t *r)
     return rc;
 }
 
-ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a)
+ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken)
 {
     ipc_run_t r = {.comm = a->comm, .p = a->comm->size, .me = a->comm->rank,
                    .elem = a->recvtype->size, .n = a->recvcount};
     ol_status_t rc = load_input(&r, a);
-    ol_status_t mapped = map_peers(&r);
+    bool everyone;
+    ol_status_t agreed = all_mapped(&r, map_peers(&r, rc == OL_OK), &everyone);
+    *taken = agreed != OL_OK || everyone;
+    if (!*taken) {
+        OL_INFO("coll", "CUDA IPC allreduce: not every rank could share or map the vectors; "
+                "all ranks use another algorithm");
+        if (r.scratch)
+            ol_accel_device_free(r.scratch);
+        return OL_OK;
+    }
     if (rc == OL_OK)
-        rc = mapped;
+        rc = agreed;
     if (rc == OL_OK)
         rc = reduce_own_slice(&r, a);
     /* The barriers run whatever happened here, so no rank waits forever

@@ -73,6 +73,9 @@ ol_status_t ol_coll_pair_run(const ol_coll_args_t *a);
 extern int ol_coll_allreduce_device_ipc_bytes;
 ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min_bytes,
                                           bool *applies);
-ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a);
+/* *taken false: some rank could not share its vector or map a peer's, all
+ * ranks agreed to leave IPC, nothing was written and the caller runs
+ * another algorithm. */
+ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken);
 
 #endif

@@ -232,7 +232,10 @@ static ol_status_t run(const ol_coll_args_t *a)
                        ol_coll_why("device memory, one host, >= ALLREDUCE_DEVICE_IPC_BYTES=%d",
                                    ol_coll_allreduce_device_ipc_bytes),
                        false);
-            return ol_coll_allreduce_ipc(a);
+            bool taken;
+            rc = ol_coll_allreduce_ipc(a, &taken);
+            if (taken)
+                return rc;
         }
     }
     bool shm;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef int cu_result;                /* CUresult: 0 is CUDA_SUCCESS */
 typedef unsigned long long cu_ptr;    /* CUdeviceptr */
@@ -22,6 +23,8 @@ static struct {
     cu_result (*ctx_set)(cu_context);
     cu_result (*stream_sync)(void *);
     cu_result (*alloc)(cu_ptr *, size_t);
+    cu_result (*alloc_async)(cu_ptr *, size_t, void *);   /* optional */
+    cu_result (*alloc_managed)(cu_ptr *, size_t, unsigned); /* optional */
     cu_result (*free)(cu_ptr);
     cu_result (*memset8)(cu_ptr, unsigned char, size_t);
     cu_result (*htod)(cu_ptr, const void *, size_t);
@@ -42,6 +45,8 @@ static int load(void *lib, void *fn, const char *name)
 static int load_all(void *lib)
 {
     load(lib, &cu.device_name, "cuDeviceGetName");
+    load(lib, &cu.alloc_async, "cuMemAllocAsync");
+    load(lib, &cu.alloc_managed, "cuMemAllocManaged");
     return load(lib, &cu.init, "cuInit") || load(lib, &cu.device_count, "cuDeviceGetCount") ||
            load(lib, &cu.device_get, "cuDeviceGet") ||
            load(lib, &cu.ctx_retain, "cuDevicePrimaryCtxRetain") ||
@@ -94,10 +99,24 @@ void devmem_device_name(char *name, size_t len)
         snprintf(name, len, "unknown");
 }
 
+/* DEVMEM_KIND=pool: cuMemAllocAsync on the legacy stream (the stream-ordered
+ * pool, as cudaMallocAsync); managed: cuMemAllocManaged (global); anything
+ * else: cuMemAlloc. Memory of other kinds than cuMemAlloc's is what CUDA
+ * IPC refuses, so tests use it to make the library take its fallbacks. */
+static cu_result alloc_of_kind(cu_ptr *p, size_t bytes)
+{
+    const char *kind = getenv("DEVMEM_KIND");
+    if (kind && strcmp(kind, "pool") == 0)
+        return cu.alloc_async ? cu.alloc_async(p, bytes, NULL) : -1;
+    if (kind && strcmp(kind, "managed") == 0)
+        return cu.alloc_managed ? cu.alloc_managed(p, bytes, 1 /* CU_MEM_ATTACH_GLOBAL */) : -1;
+    return cu.alloc(p, bytes);
+}
+
 void *devmem_alloc(size_t bytes)
 {
     cu_ptr p;
-    if (cu.alloc(&p, bytes ? bytes : 1) != 0)
+    if (alloc_of_kind(&p, bytes ? bytes : 1) != 0)
         return NULL;
     if (cu.memset8(p, 0, bytes) != 0 || devmem_sync() != 0) {
         cu.free(p);

@@ -21,7 +21,9 @@ int devmem_device_count(void);
 /* The current device's name ("unknown" when the driver cannot say). */
 void devmem_device_name(char *name, size_t len);
 
-/* NULL on failure; the memory is zeroed. */
+/* NULL on failure; the memory is zeroed. DEVMEM_KIND=pool or managed
+ * allocates with cuMemAllocAsync or cuMemAllocManaged instead of cuMemAlloc
+ * (memory CUDA IPC refuses). */
 void *devmem_alloc(size_t bytes);
 void devmem_free(void *p);
 /* Copies finished on return; none of them touches device memory from the

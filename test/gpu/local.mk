@@ -52,6 +52,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_reduce.sh \
 	test/gpu/gpu_allreduce_algos.sh \
 	test/gpu/gpu_allreduce_ipc.sh \
+	test/gpu/gpu_allreduce_fallback.sh \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \

@@ -97,6 +97,13 @@ struct CUmod_st {
     struct CUctx_st *ctx;
 };
 
+/* How an allocation was made: it decides what legacy CUDA IPC accepts. */
+typedef enum {
+    KIND_DEVICE,            /* cuMemAlloc_v2: IPC-capable */
+    KIND_POOL,              /* cuMemAllocAsync (the stream-ordered pool): no legacy IPC */
+    KIND_MANAGED,           /* cuMemAllocManaged: host-accessible, no IPC */
+} memory_kind_t;
+
 /* Device memory: an allocation of this process, or another process's
  * allocation mapped through IPC. */
 typedef struct device_range {
@@ -112,6 +119,7 @@ typedef struct device_range {
     pid_t owner_pid;        /* imported: the exporter and its buffer id */
     uint64_t owner_buffer_id;
     int import_refs;
+    memory_kind_t kind;
 } device_range_t;
 
 /* Pinned host memory from cuMemHostAlloc. */
@@ -176,6 +184,7 @@ static struct {
     struct CUevent_st *events;
     struct CUmod_st *modules;
     struct CUfunc_st *functions;
+    char pool;              /* its address is the device's default memory pool handle */
 } fake;
 
 /* ==== configuration, tracing, failure injection ========================== */
@@ -190,10 +199,29 @@ static long env_long(const char *name, long fallback)
     return *end == '\0' ? n : fallback;
 }
 
+/* FAKE_CUDA_FAIL_RANKS=r[,r...]: FAKE_CUDA_FAIL applies only in the
+ * processes of those ranks (OMPI_LITE_RANK, which the launcher sets), so a
+ * test can make one rank's driver refuse what the others' accept. */
+static bool failures_apply_here(void)
+{
+    const char *ranks = getenv("FAKE_CUDA_FAIL_RANKS");
+    const char *mine = getenv("OMPI_LITE_RANK");
+    if (ranks == NULL || *ranks == '\0')
+        return true;
+    if (mine == NULL || *mine == '\0')
+        return false;
+    for (const char *r = ranks; *r != '\0'; r += strcspn(r, ",") + (r[strcspn(r, ",")] == ',')) {
+        size_t len = strcspn(r, ",");
+        if (len == strlen(mine) && strncmp(r, mine, len) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* FAKE_CUDA_FAIL=name[:code][,name[:code]...] */
 static void read_fail_rules(void)
 {
-    const char *spec = getenv("FAKE_CUDA_FAIL");
+    const char *spec = failures_apply_here() ? getenv("FAKE_CUDA_FAIL") : NULL;
     while (spec != NULL && *spec != '\0' && fake.fail_rules < MAX_FAIL_RULES) {
         size_t len = strcspn(spec, ",");
         char rule[sizeof fake.fail[0].name] = "";
@@ -1125,6 +1153,51 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
                      range != NULL ? range->base : 0, range != NULL ? range->buffer_id : 0);
 }
 
+/* Pool memory (cuMemAllocAsync) and managed memory (cuMemAllocManaged):
+ * device memory like cuMemAlloc's, of another kind (the allocation is
+ * usable at once, not ordered on the stream). Managed memory is also
+ * readable and writable by the host at its address. */
+static CUresult allocate_kind(CUdeviceptr *dptr, size_t bytes, memory_kind_t kind,
+                              device_range_t **range)
+{
+    if (dptr == NULL || bytes == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = allocate_device(current_ctx, bytes, range);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    (*range)->kind = kind;
+    if (kind == KIND_MANAGED)
+        mprotect((void *)(*range)->base, (*range)->mapped, PROT_READ | PROT_WRITE);
+    *dptr = (CUdeviceptr)(*range)->base;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    CUresult rc = api_enter("cuMemAllocAsync", NEED_CONTEXT);
+    device_range_t *range = NULL;
+    if (rc == CUDA_SUCCESS && resolve_stream(hStream) == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = allocate_kind(dptr, bytesize, KIND_POOL, &range);
+    return api_leave("cuMemAllocAsync", rc, "%zu stream=%p -> %#" PRIxPTR " id=%" PRIu64,
+                     bytesize, (void *)hStream, range != NULL ? range->base : 0,
+                     range != NULL ? range->buffer_id : 0);
+}
+
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    CUresult rc = api_enter("cuMemAllocManaged", NEED_CONTEXT);
+    device_range_t *range = NULL;
+    if (rc == CUDA_SUCCESS && flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = allocate_kind(dptr, bytesize, KIND_MANAGED, &range);
+    return api_leave("cuMemAllocManaged", rc, "%zu flags=%#x -> %#" PRIxPTR " id=%" PRIu64,
+                     bytesize, flags, range != NULL ? range->base : 0,
+                     range != NULL ? range->buffer_id : 0);
+}
+
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     CUresult rc = api_enter("cuMemFree_v2", NEED_INIT);
@@ -1250,15 +1323,17 @@ static CUresult write_attribute(CUpointer_attribute attr, void *data, uintptr_t 
         *(int *)data = known;
         break;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(int *)data = range != NULL && !range->imported;
+        *(int *)data = range != NULL && !range->imported && range->kind == KIND_DEVICE;
+        break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = range != NULL && range->kind == KIND_MANAGED;
         break;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
         *(int *)data = 0;
         break;
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-        *(void **)data = NULL;
+        *(void **)data = range != NULL && range->kind == KIND_POOL ? (void *)&fake.pool : NULL;
         break;
     default:
         trace_note("pointer attribute %d is not modelled by the fake", (int)attr);
@@ -1551,12 +1626,25 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 
 /* ==== entry points: CUDA IPC ============================================= */
 
+/* Legacy IPC shares cuMemAlloc memory only: the real driver refuses pool
+ * (cuMemAllocAsync) and managed memory, and a library must cope. */
+static CUresult ipc_export_refusal(const device_range_t *range)
+{
+    if (range->kind == KIND_DEVICE)
+        return CUDA_SUCCESS;
+    trace_note("%#" PRIxPTR " is %s memory: no legacy IPC", range->base,
+               range->kind == KIND_POOL ? "pool (cuMemAllocAsync)" : "managed");
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
     CUresult rc = api_enter("cuIpcGetMemHandle", NEED_CONTEXT);
     device_range_t *range = find_range((uintptr_t)dptr);
     if (rc == CUDA_SUCCESS && (pHandle == NULL || range == NULL || range->imported))
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = ipc_export_refusal(range);
     if (rc == CUDA_SUCCESS) {
         ipc_handle_t handle = {.owner_pid = (int32_t)getpid(), .fd = range->fd,
                                .buffer_id = range->buffer_id, .size = range->size};
