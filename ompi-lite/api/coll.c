@@ -29,36 +29,36 @@ int ol_api_coll_issue(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *re
     return rc;
 }
 
-/* The blocks a process sends (receives) in a: one per process, from the
- * arrays of the v and w forms where it has them. */
-static ol_api_coll_side_t send_blocks(const ol_coll_args_t *a, int n)
-{
-    return (ol_api_coll_side_t){.buf = a->sendbuf,
-                                .n = n,
-                                .count = a->sendcount,
-                                .counts = a->sendcounts,
-                                .displs = a->sdispls,
-                                .byte_displs = a->sendtypes != NULL,
-                                .dt = a->sendtype,
-                                .types = a->sendtypes};
-}
-
-static ol_api_coll_side_t recv_blocks(const ol_coll_args_t *a, int n)
-{
-    return (ol_api_coll_side_t){.buf = a->recvbuf,
-                                .n = n,
-                                .count = a->recvcount,
-                                .counts = a->recvcounts,
-                                .displs = a->rdispls,
-                                .byte_displs = a->recvtypes != NULL,
-                                .dt = a->recvtype,
-                                .types = a->recvtypes};
-}
-
 /* The one block of a gather's (allgather's) send or a scatter's receive. */
 static ol_api_coll_side_t one_block(const void *buf, MPI_Count count, const ol_datatype_t *dt)
 {
     return (ol_api_coll_side_t){.buf = buf, .n = 1, .count = count, .dt = dt};
+}
+
+/* n blocks, one per process: from the arrays of a v or w form, or, without
+ * them, count elements each one after another, which are one block of
+ * n * count (so that the check costs the same for any number of
+ * processes). */
+static ol_api_coll_side_t blocks(const void *buf, int n, MPI_Count count, const MPI_Count *counts,
+                                 const MPI_Aint *displs, const ol_datatype_t *dt,
+                                 ol_datatype_t *const *types)
+{
+    if (!counts)
+        return one_block(buf, (MPI_Count)n * count, dt);
+    return (ol_api_coll_side_t){.buf = buf, .n = n, .counts = counts, .displs = displs,
+                                .byte_displs = types != NULL, .dt = dt, .types = types};
+}
+
+static ol_api_coll_side_t send_blocks(const ol_coll_args_t *a, int n)
+{
+    return blocks(a->sendbuf, n, a->sendcount, a->sendcounts, a->sdispls, a->sendtype,
+                  a->sendtypes);
+}
+
+static ol_api_coll_side_t recv_blocks(const ol_coll_args_t *a, int n)
+{
+    return blocks(a->recvbuf, n, a->recvcount, a->recvcounts, a->rdispls, a->recvtype,
+                  a->recvtypes);
 }
 
 /* A private copy of the send side's data, laid out as in the user's memory

@@ -57,9 +57,8 @@ int ol_netif_select(ol_netif_list_t *list, const char *spec, char **err);
 /* Whether spec (see above) takes the interface name; NULL/"" takes all. */
 bool ol_netif_spec_takes(const char *spec, const char *name);
 
-/* The selected names, comma-separated (for UCX_NET_DEVICES), malloc'd;
- * what = 0 all, 1 interfaces only, 2 RDMA ports only. */
-char *ol_netif_selected_names(const ol_netif_list_t *list, int what);
+/* The selected names, comma-separated (for UCX_NET_DEVICES), malloc'd. */
+char *ol_netif_selected_names(const ol_netif_list_t *list);
 
 /* The fastest selected entry, or NULL. */
 const ol_netif_t *ol_netif_fastest_selected(const ol_netif_list_t *list);

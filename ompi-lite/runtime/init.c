@@ -299,7 +299,7 @@ static ol_status_t choose_net_devices(ucp_config_t *config)
                                "UCX_NET_DEVICES or UCX_TLS", spec);
         log_net_choice(&list, mark_user_devices(&list, user_spec, sizeof(user_spec)));
     } else {
-        char *names = ol_netif_selected_names(&list, 0);
+        char *names = ol_netif_selected_names(&list);
         ucs_status_t st = names ? ucp_config_modify(config, "NET_DEVICES", names) : UCS_ERR_NO_MEMORY;
         if (st == UCS_OK) {
             note_config_default("NET_DEVICES", names);

@@ -349,7 +349,7 @@ int ol_netif_select(ol_netif_list_t *list, const char *spec, char **err)
     return -1;
 }
 
-char *ol_netif_selected_names(const ol_netif_list_t *list, int what)
+char *ol_netif_selected_names(const ol_netif_list_t *list)
 {
     size_t size = 1;
     for (size_t i = 0; i < list->n; i++)
@@ -360,7 +360,7 @@ char *ol_netif_selected_names(const ol_netif_list_t *list, int what)
     out[0] = '\0';
     for (size_t i = 0; i < list->n; i++) {
         const ol_netif_t *nif = &list->ifs[i];
-        if (!nif->selected || (what == 1 && nif->rdma) || (what == 2 && !nif->rdma))
+        if (!nif->selected)
             continue;
         snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? "," : "", nif->name);
     }
