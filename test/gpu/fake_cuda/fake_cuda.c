@@ -120,7 +120,20 @@ typedef struct device_range {
     uint64_t owner_buffer_id;
     int import_refs;
     memory_kind_t kind;
+    bool outside;           /* not carved from the reservation: pool memory, placed allocations */
 } device_range_t;
+
+/* Addresses of freed allocations made outside the reservation, which the
+ * fake keeps reserved (PROT_NONE) as a driver keeps address space it
+ * reserved: pool memory until cuMemPoolTrimTo gives it back to the system
+ * (a later pool allocation may reuse it first), placed allocations for
+ * good. */
+typedef struct retired_range {
+    struct retired_range *next;
+    uintptr_t base;
+    size_t mapped;
+    bool pool;
+} retired_range_t;
 
 /* Pinned host memory from cuMemHostAlloc. */
 typedef struct host_block {
@@ -179,13 +192,19 @@ static struct {
     struct CUctx_st *contexts;
     uint64_t last_buffer_id;
     device_range_t *ranges;
+    retired_range_t *retired;
     host_block_t *host_blocks;
     struct CUstream_st *streams;
     struct CUevent_st *events;
     struct CUmod_st *modules;
     struct CUfunc_st *functions;
     char pool;              /* its address is the device's default memory pool handle */
+    struct { const char *name; unsigned long calls; } counts[96]; /* fake_cuda_call_count */
 } fake;
+
+/* fake_cuda_place_next_allocation: where this thread's next device
+ * allocation goes (0: the fake chooses). */
+static _Thread_local uintptr_t place_next;
 
 /* ==== configuration, tracing, failure injection ========================== */
 
@@ -320,10 +339,24 @@ static CUresult check_context(struct CUctx_st *ctx)
     return ctx->fault;
 }
 
+/* Entry point names are string literals: one slot per distinct pointer. */
+static void count_call(const char *fn)
+{
+    for (size_t i = 0; i < sizeof fake.counts / sizeof fake.counts[0]; i++) {
+        if (fake.counts[i].name == NULL)
+            fake.counts[i].name = fn;
+        if (fake.counts[i].name == fn) {
+            fake.counts[i].calls++;
+            return;
+        }
+    }
+}
+
 static CUresult api_enter(const char *fn, unsigned needs)
 {
     pthread_once(&config_once, read_config);
     pthread_mutex_lock(&fake_lock);
+    count_call(fn);
     CUresult code;
     /* A forked child of an initialized process cannot use the driver: the
      * real one reports code 3 ("initialization error") there too. */
@@ -446,12 +479,23 @@ static uintptr_t find_free_addresses(size_t len, device_range_t **prev_out)
     uintptr_t end = candidate + RESERVED_VA_SIZE;
     device_range_t *prev = NULL;
     for (device_range_t *r = fake.ranges; r != NULL; prev = r, r = r->next) {
+        if (r->base + r->mapped <= candidate)
+            continue;   /* outside, below the reservation */
         if (r->base - candidate >= len)
             break;
         candidate = r->base + r->mapped;
     }
     *prev_out = prev;
     return end - candidate >= len ? candidate : 0;
+}
+
+/* The range that a new range at base follows in the sorted list. */
+static device_range_t *range_before(uintptr_t base)
+{
+    device_range_t *prev = NULL;
+    for (device_range_t *r = fake.ranges; r != NULL && r->base < base; r = r->next)
+        prev = r;
+    return prev;
 }
 
 static void insert_range(device_range_t *range, device_range_t *prev)
@@ -506,12 +550,62 @@ static void poison(void *memory, size_t bytes)
         memset(memory, 0xcb, bytes);
 }
 
-static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, device_range_t **out)
+static retired_range_t *take_retired_pool_range(size_t len)
+{
+    for (retired_range_t **link = &fake.retired; *link != NULL; link = &(*link)->next) {
+        retired_range_t *r = *link;
+        if (r->pool && r->mapped >= len) {
+            *link = r->next;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* Address space outside the reservation, as a driver gets it from the
+ * system: where the thread asked (only if nothing is mapped there), or, for
+ * pool memory, what the pool kept of a freed allocation, else where the
+ * system puts it. Sets range->base (0: none) and may grow range->mapped. */
+static void reserve_outside(device_range_t *range)
+{
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    retired_range_t *kept = place_next == 0 && range->kind == KIND_POOL
+                                ? take_retired_pool_range(range->mapped) : NULL;
+    range->outside = true;
+    range->base = 0;
+    if (kept != NULL) {
+        range->base = kept->base;
+        range->mapped = kept->mapped;
+        free(kept);
+        return;
+    }
+    void *want = (void *)place_next;
+    void *va = mmap(want, range->mapped, PROT_NONE,
+                    flags | (want != NULL ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+    if (va != MAP_FAILED && want != NULL && va != want) {
+        munmap(va, range->mapped);      /* a kernel that took the address as a hint */
+        va = MAP_FAILED;
+    }
+    if (va == MAP_FAILED)
+        trace_note("cannot reserve %zu bytes at %p: %s", range->mapped, want, strerror(errno));
+    else
+        range->base = (uintptr_t)va;
+}
+
+static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, memory_kind_t kind,
+                                device_range_t **out)
 {
     device_range_t *prev, *range = new_range(ctx, bytes);
     if (range == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    range->base = find_free_addresses(range->mapped, &prev);
+    range->kind = kind;
+    if (place_next != 0 || kind == KIND_POOL) {
+        reserve_outside(range);
+        place_next = 0;
+        prev = range_before(range->base);
+    } else {
+        range->base = find_free_addresses(range->mapped, &prev);
+    }
     char name[64];
     snprintf(name, sizeof name, "fake_cuda.%d.%" PRIu64, (int)getpid(), range->buffer_id);
     range->fd = range->base != 0 ? memfd_create(name, MFD_CLOEXEC) : -1;
@@ -519,6 +613,8 @@ static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, device_range
         map_views(range, range->fd) != CUDA_SUCCESS) {
         if (range->fd >= 0)
             close(range->fd);
+        if (range->outside && range->base != 0)
+            munmap((void *)range->base, range->mapped);
         free(range);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -537,7 +633,21 @@ static void release_range(device_range_t *range)
     unmap_views(range);
     if (range->fd >= 0)
         close(range->fd);
+    retired_range_t *retired = range->outside ? malloc(sizeof *retired) : NULL;
+    if (retired != NULL) {
+        *retired = (retired_range_t){fake.retired, range->base, range->mapped,
+                                     range->kind == KIND_POOL};
+        fake.retired = retired;
+    }
     free(range);
+}
+
+static retired_range_t *find_retired(uintptr_t addr)
+{
+    for (retired_range_t *r = fake.retired; r != NULL; r = r->next)
+        if (addr >= r->base && addr - r->base < r->mapped)
+            return r;
+    return NULL;
 }
 
 /* The live device range holding addr (within the bytes asked for). */
@@ -581,7 +691,7 @@ static CUresult locate(CUdeviceptr ptr, size_t bytes, located_t *loc)
         loc->access = range->alias + (addr - range->base);
         return CUDA_SUCCESS;
     }
-    if (in_reserved_range(addr)) {
+    if (in_reserved_range(addr) || find_retired(addr) != NULL) {
         trace_note("%#" PRIxPTR " is not live device memory (freed?)", addr);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -1146,7 +1256,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     if (rc == CUDA_SUCCESS && (dptr == NULL || bytesize == 0))
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        rc = allocate_device(current_ctx, bytesize, &range);
+        rc = allocate_device(current_ctx, bytesize, KIND_DEVICE, &range);
     if (rc == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)range->base;
     return api_leave("cuMemAlloc_v2", rc, "%zu -> %#" PRIxPTR " id=%" PRIu64, bytesize,
@@ -1162,10 +1272,9 @@ static CUresult allocate_kind(CUdeviceptr *dptr, size_t bytes, memory_kind_t kin
 {
     if (dptr == NULL || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = allocate_device(current_ctx, bytes, range);
+    CUresult rc = allocate_device(current_ctx, bytes, kind, range);
     if (rc != CUDA_SUCCESS)
         return rc;
-    (*range)->kind = kind;
     if (kind == KIND_MANAGED)
         mprotect((void *)(*range)->base, (*range)->mapped, PROT_READ | PROT_WRITE);
     *dptr = (CUdeviceptr)(*range)->base;
@@ -1214,6 +1323,100 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
         release_range(range);
     }
     return api_leave("cuMemFree_v2", rc, "%#llx", (unsigned long long)dptr);
+}
+
+/* Stream-ordered free: the fake runs the stream's work first and frees at
+ * once. Pool memory goes back to the pool, which keeps its addresses until
+ * cuMemPoolTrimTo. */
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    CUresult rc = api_enter("cuMemFreeAsync", NEED_CONTEXT);
+    device_range_t *range = find_range((uintptr_t)dptr);
+    if (rc == CUDA_SUCCESS && resolve_stream(hStream) == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && (range == NULL || range->base != dptr || range->imported)) {
+        trace_note("%#llx is not the base of an allocation", (unsigned long long)dptr);
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUDA_SUCCESS) {
+        drain_context(range->ctx);
+        release_range(range);
+    }
+    return api_leave("cuMemFreeAsync", rc, "%#llx stream=%p", (unsigned long long)dptr,
+                     (void *)hStream);
+}
+
+static size_t pool_reserved_bytes(void)
+{
+    size_t bytes = 0;
+    for (device_range_t *r = fake.ranges; r != NULL; r = r->next)
+        bytes += r->kind == KIND_POOL && !r->imported ? r->mapped : 0;
+    for (retired_range_t *r = fake.retired; r != NULL; r = r->next)
+        bytes += r->pool ? r->mapped : 0;
+    return bytes;
+}
+
+/* Gives freed pool addresses back to the system (munmap) while the pool
+ * keeps at least minBytesToKeep: a later host mmap may land there, as it
+ * may after a real trim. */
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    CUresult rc = api_enter("cuMemPoolTrimTo", NEED_INIT);
+    size_t released = 0, reserved = pool_reserved_bytes();
+    if (rc == CUDA_SUCCESS && pool != (CUmemoryPool)&fake.pool)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    for (retired_range_t **link = &fake.retired; rc == CUDA_SUCCESS && *link != NULL;) {
+        retired_range_t *r = *link;
+        if (!r->pool || reserved - r->mapped < minBytesToKeep) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        munmap((void *)r->base, r->mapped);
+        reserved -= r->mapped;
+        released += r->mapped;
+        free(r);
+    }
+    return api_leave("cuMemPoolTrimTo", rc, "%p keep=%zu: released %zu", (void *)pool,
+                     minBytesToKeep, released);
+}
+
+/* ==== test controls (no real driver has these) =========================== */
+
+/* The calling thread's next device allocation is placed at address, as a
+ * driver may reserve address space the program freed; it fails with
+ * CUDA_ERROR_OUT_OF_MEMORY when anything is mapped there. */
+void fake_cuda_place_next_allocation(void *address);
+/* Calls of the entry point `name` so far in this process. */
+unsigned long fake_cuda_call_count(const char *name);
+/* Bytes of device memory this process allocated and has not freed (pages;
+ * imported IPC mappings not counted). */
+size_t fake_cuda_allocated_bytes(void);
+
+void fake_cuda_place_next_allocation(void *address)
+{
+    place_next = (uintptr_t)address;
+}
+
+unsigned long fake_cuda_call_count(const char *name)
+{
+    unsigned long calls = 0;
+    pthread_mutex_lock(&fake_lock);
+    for (size_t i = 0; i < sizeof fake.counts / sizeof fake.counts[0]; i++)
+        if (fake.counts[i].name != NULL && strcmp(fake.counts[i].name, name) == 0)
+            calls += fake.counts[i].calls;
+    pthread_mutex_unlock(&fake_lock);
+    return calls;
+}
+
+size_t fake_cuda_allocated_bytes(void)
+{
+    size_t bytes = 0;
+    pthread_mutex_lock(&fake_lock);
+    for (device_range_t *r = fake.ranges; r != NULL; r = r->next)
+        bytes += r->imported ? 0 : r->mapped;
+    pthread_mutex_unlock(&fake_lock);
+    return bytes;
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
