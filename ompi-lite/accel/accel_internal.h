@@ -37,6 +37,7 @@ const char *ol_accel_loaded_driver(void);
 typedef struct {
     bool device;        /* device or managed memory */
     bool managed;
+    bool pooled;        /* from a stream-ordered pool (cudaMallocAsync) */
     uint64_t buffer_id;
     uintptr_t start;    /* of the allocation */
     size_t size;

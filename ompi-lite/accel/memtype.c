@@ -24,6 +24,11 @@
  *   itself into address space it reserved (cuMemAddressReserve/cuMemMap)
  *   and later gives back: the five attributes we may ask do not tell it
  *   apart, so such a program must set ACCEL_MEMTYPE_CACHE=0.
+ * - Except pool memory (cudaMallocAsync): a pool gives its address space
+ *   back when it is trimmed (cuMemPoolTrimTo, or the driver's own release
+ *   threshold), after which host memory may be mapped there, and the free
+ *   that preceded it is stream-ordered and invisible to us. Its ranges are
+ *   not kept: every use costs one driver query.
  * - Host answers are not cached per page: a host page can be unmapped
  *   (free of a large malloc block) and its address later reserved by the
  *   driver for device memory, which nothing tells us; a stale "host" would
@@ -282,6 +287,10 @@ static bool driver_open(void)
     return false;
 }
 
+/* A driver older than stream-ordered pools (CUDA 11.2) refuses the whole
+ * query when it names MEMPOOL_HANDLE; it has no pool memory either. */
+static bool no_pool_attribute;
+
 ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
 {
     unsigned int type = 0;
@@ -291,13 +300,20 @@ ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
     unsigned long long buffer_id = 0;
     ol_cu_deviceptr_t start = 0;
     size_t size = 0;
+    void *pool = NULL;
     int attributes[] = {OL_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, OL_CU_POINTER_ATTRIBUTE_IS_MANAGED,
                         OL_CU_POINTER_ATTRIBUTE_BUFFER_ID, OL_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                        OL_CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-    void *data[] = {&type, &managed, &buffer_id, &start, &size};
+                        OL_CU_POINTER_ATTRIBUTE_RANGE_SIZE, OL_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
+    void *data[] = {&type, &managed, &buffer_id, &start, &size, &pool};
+    unsigned asked = OL_ARRAY_SIZE(attributes) - __atomic_load_n(&no_pool_attribute, __ATOMIC_RELAXED);
     memset(memory, 0, sizeof(*memory));
-    ol_cu_result_t rc = ol_cu.cuPointerGetAttributes(OL_ARRAY_SIZE(attributes), attributes, data,
+    ol_cu_result_t rc = ol_cu.cuPointerGetAttributes(asked, attributes, data,
                                                      (ol_cu_deviceptr_t)(uintptr_t)buf);
+    if (rc == OL_CUDA_ERROR_INVALID_VALUE && asked == OL_ARRAY_SIZE(attributes)) {
+        __atomic_store_n(&no_pool_attribute, true, __ATOMIC_RELAXED);
+        rc = ol_cu.cuPointerGetAttributes(asked - 1, attributes, data,
+                                          (ol_cu_deviceptr_t)(uintptr_t)buf);
+    }
     /* Without a context (none made yet, or none current on this thread)
      * the driver knows no device memory of this process. */
     if (rc == OL_CUDA_ERROR_NOT_INITIALIZED || rc == OL_CUDA_ERROR_INVALID_CONTEXT ||
@@ -310,10 +326,11 @@ ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
                      type == OL_CU_MEMORYTYPE_UNIFIED;
     if (!memory->device)
         return OL_OK;
+    memory->pooled = pool != NULL;
     memory->buffer_id = buffer_id;
     memory->start = (uintptr_t)start;
     memory->size = size;
-    if (ol_accel_param.memtype_cache && size > 0)
+    if (ol_accel_param.memtype_cache && size > 0 && !memory->pooled)
         remember_device(memory);
     return OL_OK;
 }
