@@ -14,6 +14,7 @@ extern struct ol_accel_param_values {
     const char *cuda_library; /* CUDA_LIBRARY */
     int select_device;        /* ACCEL_SELECT_DEVICE */
     int memtype_cache;        /* ACCEL_MEMTYPE_CACHE */
+    int memtype_host_cache;   /* ACCEL_MEMTYPE_HOST_CACHE */
 } ol_accel_param;
 
 /* Reads the parameters the first time it is called. */
@@ -35,6 +36,7 @@ const char *ol_accel_loaded_driver(void);
 /* What the driver says about the allocation holding buf, asked now (the
  * cache is refreshed with the answer). */
 typedef struct {
+    bool known;         /* the driver knows an allocation there (device, managed, pinned) */
     bool device;        /* device or managed memory */
     bool managed;
     bool pooled;        /* from a stream-ordered pool (cudaMallocAsync) */

@@ -20,6 +20,12 @@ static const ol_param_t params[] = {
      "remember device allocations, so that a device buffer costs the driver one query per "
      "allocation (see ompi-lite/accel/README.md); 0: ask the driver about every buffer",
      &ol_accel_param.memtype_cache, 0, 1},
+    {"ACCEL_MEMTYPE_HOST_CACHE", OL_PARAM_INT, "1",
+     "with ACCEL_MEMTYPE_CACHE=1, also remember the pages the driver called host memory and "
+     "forget them when they are unmapped (UCX's memory hooks), so that a host buffer outside "
+     "the heap, stack and program costs no driver query after its first; 0: ask each time "
+     "(for programs that unmap memory with raw system calls)",
+     &ol_accel_param.memtype_host_cache, 0, 1},
 };
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;

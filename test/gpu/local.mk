@@ -136,6 +136,13 @@ test_gpu_gpu_pools_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_pools_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_pools_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
+# What ol_accel_is_device costs with a driver loaded (ompi-lite/accel/README.md);
+# a measurement, built by make check but not run by it.
+check_PROGRAMS += test/gpu/memtype_cost
+test_gpu_memtype_cost_SOURCES = test/gpu/memtype_cost.c test/bench/devmem.c test/bench/devmem.h
+test_gpu_memtype_cost_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/test/bench
+test_gpu_memtype_cost_LDADD = libol_core.la libmpi_abi.la -ldl
+
 # The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
 # directory carried there; contrib/gpu-carry.sh builds them with this target.
 gpu-test-programs: $(test_gpu_programs)
