@@ -15,6 +15,7 @@ extern struct ol_accel_param_values {
     int select_device;        /* ACCEL_SELECT_DEVICE */
     int memtype_cache;        /* ACCEL_MEMTYPE_CACHE */
     int memtype_host_cache;   /* ACCEL_MEMTYPE_HOST_CACHE */
+    int pool_keep_mb;         /* ACCEL_POOL_KEEP_MB */
 } ol_accel_param;
 
 /* Reads the parameters the first time it is called. */

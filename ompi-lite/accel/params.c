@@ -26,6 +26,12 @@ static const ol_param_t params[] = {
      "the heap, stack and program costs no driver query after its first; 0: ask each time "
      "(for programs that unmap memory with raw system calls)",
      &ol_accel_param.memtype_host_cache, 0, 1},
+    {"ACCEL_POOL_KEEP_MB", OL_PARAM_INT, "256",
+     "most MiB of freed scratch blocks each pool (pinned host, device) keeps for reuse; more "
+     "goes back to the driver, least recently used first. Lower it when the application "
+     "needs the GPU memory; raise it when device collectives on bigger vectors allocate on "
+     "every call (cuMemAlloc and cuMemFree synchronise the device)",
+     &ol_accel_param.pool_keep_mb, 0, 1 << 20},
 };
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
