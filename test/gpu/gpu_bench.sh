@@ -1,6 +1,7 @@
 #!/bin/sh
 # The device benchmarks run briefly with their data checked: devcopy_bw,
-# osu_bw -d cuda, osu_latency -d cuda and -g (a CUDA context, host buffers),
+# osu_bw -d cuda, osu_latency -d cuda, -g (a CUDA context, host buffers) and
+# -g -M (host buffers from malloc, 1 MiB and more),
 # coll_perf --device. Times are not asserted (run-gpu-suite.sh prints them).
 # shellcheck source=test/gpu/common.sh
 . "$(dirname "$0")/common.sh"
@@ -44,5 +45,6 @@ bench() {
 bench 2 5 osu_bw -d cuda -c -m 64K:1M -W 4 -i 2 -I 2 -x 1 -n 2
 bench 2 5 osu_latency -d cuda -c -m 0:8 -i 5 -I 2 -x 1 -n 2
 bench 2 5 osu_latency -g -c -m 0:8 -i 5 -I 2 -x 1 -n 2
+bench 2 5 osu_latency -g -M -c -m 0:8 -i 5 -I 2 -x 1 -n 2
 bench 3 18 coll_perf -C allreduce --device -b 8 -e 1M -f 2 -c 1 -n 2 -w 1 -r 1
 bench 2 15 coll_perf -C bcast --device -b 16 -e 256K -f 2 -c 1 -n 2 -w 1 -r 1
