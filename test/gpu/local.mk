@@ -122,6 +122,21 @@ test_gpu_gpu_misaligned_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_misaligned_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_misaligned_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
+# coll_perf_nccl (test/bench/local.mk, where configure found NCCL): skips
+# cleanly, and with a real GPU gives right results.
+if OL_HAVE_NCCL
+TESTS += test/gpu/gpu_nccl.sh
+if OL_HAVE_CUDA
+TESTS += test/gpu/gpu_nccl.fake.sh
+endif
+endif
+EXTRA_DIST += test/gpu/gpu_nccl.sh test/gpu/gpu_nccl.fake.sh
+
+# run-gpu-suite.sh's own checks before it runs anything (no GPU, a C library
+# too old), on a tree laid out like the carried one.
+TESTS += test/gpu/run_gpu_suite_checks.sh
+EXTRA_DIST += test/gpu/run_gpu_suite_checks.sh
+
 # The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
 # directory carried there; contrib/gpu-carry.sh builds them with this target.
 gpu-test-programs: $(test_gpu_programs)
