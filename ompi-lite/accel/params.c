@@ -20,6 +20,11 @@ static const ol_param_t params[] = {
      "remember device allocations, so that a device buffer costs the driver one query per "
      "allocation (see ompi-lite/accel/README.md); 0: ask the driver about every buffer",
      &ol_accel_param.memtype_cache, 0, 1},
+    {"ACCEL_IPC_CACHE", OL_PARAM_INT, "64",
+     "how many peers' device allocations stay mapped (CUDA IPC) for reuse; the least recently "
+     "used is closed first. Lower it when peers free many buffers that were sent from (a "
+     "mapping keeps a freed allocation's memory alive in its owner's GPU)",
+     &ol_accel_param.ipc_cache, 1, 1000000},
 };
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;

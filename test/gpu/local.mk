@@ -56,6 +56,8 @@ test_gpu_scripts = \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \
+	test/gpu/gpu_ipc_order.sh \
+	test/gpu/gpu_ipc_cache.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -66,7 +68,9 @@ test_gpu_programs = \
 	test/gpu/gpu_reduce \
 	test/gpu/gpu_bad_input \
 	test/gpu/gpu_context \
-	test/gpu/gpu_misaligned
+	test/gpu/gpu_misaligned \
+	test/gpu/gpu_ipc_order \
+	test/gpu/gpu_ipc_cache
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -121,6 +125,16 @@ test_gpu_gpu_misaligned_SOURCES = test/gpu/gpu_misaligned.c $(GPU_TEST_UTIL)
 test_gpu_gpu_misaligned_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_misaligned_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_misaligned_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_ipc_order_SOURCES = test/gpu/gpu_ipc_order.c $(GPU_TEST_UTIL)
+test_gpu_gpu_ipc_order_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_ipc_order_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_ipc_order_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_ipc_cache_SOURCES = test/gpu/gpu_ipc_cache.c $(GPU_TEST_UTIL)
+test_gpu_gpu_ipc_cache_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_ipc_cache_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_ipc_cache_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # coll_perf_nccl (test/bench/local.mk, where configure found NCCL): skips
 # cleanly, and with a real GPU gives right results.
