@@ -24,3 +24,10 @@ TESTS += test/unit/shm_file
 test_unit_shm_file_SOURCES = test/unit/shm_file.c
 test_unit_shm_file_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 test_unit_shm_file_LDADD = libol_core.la libmpi_abi.la
+# The reduction loops of the 16-bit floating-point types, scalar and F16C,
+# bit for bit against the tests' reference (test/mpi/half_ref.h).
+check_PROGRAMS += test/unit/op_half
+TESTS += test/unit/op_half
+test_unit_op_half_SOURCES = test/unit/op_half.c test/mpi/half_ref.h
+test_unit_op_half_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/test/mpi
+test_unit_op_half_LDADD = libol_core.la libmpi_abi.la -lm
