@@ -31,9 +31,22 @@ template <typename C> __device__ inline C complex_add(C a, C b)
 {
     return C{a.re + b.re, a.im + b.im};
 }
+
+/* Products and sums rounded one by one: nvcc contracts a * b - c * d into
+ * an FMA, which rounds once where the host rounds twice (the host build has
+ * no FMA), so the bits would differ. The _rn intrinsics are never
+ * contracted. test/unit/kernel_fma.sh checks the compiled kernels. */
+__device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ inline double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+
 template <typename C> __device__ inline C complex_mul(C a, C b)
 {
-    return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    return C{sub_rn(mul_rn(a.re, b.re), mul_rn(a.im, b.im)),
+             add_rn(mul_rn(a.re, b.im), mul_rn(a.im, b.re))};
 }
 
 /* The operators; integer results are narrowed back to T as C does. */

@@ -31,3 +31,11 @@ TESTS += test/unit/op_half
 test_unit_op_half_SOURCES = test/unit/op_half.c test/mpi/half_ref.h
 test_unit_op_half_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/test/mpi
 test_unit_op_half_LDADD = libol_core.la libmpi_abi.la -lm
+# The complex-product kernels are compiled without fused multiply-adds, so
+# that they round as the host does (needs nvcc: only where configure found
+# CUDA).
+EXTRA_DIST += test/unit/kernel_fma.sh
+if OL_HAVE_CUDA
+TESTS += test/unit/kernel_fma.sh
+AM_TESTS_ENVIRONMENT += NVCC='$(NVCC)'; export NVCC;
+endif
