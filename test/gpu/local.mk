@@ -56,6 +56,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \
+	test/gpu/gpu_half.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -66,7 +67,8 @@ test_gpu_programs = \
 	test/gpu/gpu_reduce \
 	test/gpu/gpu_bad_input \
 	test/gpu/gpu_context \
-	test/gpu/gpu_misaligned
+	test/gpu/gpu_misaligned \
+	test/gpu/gpu_half
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -121,6 +123,11 @@ test_gpu_gpu_misaligned_SOURCES = test/gpu/gpu_misaligned.c $(GPU_TEST_UTIL)
 test_gpu_gpu_misaligned_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_misaligned_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_misaligned_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_half_SOURCES = test/gpu/gpu_half.c test/mpi/half_ref.h $(GPU_TEST_UTIL)
+test_gpu_gpu_half_CPPFLAGS = $(GPU_TEST_CPPFLAGS) -I$(top_srcdir)/test/mpi
+test_gpu_gpu_half_LDADD = $(GPU_TEST_LIBS) -lm
+test_gpu_gpu_half_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
 # directory carried there; contrib/gpu-carry.sh builds them with this target.
