@@ -26,8 +26,11 @@
  * (agreed once per communicator), vectors of at least
  * ALLREDUCE_DEVICE_IPC_BYTES, and device memory on at least one rank for
  * this call (one small allreduce of a flag agrees on that, so a rank with
- * host buffers takes part through device scratch). Every input of that
- * decision is the same on every rank, so all ranks take the same path.
+ * host buffers takes part through device scratch), and not in reproducible
+ * mode (REPRODUCIBLE: its kernel combines the ranks left to right, which
+ * rounds differently from the tree that every other path then takes). Every
+ * input of that decision is the same on every rank, so all ranks take the
+ * same path.
  *
  * What only the driver knows is found out in step 2: it refuses legacy IPC
  * for pool (cudaMallocAsync), managed and cuMemCreate memory, and mapping
@@ -38,8 +41,8 @@
  * anyone read a peer or wrote anything the other algorithms need (the work
  * vector holds the input, which they read again from the send buffer), and
  * the caller runs a host-staged algorithm instead. */
-#include "coll_select.h"
 #include "ol_accel.h"
+#include "reduce_util.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
 
@@ -75,8 +78,9 @@ ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min
     *applies = false;
     ol_comm_t *comm = a->comm;
     long long bytes = (long long)a->recvcount * (long long)a->recvtype->size;
-    if (ol_comm_is_inter(comm) || comm->size < 2 || comm->size > OL_ACCEL_REDUCE_MAX_INPUTS ||
-        min_bytes < 0 || bytes < min_bytes || !a->recvtype->predefined || !ol_accel_built() ||
+    if (ol_coll_reproducible || ol_comm_is_inter(comm) || comm->size < 2 ||
+        comm->size > OL_ACCEL_REDUCE_MAX_INPUTS || min_bytes < 0 || bytes < min_bytes ||
+        !a->recvtype->predefined || !ol_accel_built() ||
         !ol_op_device_kernel(a->op, a->recvtype) || a->recvcount < comm->size)
         return OL_OK;
     bool ready;
