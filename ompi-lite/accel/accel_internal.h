@@ -16,6 +16,7 @@ extern struct ol_accel_param_values {
     int memtype_cache;        /* ACCEL_MEMTYPE_CACHE */
     int memtype_host_cache;   /* ACCEL_MEMTYPE_HOST_CACHE */
     int pool_keep_mb;         /* ACCEL_POOL_KEEP_MB */
+    int ipc_cache;            /* ACCEL_IPC_CACHE */
 } ol_accel_param;
 
 /* Reads the parameters the first time it is called. */
@@ -47,6 +48,11 @@ typedef struct {
 } ol_accel_memory_t;
 ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory);
 
+/* ---- pools (pools.c) ----------------------------------------------------- */
+
+/* True when ptr lies in device scratch handed out by ol_accel_device_alloc. */
+bool ol_accel_is_device_scratch(const void *ptr);
+
 /* ---- context, stream and events (context.c) ---------------------------- */
 
 /* Makes the library's context current on this thread (pushed above the
@@ -72,6 +78,8 @@ ol_status_t ol_accel_cuda_failed(const char *what, ol_cu_result_t rc);
 
 void ol_accel_pools_finalize(void);
 void ol_accel_ipc_finalize(void);
+/* Closes the IPC mappings and the peers' events (ol_accel_release_peers). */
+void ol_accel_ipc_close_imports(void);
 void ol_accel_reduce_finalize(void);
 
 #endif

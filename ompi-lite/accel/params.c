@@ -32,6 +32,11 @@ static const ol_param_t params[] = {
      "needs the GPU memory; raise it when device collectives on bigger vectors allocate on "
      "every call (cuMemAlloc and cuMemFree synchronise the device)",
      &ol_accel_param.pool_keep_mb, 0, 1 << 20},
+    {"ACCEL_IPC_CACHE", OL_PARAM_INT, "64",
+     "how many peers' device allocations stay mapped (CUDA IPC) for reuse; the least recently "
+     "used is closed first. Lower it when peers free many buffers that were sent from (a "
+     "mapping keeps a freed allocation's memory alive in its owner's GPU)",
+     &ol_accel_param.ipc_cache, 1, 1000000},
 };
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;

@@ -222,6 +222,16 @@ void ol_accel_device_free(void *ptr)
     pool_free(&device_pool, ptr);
 }
 
+bool ol_accel_is_device_scratch(const void *ptr)
+{
+    bool found = false;
+    pthread_mutex_lock(&device_pool.lock);
+    for (block_t *b = device_pool.in_use; b && !found; b = b->next)
+        found = (uintptr_t)ptr - (uintptr_t)b->ptr < b->size;
+    pthread_mutex_unlock(&device_pool.lock);
+    return found;
+}
+
 void ol_accel_pools_finalize(void)
 {
     pool_destroy(&host_pool);
