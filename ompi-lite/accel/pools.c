@@ -9,6 +9,9 @@
  * waits on its pool's free list for a request of its class; the free
  * blocks of a pool hold at most ACCEL_POOL_KEEP_MB: the least recently
  * freed go back to the driver first, and a block bigger than that at once.
+ * That is safe for device scratch that peers mapped through CUDA IPC: it
+ * comes back here only after they closed their mappings (ipc.c: importers
+ * close library scratch at release, and the callers free it after that).
  * Everything goes at finalize. */
 #include "accel_internal.h"
 

@@ -9,7 +9,9 @@
  *   scratch  MPI_Allreduce through CUDA IPC with rank 1's buffers in host
  *            memory, so that rank 1 shares device scratch, on vectors of
  *            six sizes (six scratch blocks): the peers close their mapping
- *            of scratch after each call, and rank 1 frees it at finalize
+ *            of scratch after each call, and rank 1 frees it at finalize,
+ *            or at the end of each call where the script has the pool
+ *            keep nothing (OMPI_LITE_ACCEL_POOL_KEEP_MB=0)
  *
  * Against the fake driver the script makes the misuse fatal: freeing memory
  * another process still has open (FAKE_CUDA_IPC_STRICT=1), more mappings
