@@ -52,6 +52,7 @@ TRANSLATED = {
     "DATATYPE": ("ol_datatype_t *", "ol_check_datatype"),
     "GROUP": ("ol_group_t *", "ol_check_group"),
     "OP": ("ol_op_t *", "ol_check_op"),
+    "WIN": ("ol_win_t *", "ol_check_win"),
 }
 
 # Kinds checked against the communicator: (check function).
@@ -398,7 +399,12 @@ def int_binding(fn):
     lines += state_call(fn, "%s(%s)" % (impl_name(fn), call_args(fn)))
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")
-    lines.append("    return ol_api_raise(fn_name, %s, err);" % (comm.name + "_obj" if comm else "NULL"))
+    win = first_of(fn, "WIN")
+    if win and not comm:
+        lines.append("    return ol_api_raise_win(fn_name, %s_obj, err);" % win.name)
+    else:
+        lines.append("    return ol_api_raise(fn_name, %s, err);"
+                     % (comm.name + "_obj" if comm else "NULL"))
     lines.append("}")
     return lines
 
