@@ -17,7 +17,11 @@ bool ol_rma_in_epoch(const ol_rma_state_t *s, int target)
 
 int ol_rma_rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int i)
 {
-    return ol_group_rank_of(s->win->comm->group, group->world_ranks[i]);
+    const ol_comm_t *comm = s->win->comm;
+    for (int r = 0; r < comm->size; r++)
+        if (ol_comm_world_rank(comm, r) == group->world_ranks[i])
+            return r;
+    return MPI_UNDEFINED;
 }
 
 static bool no_data_pending(void *arg)
@@ -127,11 +131,25 @@ ol_status_t ol_rma_fence(ol_win_t *win, int assert)
 
 /* ---- post, start, complete, wait ---------------------------------------------- */
 
+static ol_status_t check_group(const ol_rma_state_t *s, const ol_group_t *group,
+                               const char *function)
+{
+    for (int i = 0; i < group->size; i++)
+        if (ol_rma_rank_in_window(s, group, i) == MPI_UNDEFINED) {
+            ol_error_detail("%s: member %d of group (world rank %d) is not in the window's "
+                            "group", function, i, group->world_ranks[i]);
+            return MPI_ERR_GROUP;
+        }
+    return MPI_SUCCESS;
+}
+
 ol_status_t ol_rma_post(ol_win_t *win, const ol_group_t *group, int assert)
 {
     ol_rma_state_t *s = win->state;
+    ol_status_t rc = check_group(s, group, "MPI_Win_post");
+    if (rc != MPI_SUCCESS)
+        return rc;
     ol_rma_lock_state();
-    ol_status_t rc = MPI_SUCCESS;
     if (s->exposed) {
         ol_error_detail("MPI_Win_post: the window is exposed already (a post not yet waited "
                         "for)");
@@ -163,6 +181,9 @@ static bool all_posted(void *arg)
 ol_status_t ol_rma_start(ol_win_t *win, const ol_group_t *group, int assert)
 {
     ol_rma_state_t *s = win->state;
+    ol_status_t rc = check_group(s, group, "MPI_Win_start");
+    if (rc != MPI_SUCCESS)
+        return rc;
     ol_rma_lock_state();
     if (s->naccess >= 0 || s->lock_all) {
         ol_rma_unlock_state();
