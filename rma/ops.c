@@ -145,6 +145,15 @@ static ol_status_t check_sizes(const ol_rma_op_t *op)
     return MPI_SUCCESS;
 }
 
+/* No byte moves on either side: nothing to check but rank and epoch, and
+ * nothing to do (zero counts, or types of size zero). */
+static bool moves_nothing(const ol_rma_op_t *op)
+{
+    return bytes_of(op->target_count, op->target_dt) == 0 &&
+           bytes_of(op->origin_count, op->origin_dt) == 0 &&
+           bytes_of(op->result_count, op->result_dt) == 0;
+}
+
 static ol_status_t check(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t **basic)
 {
     if (op->target < 0 || op->target >= s->size) {
@@ -159,6 +168,8 @@ static ol_status_t check(const ol_rma_state_t *s, const ol_rma_op_t *op, const o
         return MPI_ERR_RMA_SYNC;
     }
     *basic = NULL;
+    if (moves_nothing(op))
+        return MPI_SUCCESS;
     if (op->kind == OL_RMA_ACCUMULATE || op->kind == OL_RMA_GET_ACCUMULATE) {
         ol_status_t rc = check_accumulate(op, basic);
         if (rc != MPI_SUCCESS)
@@ -270,6 +281,10 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
     ol_rma_lock_state();
     const ol_datatype_t *basic;
     ol_status_t rc = check(s, op, &basic);
+    if (rc == MPI_SUCCESS && moves_nothing(op)) {
+        ol_rma_unlock_state();
+        return request ? completed_request(request) : MPI_SUCCESS;
+    }
     int64_t disp = 0;
     layout_t l = {0};
     if (rc == MPI_SUCCESS) {

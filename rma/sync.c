@@ -294,6 +294,8 @@ ol_status_t ol_rma_lock(ol_win_t *win, int lock_type, int rank, int assert)
                         lock_type);
         return MPI_ERR_LOCKTYPE;
     }
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     if (rank < 0 || rank >= s->size) {
         ol_error_detail("rank %d is not a rank of the window's group (size %d)", rank, s->size);
         return MPI_ERR_RANK;
@@ -319,6 +321,8 @@ ol_status_t ol_rma_lock(ol_win_t *win, int lock_type, int rank, int assert)
 ol_status_t ol_rma_unlock(ol_win_t *win, int rank)
 {
     ol_rma_state_t *s = win->state;
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     if (rank < 0 || rank >= s->size) {
         ol_error_detail("rank %d is not a rank of the window's group (size %d)", rank, s->size);
         return MPI_ERR_RANK;

@@ -192,10 +192,17 @@ def collective_base(fn):
     return base if base in SENDER_SIDE else None
 
 
+# One-sided operations that read the target: with MPI_NO_OP the standard
+# ignores their origin buffer, count and datatype.
+FETCHING_OPS = {"MPI_Get_accumulate", "MPI_Rget_accumulate", "MPI_Fetch_and_op"}
+
+
 def condition_parts(fn, p):
     """The C conditions under which p is checked (none: always): root-only
-    arguments at the root, and the send/recv count and type only when their
-    buffer is not MPI_IN_PLACE (the standard then ignores them)."""
+    arguments at the root, the send/recv count and type only when their
+    buffer is not MPI_IN_PLACE, and the origin arguments of a fetching
+    one-sided operation only when its op is not MPI_NO_OP (the standard
+    then ignores them)."""
     parts = []
     base = collective_base(fn)
     names = {q.name for q in fn.params}
@@ -208,6 +215,8 @@ def condition_parts(fn, p):
     for side in ("send", "recv"):
         if p.name.startswith(side) and p.name != side + "buf" and side + "buf" in names:
             parts.append("%sbuf != MPI_IN_PLACE" % side)
+    if p.name.startswith("origin") and fn.name.replace("_c", "") in FETCHING_OPS:
+        parts.append("op != MPI_NO_OP")
     return parts
 
 

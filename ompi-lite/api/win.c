@@ -503,7 +503,8 @@ int ol_api_win_unlock_all(ol_win_t *win)
     return ol_rma_unlock_all(win);
 }
 
-/* A rank of the window's group, for the flushes (MPI_PROC_NULL is none). */
+/* A rank of the window's group, for the flushes; with MPI_PROC_NULL a
+ * flush, like a lock, does nothing, as the standard says. */
 static int check_flush_rank(ol_win_t *win, int rank)
 {
     if (rank >= 0 && rank < win->comm->size)
@@ -515,12 +516,16 @@ static int check_flush_rank(ol_win_t *win, int rank)
 
 int ol_api_win_flush(int rank, ol_win_t *win)
 {
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     int rc = check_flush_rank(win, rank);
     return rc != MPI_SUCCESS ? rc : ol_rma_flush(win, rank, false);
 }
 
 int ol_api_win_flush_local(int rank, ol_win_t *win)
 {
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     int rc = check_flush_rank(win, rank);
     return rc != MPI_SUCCESS ? rc : ol_rma_flush(win, rank, true);
 }
