@@ -245,17 +245,39 @@ static ol_status_t take_origin_error(ol_rma_state_t *s, int origin)
     return rc;
 }
 
+/* The region attached at `at`, or NULL. */
+static const ol_rma_region_t *region_at(const ol_rma_state_t *s, uintptr_t at)
+{
+    for (const ol_rma_region_t *r = s->regions; r; r = r->next)
+        if (at >= r->base && at - r->base < r->size)
+            return r;
+    return NULL;
+}
+
+/* Whether [start, start + length) is attached memory: one region, or
+ * regions attached side by side (as MPICH and Open MPI accept). */
+static bool attached(const ol_rma_state_t *s, uintptr_t start, uint64_t length)
+{
+    uintptr_t at = start, end = start + length;
+    if (end < start)
+        return false;
+    while (at < end) {
+        const ol_rma_region_t *r = region_at(s, at);
+        if (!r)
+            return false;
+        at = r->base + r->size;
+    }
+    return true;
+}
+
 /* Where the bytes [disp + offset, + length) of this process's window are, or
  * NULL when outside it. */
 static char *window_bytes(const ol_rma_state_t *s, int64_t disp, int64_t offset, uint64_t length)
 {
     const ol_win_t *win = s->win;
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        uintptr_t at = (uintptr_t)(disp + offset);
-        for (const ol_rma_region_t *r = s->regions; r; r = r->next)
-            if (at >= r->base && length <= r->size && at - r->base <= r->size - length)
-                return (char *)at;
-        return NULL;
+        uintptr_t start = (uintptr_t)(disp + offset);
+        return attached(s, start, length) ? (char *)start : NULL;
     }
     int64_t start = disp + offset;
     if (start < 0 || (uint64_t)start > (uint64_t)win->size ||
