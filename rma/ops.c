@@ -261,6 +261,84 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
     return rc;
 }
 
+/* ---- direct windows: the origin does the operation itself ------------------------- */
+
+/* Reads (write false) or writes the target's blocks from or into the packed
+ * bytes at data. */
+static ol_status_t move_blocks(ol_rma_state_t *s, int target, int64_t disp, const layout_t *l,
+                               char *data, bool write)
+{
+    ol_status_t rc = MPI_SUCCESS;
+    for (size_t i = 0; rc == MPI_SUCCESS && i < l->n; i++) {
+        int64_t at = disp + l->blocks[i].offset;
+        rc = write ? ol_rma_direct_write(s, target, at, data, l->blocks[i].length)
+                   : ol_rma_direct_read(s, target, at, data, l->blocks[i].length);
+        data += l->blocks[i].length;
+    }
+    return rc;
+}
+
+/* An accumulate's read, combine and write, in turn with every other
+ * accumulate on the target's memory. */
+static ol_status_t direct_update(ol_rma_state_t *s, const ol_rma_op_t *op,
+                                 const ol_datatype_t *basic, int64_t disp, const layout_t *l,
+                                 const char *payload, char *old, size_t bytes)
+{
+    ol_status_t rc = move_blocks(s, op->target, disp, l, old, false);
+    if (rc != MPI_SUCCESS || (op->kind == OL_RMA_GET_ACCUMULATE &&
+                              ol_op_to_handle(op->op) == MPI_NO_OP))
+        return rc;
+    char *updated = malloc(bytes ? bytes : 1);
+    if (!updated)
+        return MPI_ERR_NO_MEM;
+    if (op->kind == OL_RMA_COMPARE_AND_SWAP) {
+        memcpy(updated, memcmp(old, payload + bytes, bytes) == 0 ? payload : old, bytes);
+    } else if (ol_op_to_handle(op->op) == MPI_REPLACE) {
+        memcpy(updated, payload, bytes);
+    } else {
+        memcpy(updated, old, bytes);
+        rc = ol_rma_combine(op->op, (ol_datatype_t *)basic, payload, updated,
+                            bytes / basic->size);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = move_blocks(s, op->target, disp, l, updated, true);
+    free(updated);
+    return rc;
+}
+
+static ol_status_t direct_op(ol_rma_state_t *s, const ol_rma_op_t *op,
+                             const ol_datatype_t *basic, int64_t disp, const layout_t *l)
+{
+    char *payload;
+    size_t payload_bytes;
+    ol_status_t rc = payload_of(op, &payload, &payload_bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (op->kind == OL_RMA_PUT) {
+        rc = move_blocks(s, op->target, disp, l, payload, true);
+        free(payload);
+        return rc;
+    }
+    size_t bytes = bytes_of(op->target_count, op->target_dt);
+    char *old = malloc(bytes ? bytes : 1);
+    if (!old) {
+        free(payload);
+        return MPI_ERR_NO_MEM;
+    }
+    if (op->kind == OL_RMA_GET) {
+        rc = move_blocks(s, op->target, disp, l, old, false);
+    } else {
+        ol_rma_direct_acc_begin(s, op->target);
+        rc = direct_update(s, op, basic, disp, l, payload, old, bytes);
+        ol_rma_direct_acc_end(s, op->target);
+    }
+    if (rc == MPI_SUCCESS && brings_data_back(op->kind) && bytes)
+        rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+    free(old);
+    free(payload);
+    return rc;
+}
+
 /* A request complete at once: the data left in a copy of its own. */
 static ol_status_t completed_request(ol_request_t **request)
 {
@@ -294,6 +372,15 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
     }
     if (rc == MPI_SUCCESS)
         rc = check_range(s, op, disp, &l);
+    if (rc == MPI_SUCCESS && s->direct) {
+        /* Done here and now: complete at the origin and at the target. */
+        ol_rma_unlock_state();
+        rc = direct_op(s, op, basic, disp, &l);
+        free(l.blocks);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        return request ? completed_request(request) : MPI_SUCCESS;
+    }
     ol_request_t *req = NULL;
     if (rc == MPI_SUCCESS && request && brings_data_back(op->kind)) {
         req = ol_request_alloc(OL_REQ_RMA);

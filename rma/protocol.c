@@ -328,10 +328,9 @@ static void scatter(const ol_rma_state_t *s, const ol_rma_msg_t *hdr, const ol_r
     }
 }
 
-/* target = in op target over n elements of basic, both sides packed. The
- * op loops work on the type's C layout (a pair type's struct), so packed
- * data is laid out that way first where it differs. */
-static ol_status_t combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,
+/* The op loops work on the type's C layout (a pair type's struct), so
+ * packed data is laid out that way first where it differs. */
+ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,
                            size_t n)
 {
     if (basic->size == (size_t)basic->extent)
@@ -371,7 +370,7 @@ static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
     if (rc == MPI_SUCCESS && handle == MPI_REPLACE)
         scatter(s, hdr, blocks, data);
     else if (rc == MPI_SUCCESS && handle != MPI_NO_OP) {
-        rc = combine(op, basic, data, old, hdr->bytes / basic->size);
+        rc = ol_rma_combine(op, basic, data, old, hdr->bytes / basic->size);
         if (rc == MPI_SUCCESS)
             scatter(s, hdr, blocks, old);
     }

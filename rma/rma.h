@@ -45,6 +45,10 @@ static inline MPI_Win ol_win_to_handle(ol_win_t *win)
 
 /* ---- windows --------------------------------------------------------------- */
 
+/* The parameters of rma/ (RMA_SHARED_MEMORY). */
+void ol_rma_params_load(void);
+void ol_rma_params_print(FILE *out);
+
 /* What a window is made of; size and disp_unit are this process's. */
 typedef struct {
     int flavor;         /* MPI_WIN_FLAVOR_* */

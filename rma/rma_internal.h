@@ -7,6 +7,8 @@
 #include "rma.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
 
 /* Every message of a window travels under this tag on its private
  * communicator, so that messages from one process are handled in the
@@ -91,6 +93,8 @@ typedef struct ol_rma_waiter {
     struct ol_rma_waiter *next;
 } ol_rma_waiter_t;
 
+typedef struct ol_rma_slot ol_rma_slot_t; /* direct.c */
+
 typedef struct ol_rma_state {
     ol_win_t *win;
     struct ol_rma_state *next_live; /* the windows whose messages progress handles */
@@ -100,6 +104,16 @@ typedef struct ol_rma_state {
     void *segment;                  /* shared windows: the mapping */
     size_t segment_bytes;
     ol_rma_region_t *regions;       /* dynamic windows */
+
+    /* ---- direct windows (all on one host: direct.c) ---- */
+    bool direct;
+    ol_rma_slot_t *slots;           /* in the control segment, one per process */
+    _Atomic uint32_t *post_words;
+    void *control;                  /* the control segment, when apart from the memory */
+    size_t control_bytes;
+    pid_t *pids;                    /* MPI_Win_create windows: reached by cross-memory attach */
+    void **remote_bases;
+    void **probe_addresses;
 
     /* ---- as an origin ---- */
     uint64_t next_id;
@@ -149,6 +163,30 @@ ol_status_t ol_rma_await(ol_rma_state_t *s, ol_rma_pending_t *p);
 void ol_rma_wait_until(bool (*cond)(void *arg), void *arg);
 /* Waits until every message this process sent on the window is out. */
 void ol_rma_drain_outgoing(ol_rma_state_t *s);
+
+/* direct.c */
+void ol_rma_params_load(void);
+void ol_rma_params_print(FILE *out);
+bool ol_rma_direct_wanted(void);
+size_t ol_rma_control_bytes(int size);
+void ol_rma_direct_attach_control(ol_rma_state_t *s, void *control);
+bool ol_rma_direct_can_reach(ol_rma_state_t *s, int target);
+void ol_rma_direct_lock(ol_rma_state_t *s, int target, bool exclusive);
+void ol_rma_direct_unlock(ol_rma_state_t *s, int target, bool exclusive);
+void ol_rma_direct_acc_begin(ol_rma_state_t *s, int target);
+void ol_rma_direct_acc_end(ol_rma_state_t *s, int target);
+void ol_rma_direct_post(ol_rma_state_t *s, int origin);
+void ol_rma_direct_start(ol_rma_state_t *s, int target);
+void ol_rma_direct_complete(ol_rma_state_t *s, int target);
+bool ol_rma_direct_take_completes(ol_rma_state_t *s, int n, bool wait);
+ol_status_t ol_rma_direct_read(ol_rma_state_t *s, int target, int64_t offset, void *dst,
+                               size_t bytes);
+ol_status_t ol_rma_direct_write(ol_rma_state_t *s, int target, int64_t offset, const void *src,
+                                size_t bytes);
+
+/* protocol.c: target = in op target, n elements of basic, both packed. */
+ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,
+                           size_t n);
 
 /* sync.c: waits (lock held on entry, released meanwhile) until every
  * operation this process issued is done at its target; returns an error a

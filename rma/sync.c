@@ -93,6 +93,10 @@ static ol_status_t ask_and_wait(ol_rma_state_t *s, int target, ol_rma_msg_kind_t
 
 ol_status_t ol_rma_complete_at_targets(ol_rma_state_t *s)
 {
+    if (s->direct) { /* every operation was done when it was issued */
+        atomic_thread_fence(memory_order_seq_cst);
+        return MPI_SUCCESS;
+    }
     ol_status_t rc = ask_and_wait(s, -1, MSG_FLUSH, true);
     ol_rma_wait_until(no_data_pending, s);
     return rc;
@@ -161,8 +165,12 @@ ol_status_t ol_rma_post(ol_win_t *win, const ol_group_t *group, int assert)
         s->exposure_size = group->size;
     }
     for (int i = 0; rc == MPI_SUCCESS && i < group->size; i++) {
+        int origin = ol_rma_rank_in_window(s, group, i);
         ol_rma_msg_t hdr = {.kind = MSG_POST};
-        rc = ol_rma_send(s, ol_rma_rank_in_window(s, group, i), &hdr, NULL, NULL, 0);
+        if (s->direct)
+            ol_rma_direct_post(s, origin);
+        else
+            rc = ol_rma_send(s, origin, &hdr, NULL, NULL, 0);
     }
     ol_rma_unlock_state();
     (void)assert; /* MPI_MODE_NOCHECK: the post is still announced, which costs little */
@@ -194,12 +202,19 @@ ol_status_t ol_rma_start(ol_win_t *win, const ol_group_t *group, int assert)
     s->naccess = group->size;
     for (int i = 0; i < group->size; i++)
         s->access[i] = ol_rma_rank_in_window(s, group, i);
+    (void)assert;
+    ol_rma_unlock_state();
     /* Operations may go once each target has posted: waited for here. */
+    if (s->direct) {
+        for (int i = 0; i < group->size; i++)
+            ol_rma_direct_start(s, s->access[i]);
+        return MPI_SUCCESS;
+    }
+    ol_rma_lock_state();
     ol_rma_wait_until(all_posted, s);
     for (int i = 0; i < s->naccess; i++)
         __atomic_sub_fetch(&s->posts[s->access[i]], 1, __ATOMIC_ACQ_REL);
     ol_rma_unlock_state();
-    (void)assert;
     return MPI_SUCCESS;
 }
 
@@ -215,9 +230,14 @@ ol_status_t ol_rma_complete(ol_win_t *win)
     ol_status_t rc = MPI_SUCCESS;
     /* Behind this process's operations to it: the target's wait returns
      * once it has handled them all. */
+    if (s->direct)
+        atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < s->naccess && rc == MPI_SUCCESS; i++) {
         ol_rma_msg_t hdr = {.kind = MSG_COMPLETE};
-        rc = ol_rma_send(s, s->access[i], &hdr, NULL, NULL, 0);
+        if (s->direct)
+            ol_rma_direct_complete(s, s->access[i]);
+        else
+            rc = ol_rma_send(s, s->access[i], &hdr, NULL, NULL, 0);
         s->touched[s->access[i]] = false;
     }
     s->naccess = -1;
@@ -249,6 +269,14 @@ ol_status_t ol_rma_wait(ol_win_t *win)
         ol_error_detail("MPI_Win_wait without MPI_Win_post");
         return MPI_ERR_RMA_SYNC;
     }
+    if (s->direct) {
+        ol_rma_unlock_state();
+        ol_rma_direct_take_completes(s, s->exposure_size, true);
+        ol_rma_lock_state();
+        s->exposed = false;
+        ol_rma_unlock_state();
+        return MPI_SUCCESS;
+    }
     ol_rma_wait_until(all_completed, s);
     ol_status_t rc = end_exposure(s);
     ol_rma_unlock_state();
@@ -265,6 +293,12 @@ ol_status_t ol_rma_test(ol_win_t *win, int *flag)
         ol_error_detail("MPI_Win_test without MPI_Win_post");
         return MPI_ERR_RMA_SYNC;
     }
+    if (s->direct) {
+        *flag = ol_rma_direct_take_completes(s, s->exposure_size, false);
+        s->exposed = !*flag;
+        ol_rma_unlock_state();
+        return MPI_SUCCESS;
+    }
     *flag = all_completed(s);
     ol_status_t rc = *flag ? end_exposure(s) : MPI_SUCCESS;
     ol_rma_unlock_state();
@@ -276,6 +310,12 @@ ol_status_t ol_rma_test(ol_win_t *win, int *flag)
 /* Asks target for a lock and waits until it is granted. Lock held. */
 static ol_status_t acquire(ol_rma_state_t *s, int target, int lock_type)
 {
+    if (s->direct) {
+        ol_rma_unlock_state(); /* other threads' calls go on while this one waits */
+        ol_rma_direct_lock(s, target, lock_type == MPI_LOCK_EXCLUSIVE);
+        ol_rma_lock_state();
+        return MPI_SUCCESS;
+    }
     ol_rma_pending_t *p = ol_rma_expect(s, target, false, NULL, 0, NULL, NULL);
     if (!p)
         return MPI_ERR_NO_MEM;
@@ -284,6 +324,22 @@ static ol_status_t acquire(ol_rma_state_t *s, int target, int lock_type)
     ol_status_t rc = ol_rma_send(s, target, &hdr, NULL, NULL, 0);
     ol_status_t granted = ol_rma_await(s, p);
     return rc != MPI_SUCCESS ? rc : granted;
+}
+
+/* Ends this process's lock on rank: once its operations there are done,
+ * the lock (unless taken with MPI_MODE_NOCHECK) is given back. Lock held. */
+static ol_status_t release(ol_rma_state_t *s, int rank)
+{
+    if (s->direct) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!s->lock_nocheck[rank])
+            ol_rma_direct_unlock(s, rank, s->lock_type[rank] == MPI_LOCK_EXCLUSIVE);
+        return MPI_SUCCESS;
+    }
+    ol_rma_msg_kind_t kind = s->lock_nocheck[rank] ? MSG_FLUSH : MSG_UNLOCK;
+    ol_status_t rc = ask_and_wait(s, rank, kind, false);
+    ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});
+    return rc;
 }
 
 ol_status_t ol_rma_lock(ol_win_t *win, int lock_type, int rank, int assert)
@@ -335,9 +391,7 @@ ol_status_t ol_rma_unlock(ol_win_t *win, int rank)
     }
     /* The unlock's answer comes once the target has done every operation
      * sent before it; without a lock to release a flush says the same. */
-    ol_rma_msg_kind_t kind = s->lock_nocheck[rank] ? MSG_FLUSH : MSG_UNLOCK;
-    ol_status_t rc = ask_and_wait(s, rank, kind, false);
-    ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});
+    ol_status_t rc = release(s, rank);
     s->lock_type[rank] = 0;
     s->lock_nocheck[rank] = false;
     ol_rma_unlock_state();
@@ -377,8 +431,18 @@ ol_status_t ol_rma_unlock_all(ol_win_t *win)
         ol_error_detail("MPI_Win_unlock_all without MPI_Win_lock_all");
         return MPI_ERR_RMA_SYNC;
     }
-    ol_status_t rc = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK, false);
-    ol_rma_wait_until(no_data_pending, s);
+    ol_status_t rc = MPI_SUCCESS;
+    if (s->direct) {
+        for (int r = 0; r < s->size; r++) {
+            s->lock_type[r] = MPI_LOCK_SHARED;
+            release(s, r);
+            s->lock_type[r] = 0;
+        }
+    } else {
+        /* Every target asked at once, then every answer awaited. */
+        rc = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK, false);
+        ol_rma_wait_until(no_data_pending, s);
+    }
     s->lock_all = false;
     for (int r = 0; r < s->size; r++)
         s->lock_nocheck[r] = false;
@@ -406,6 +470,8 @@ ol_status_t ol_rma_flush(ol_win_t *win, int rank, bool local)
         return MPI_ERR_RMA_SYNC;
     }
     ol_status_t rc = MPI_SUCCESS;
+    if (s->direct)
+        atomic_thread_fence(memory_order_seq_cst);
     /* Locally complete: the data of puts and accumulates left in copies of
      * their own when they were issued; gets need their replies. */
     if (!local)

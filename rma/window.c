@@ -2,6 +2,7 @@
  * shared windows, attach and detach, shared queries, and free. */
 #include "coll.h"
 #include "ol_accel.h"
+#include "ol_log.h"
 #include "ol_runtime.h"
 #include "ol_shm_file.h"
 #include "rma_internal.h"
@@ -29,6 +30,9 @@ static void free_state(ol_rma_state_t *s)
     free(s->lock_nocheck);
     free((void *)s->posts);
     free(s->origin_error);
+    free(s->pids);
+    free(s->remote_bases);
+    free(s->probe_addresses);
     while (s->regions) {
         ol_rma_region_t *r = s->regions;
         s->regions = r->next;
@@ -100,7 +104,7 @@ static bool all_on_this_host(const ol_comm_t *comm)
  * (the standard's default), or each on its own pages (noncontig). */
 static size_t lay_out(ol_rma_state_t *s, bool noncontig, size_t *offsets)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), at = 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), at = s->control_bytes;
     for (int r = 0; r < s->size; r++) {
         offsets[r] = at;
         at += (size_t)s->peers[r].size;
@@ -164,13 +168,70 @@ static ol_status_t allocate_shared(ol_rma_state_t *s, const ol_win_spec_t *spec,
     size_t *offsets = malloc(sizeof(size_t) * (size_t)s->size);
     if (!offsets)
         return MPI_ERR_NO_MEM;
-    size_t bytes = lay_out(s, spec->noncontig, offsets);
+    /* MPI_Win_allocate's memory is private to each process but for the
+     * origins of direct windows: on pages of its own. */
+    bool noncontig = spec->noncontig || spec->flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    size_t bytes = lay_out(s, noncontig, offsets);
     ol_status_t rc = bytes ? map_segment(s, comm, bytes) : MPI_SUCCESS;
     for (int r = 0; rc == MPI_SUCCESS && r < s->size; r++)
         s->peers[r].shared_base = s->peers[r].size ? (char *)s->segment + offsets[r] : NULL;
     if (rc == MPI_SUCCESS)
         *base = s->peers[comm->rank].shared_base;
     free(offsets);
+    return rc;
+}
+
+/* ---- direct windows ------------------------------------------------------------ */
+
+/* Whether every process takes the direct path (direct.c): all on this host
+ * and all wanting it (a parameter set differently on some is agreed on). */
+static ol_status_t decide_direct(ol_rma_state_t *s, const ol_win_spec_t *spec, ol_comm_t *comm)
+{
+    int mine = spec->flavor != MPI_WIN_FLAVOR_DYNAMIC && ol_rma_direct_wanted() &&
+               all_on_this_host(comm), all = 0;
+    ol_status_t rc = ol_coll_allreduce(&mine, &all, 1, ol_dt_from_handle(MPI_INT),
+                                       ol_op_from_handle(MPI_LAND), comm);
+    s->direct = rc == MPI_SUCCESS && all;
+    if (s->direct)
+        s->control_bytes = ol_rma_control_bytes(s->size);
+    return rc;
+}
+
+/* MPI_Win_create's memory is the program's: others reach it with
+ * cross-memory attach, if every process can reach every other (else the
+ * window keeps to messages, everyone agreeing). */
+static ol_status_t reach_by_cma(ol_rma_state_t *s, ol_comm_t *comm, void *base)
+{
+    uint64_t mine[3] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)base, (uint64_t)(uintptr_t)s};
+    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)s->size);
+    s->pids = calloc((size_t)s->size, sizeof(pid_t));
+    s->remote_bases = calloc((size_t)s->size, sizeof(void *));
+    s->probe_addresses = calloc((size_t)s->size, sizeof(void *));
+    if (!all || !s->pids || !s->remote_bases || !s->probe_addresses) {
+        free(all);
+        ol_error_detail("out of memory for a window");
+        return MPI_ERR_NO_MEM;
+    }
+    ol_datatype_t *u64 = ol_dt_from_handle(MPI_UINT64_T);
+    ol_status_t rc = ol_coll_allgather(mine, 3, u64, all, 3, u64, comm);
+    int reach = rc == MPI_SUCCESS, everyone = 0;
+    for (int r = 0; reach && r < s->size; r++) {
+        s->pids[r] = (pid_t)all[3 * r];
+        s->remote_bases[r] = (void *)(uintptr_t)all[3 * r + 1];
+        s->probe_addresses[r] = (void *)(uintptr_t)all[3 * r + 2];
+        reach = r == comm->rank || ol_rma_direct_can_reach(s, r);
+    }
+    free(all);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_allreduce(&reach, &everyone, 1, ol_dt_from_handle(MPI_INT),
+                               ol_op_from_handle(MPI_LAND), comm);
+    if (rc == MPI_SUCCESS && !everyone) {
+        OL_INFO("rma", "cross-memory attach is not allowed between the window's processes: "
+                       "its operations are messages");
+        s->direct = false;
+        munmap(s->segment, s->segment_bytes);
+        s->segment = NULL;
+    }
     return rc;
 }
 
@@ -182,8 +243,10 @@ static ol_status_t make_memory(ol_rma_state_t *s, const ol_win_spec_t *spec, ol_
     switch (spec->flavor) {
     case MPI_WIN_FLAVOR_CREATE:
         *base = spec->base;
-        return MPI_SUCCESS;
+        return s->direct ? map_segment(s, comm, s->control_bytes) : MPI_SUCCESS;
     case MPI_WIN_FLAVOR_ALLOCATE:
+        if (s->direct)
+            return allocate_shared(s, spec, comm, base);
         *base = NULL;
         if (spec->size == 0)
             return MPI_SUCCESS;
@@ -221,10 +284,18 @@ ol_status_t ol_rma_win_create(const ol_win_spec_t *spec, ol_comm_t *comm, ol_win
         return MPI_ERR_NO_MEM;
     }
     ol_status_t rc = dynamic ? MPI_SUCCESS : exchange_sizes(s, spec, comm);
+    if (rc == MPI_SUCCESS)
+        rc = decide_direct(s, spec, comm);
     void *base = NULL;
     if (rc == MPI_SUCCESS)
         rc = make_memory(s, spec, comm, &base);
+    if (rc == MPI_SUCCESS && s->direct && spec->flavor == MPI_WIN_FLAVOR_CREATE)
+        rc = reach_by_cma(s, comm, base);
+    if (rc == MPI_SUCCESS && s->direct)
+        ol_rma_direct_attach_control(s, s->segment);
     if (rc != MPI_SUCCESS) {
+        if (s->segment)
+            munmap(s->segment, s->segment_bytes);
         free(s->memory);
         free_state(s);
         free(win);
@@ -350,7 +421,9 @@ ol_status_t ol_rma_shared_query(ol_win_t *win, int rank, MPI_Aint *size, MPI_Ain
                                 void **base)
 {
     ol_rma_state_t *s = win->state;
-    if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
+    bool mapped = win->flavor == MPI_WIN_FLAVOR_SHARED ||
+                  (win->flavor == MPI_WIN_FLAVOR_ALLOCATE && s->direct);
+    if (!mapped) {
         /* Only this process's own memory can be loaded and stored here. */
         if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || rank != win->comm->rank) {
             ol_error_detail("MPI_Win_shared_query: the window is not of "
