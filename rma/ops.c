@@ -1,5 +1,6 @@
 /* The origin's side of the operations: checks, the target layout, the
  * message, and the answer to wait for (README.md). */
+#include "ol_accel.h"
 #include "rma_internal.h"
 
 #include <stdlib.h>
@@ -279,63 +280,90 @@ static ol_status_t move_blocks(ol_rma_state_t *s, int target, int64_t disp, cons
 }
 
 /* An accumulate's read, combine and write, in turn with every other
- * accumulate on the target's memory. */
+ * accumulate on the target's memory; what it read goes to the result
+ * buffer of the fetching kinds. */
 static ol_status_t direct_update(ol_rma_state_t *s, const ol_rma_op_t *op,
                                  const ol_datatype_t *basic, int64_t disp, const layout_t *l,
-                                 const char *payload, char *old, size_t bytes)
+                                 const char *data, char *old, size_t bytes)
 {
     ol_status_t rc = move_blocks(s, op->target, disp, l, old, false);
-    if (rc != MPI_SUCCESS || (op->kind == OL_RMA_GET_ACCUMULATE &&
-                              ol_op_to_handle(op->op) == MPI_NO_OP))
+    if (rc == MPI_SUCCESS && brings_data_back(op->kind) && bytes)
+        rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+    MPI_Op handle = op->op ? ol_op_to_handle(op->op) : MPI_OP_NULL;
+    if (rc != MPI_SUCCESS || handle == MPI_NO_OP)
         return rc;
-    char *updated = malloc(bytes ? bytes : 1);
-    if (!updated)
-        return MPI_ERR_NO_MEM;
     if (op->kind == OL_RMA_COMPARE_AND_SWAP) {
-        memcpy(updated, memcmp(old, payload + bytes, bytes) == 0 ? payload : old, bytes);
-    } else if (ol_op_to_handle(op->op) == MPI_REPLACE) {
-        memcpy(updated, payload, bytes);
+        if (memcmp(old, data + bytes, bytes) != 0)
+            return MPI_SUCCESS;
+        memcpy(old, data, bytes);
+    } else if (handle == MPI_REPLACE) {
+        memcpy(old, data, bytes);
     } else {
-        memcpy(updated, old, bytes);
-        rc = ol_rma_combine(op->op, (ol_datatype_t *)basic, payload, updated,
-                            bytes / basic->size);
+        rc = ol_rma_combine(op->op, (ol_datatype_t *)basic, data, old, bytes / basic->size);
     }
-    if (rc == MPI_SUCCESS)
-        rc = move_blocks(s, op->target, disp, l, updated, true);
-    free(updated);
+    return rc == MPI_SUCCESS ? move_blocks(s, op->target, disp, l, old, true) : rc;
+}
+
+/* The origin data of a direct operation: in place where it is one block
+ * of host memory, else packed into *owned (the caller frees it). */
+static ol_status_t direct_payload(const ol_rma_op_t *op, const char **data, char **owned)
+{
+    *owned = NULL;
+    if (op->kind != OL_RMA_COMPARE_AND_SWAP && op->origin_dt && op->origin_dt->contiguous &&
+        !ol_accel_is_device(op->origin)) {
+        *data = ol_dt_data_at(op->origin, op->origin_dt);
+        return MPI_SUCCESS;
+    }
+    size_t bytes;
+    ol_status_t rc = payload_of(op, owned, &bytes);
+    *data = *owned;
     return rc;
+}
+
+/* An accumulate into one block of mapped memory, on a type whose packed
+ * and C layouts agree: applied in place, with no copy. */
+static bool in_place(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t *basic,
+                     const layout_t *l)
+{
+    return op->kind == OL_RMA_ACCUMULATE && s->peers[op->target].shared_base && l->n == 1 &&
+           basic->size == (size_t)basic->extent;
 }
 
 static ol_status_t direct_op(ol_rma_state_t *s, const ol_rma_op_t *op,
                              const ol_datatype_t *basic, int64_t disp, const layout_t *l)
 {
-    char *payload;
-    size_t payload_bytes;
-    ol_status_t rc = payload_of(op, &payload, &payload_bytes);
+    const char *data;
+    char *owned;
+    ol_status_t rc = direct_payload(op, &data, &owned);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (op->kind == OL_RMA_PUT) {
-        rc = move_blocks(s, op->target, disp, l, payload, true);
-        free(payload);
-        return rc;
-    }
     size_t bytes = bytes_of(op->target_count, op->target_dt);
-    char *old = malloc(bytes ? bytes : 1);
-    if (!old) {
-        free(payload);
-        return MPI_ERR_NO_MEM;
-    }
-    if (op->kind == OL_RMA_GET) {
-        rc = move_blocks(s, op->target, disp, l, old, false);
-    } else {
+    if (op->kind == OL_RMA_PUT) {
+        rc = move_blocks(s, op->target, disp, l, (char *)data, true);
+    } else if (op->kind != OL_RMA_GET && in_place(s, op, basic, l)) {
+        char *at = (char *)s->peers[op->target].shared_base + disp + l->blocks[0].offset;
         ol_rma_direct_acc_begin(s, op->target);
-        rc = direct_update(s, op, basic, disp, l, payload, old, bytes);
+        if (ol_op_to_handle(op->op) == MPI_REPLACE)
+            memcpy(at, data, bytes);
+        else
+            rc = ol_op_apply(op->op, data, at, (MPI_Count)(bytes / basic->size),
+                             (ol_datatype_t *)basic);
         ol_rma_direct_acc_end(s, op->target);
+    } else {
+        char *old = malloc(bytes ? bytes : 1);
+        rc = old ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS && op->kind == OL_RMA_GET) {
+            rc = move_blocks(s, op->target, disp, l, old, false);
+            if (rc == MPI_SUCCESS && bytes)
+                rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+        } else if (rc == MPI_SUCCESS) {
+            ol_rma_direct_acc_begin(s, op->target);
+            rc = direct_update(s, op, basic, disp, l, data, old, bytes);
+            ol_rma_direct_acc_end(s, op->target);
+        }
+        free(old);
     }
-    if (rc == MPI_SUCCESS && brings_data_back(op->kind) && bytes)
-        rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
-    free(old);
-    free(payload);
+    free(owned);
     return rc;
 }
 
