@@ -1,0 +1,19 @@
+#!/bin/sh
+# rma_errors: erroneous one-sided calls under MPI_ERRORS_RETURN return the
+# right error class (MPI_ERR_RANK, MPI_ERR_RMA_RANGE, MPI_ERR_RMA_SYNC,
+# MPI_ERR_RMA_FLAVOR, MPI_ERR_RMA_ATTACH, MPI_ERR_COUNT, MPI_ERR_WIN) with a
+# non-empty error string, leave the target memory untouched and the window
+# usable. On 1, 2 and 3 ranks. Against ompi-lite, the message of a
+# displacement past the window names the call (issue 36).
+# shellcheck source=test/mpi/common.sh
+. "$(dirname "$0")/common.sh"
+
+for np in 1 2 3; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_errors: $np ranks OK \(8 cases\)"
+done
+
+if ! is_open_mpi; then
+    expect_out '^rma_errors: range/all: MPI_Put\(v, 1, MPI_LONG, t, 60, .* -> .*MPI_Put'
+fi
