@@ -83,23 +83,28 @@ static _Atomic uint32_t *post_word(const ol_rma_state_t *s, int target, int orig
 enum { SLEEP_NS = 1000 * 1000 }; /* a safety net: every release wakes sleepers */
 
 /* Waits until ready(arg), progressing this process's other operations
- * (MPI's progress rule), then yielding the core, then asleep on word. */
+ * (MPI's progress rule), then yielding the core, then asleep on word.
+ * ready may act on what it finds (take a lock): it is not called again
+ * once it has answered true. */
 static void wait_for(bool (*ready)(void *arg), void *arg, ol_rma_slot_t *slot,
                      _Atomic uint32_t *word)
 {
-    if (ready(arg))
-        return;
     ol_wait_phase_t phase = ol_wait_start();
     while (!ready(arg)) {
         if (ol_progress_and_wake() || ol_wait_poll_again(&phase))
             continue;
+        /* Counted before the last look, so that a release either comes
+         * after that look or sees the sleeper and wakes it. */
         atomic_fetch_add(&slot->sleepers, 1);
         uint32_t seen = atomic_load(word);
-        if (!ready(arg)) {
+        bool got = ready(arg);
+        if (!got) {
             struct timespec timeout = {0, SLEEP_NS};
             syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, NULL, 0);
         }
         atomic_fetch_sub(&slot->sleepers, 1);
+        if (got)
+            return;
         phase = ol_wait_start();
     }
 }

@@ -306,9 +306,11 @@ ol_status_t ol_rma_win_create(const ol_win_spec_t *spec, ol_comm_t *comm, ol_win
                       .disp_unit = dynamic ? 1 : spec->disp_unit,
                       .disp_unit_int = dynamic ? 1 : (int)spec->disp_unit, .state = s};
     s->win = win;
-    ol_rma_lock_state();
-    ol_rma_window_live(s);
-    ol_rma_unlock_state();
+    if (!s->direct) { /* a direct window gets no messages */
+        ol_rma_lock_state();
+        ol_rma_window_live(s);
+        ol_rma_unlock_state();
+    }
     *out = win;
     return MPI_SUCCESS;
 }

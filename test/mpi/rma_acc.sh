@@ -12,3 +12,14 @@ for np in 1 2 3 4; do
     expect_success
     expect_out "^rma_acc: $np ranks OK \(12 cases\)"
 done
+
+# The same through messages, the path between hosts: every operation is
+# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
+# the direct path otherwise, rma/README.md).
+export OMPI_LITE_RMA_SHARED_MEMORY=0
+for np in 2 3; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_acc: $np ranks OK \(12 cases\)"
+done
+unset OMPI_LITE_RMA_SHARED_MEMORY

@@ -16,3 +16,10 @@ done
 run_mpi 2
 expect_success
 expect_out "^rma_attr: 2 ranks OK \(14 cases\)"
+
+# The same through messages (RMA_SHARED_MEMORY=0), the path between hosts.
+export OMPI_LITE_RMA_SHARED_MEMORY=0
+run_mpi 3 attr group name info keyval errhandler shared_query noncontig alloc_mem
+expect_success
+expect_out "^rma_attr: 3 ranks OK \(13 cases\)"
+unset OMPI_LITE_RMA_SHARED_MEMORY

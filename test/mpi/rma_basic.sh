@@ -17,3 +17,14 @@ done
 run_mpi 2 dynamic/ring
 expect_success
 expect_out "^rma_basic: 2 ranks OK \(11 cases\)"
+
+# The same through messages, the path between hosts: every operation is
+# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
+# the direct path otherwise, rma/README.md).
+export OMPI_LITE_RMA_SHARED_MEMORY=0
+for np in 2 3; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_basic: $np ranks OK \(154 cases\)"
+done
+unset OMPI_LITE_RMA_SHARED_MEMORY

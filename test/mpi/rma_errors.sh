@@ -17,3 +17,14 @@ done
 if ! is_open_mpi; then
     expect_out '^rma_errors: range/all: MPI_Put\(v, 1, MPI_LONG, t, 60, .* -> .*MPI_Put'
 fi
+
+# The same through messages, the path between hosts: every operation is
+# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
+# the direct path otherwise, rma/README.md).
+export OMPI_LITE_RMA_SHARED_MEMORY=0
+for np in 2 3; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_errors: $np ranks OK \(8 cases\)"
+done
+unset OMPI_LITE_RMA_SHARED_MEMORY
