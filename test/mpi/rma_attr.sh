@@ -10,16 +10,16 @@
 for np in 1 3 4; do
     run_mpi "$np" attr group name info keyval errhandler shared_query noncontig alloc_mem
     expect_success
-    expect_out "^rma_attr: $np ranks OK \(13 cases\)"
+    expect_out "^rma_attr: $np ranks OK \(12 cases\)"
 done
 
 run_mpi 2
 expect_success
-expect_out "^rma_attr: 2 ranks OK \(14 cases\)"
+expect_out "^rma_attr: 2 ranks OK \(13 cases\)"
 
 # The same through messages (RMA_SHARED_MEMORY=0), the path between hosts.
 export OMPI_LITE_RMA_SHARED_MEMORY=0
 run_mpi 3 attr group name info keyval errhandler shared_query noncontig alloc_mem
 expect_success
-expect_out "^rma_attr: 3 ranks OK \(13 cases\)"
+expect_out "^rma_attr: 3 ranks OK \(12 cases\)"
 unset OMPI_LITE_RMA_SHARED_MEMORY

@@ -39,6 +39,8 @@
  */
 #include "rma_util.h"
 
+#include <string.h>
+
 static int verbose = 1;
 
 /* The call returned an error of class want; prints its string. */
@@ -302,8 +304,27 @@ static void case_win(void)
     EXPECT(MPI_Win_free(&null), MPI_ERR_WIN);
 }
 
+/* "fatal-range" (only when named first): a put past the window under the
+ * default handler, which ends the job; the script checks the message. */
+static void fatal_range(void)
+{
+    unsigned char *m;
+    long v = 0;
+    MPI_Win win;
+    CHECK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &m, &win));
+    CHECK(MPI_Win_fence(0, win));
+    MPI_Put(&v, 1, MPI_LONG, (rank + 1) % nprocs, 60, 1, MPI_LONG, win);
+    rma_fail("MPI_Put past the window returned under MPI_ERRORS_ARE_FATAL");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "fatal-range") == 0) {
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+        fatal_range();
+    }
     rma_init(&argc, &argv, "rma_errors");
     /* errors with no window to raise them on (MPI_WIN_NULL) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
