@@ -7,7 +7,7 @@
 #
 #   contrib/mpich-testsuite.sh [-d DIRS] [-w WORKDIR]
 #   -d DIRS     directories of test/mpi, comma separated (default:
-#               pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads)
+#               pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma)
 #   -w WORKDIR  where the suite is unpacked and built (default /tmp/mpich-testsuite)
 #
 # Each test runs through _install/bin/mpiexec with MPIEXEC_TIMEOUT and
@@ -18,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-dirs=pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads
+dirs=pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma
 work=/tmp/mpich-testsuite
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,20 +40,12 @@ fetch_suite() {
         --wildcards '*/test/mpi'
 }
 
-# Stand-ins that only let the suite's helper library link: it refers to
-# window calls (ompi-lite has no RMA yet) that the directories run here never
-# call, and dtpools uses the MPI-1 names MPI_Type_hvector/hindexed, which the
-# standard ABI no longer has (they are the create_ calls).
+# Stand-ins that only let the suite's helper library link: dtpools uses the
+# MPI-1 names MPI_Type_hvector/hindexed, which the standard ABI no longer has
+# (they are the create_ calls).
 link_stand_ins() {
     cat >"$work/stand_ins.c" <<'EOF'
 #include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-static void never(const char *f) { fprintf(stderr, "mpich-testsuite: %s called\n", f); abort(); }
-int MPI_Win_create(void *b, MPI_Aint s, int d, MPI_Info i, MPI_Comm c, MPI_Win *w) { never("MPI_Win_create"); return 0; }
-int MPI_Win_set_attr(MPI_Win w, int k, void *v) { never("MPI_Win_set_attr"); return 0; }
-int MPI_Win_get_attr(MPI_Win w, int k, void *v, int *f) { never("MPI_Win_get_attr"); return 0; }
-int MPI_Win_free(MPI_Win *w) { never("MPI_Win_free"); return 0; }
 int MPI_Type_hvector(int c, int b, MPI_Aint s, MPI_Datatype o, MPI_Datatype *n) { return MPI_Type_create_hvector(c, b, s, o, n); }
 int MPI_Type_hindexed(int c, const int b[], const MPI_Aint d[], MPI_Datatype o, MPI_Datatype *n) { return MPI_Type_create_hindexed(c, b, d, o, n); }
 EOF

@@ -93,6 +93,12 @@ ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, i
     return probe_once(source, tag, comm, remove, flag, message, status);
 }
 
+ol_status_t ol_pt2pt_iprobe_arrived(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
+                                    ol_message_t **message, MPI_Status *status)
+{
+    return probe_once(source, tag, comm, remove, flag, message, status);
+}
+
 typedef struct {
     int source, tag;
     ol_comm_t *comm;

@@ -53,6 +53,10 @@ void ol_pt2pt_cancel(ol_request_t *request);
 typedef struct ol_message ol_message_t;
 ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
                             ol_message_t **message, MPI_Status *status);
+/* ol_pt2pt_iprobe without a progress call first: for a progress hook,
+ * which runs inside one. */
+ol_status_t ol_pt2pt_iprobe_arrived(int source, int tag, ol_comm_t *comm, bool remove, int *flag,
+                                    ol_message_t **message, MPI_Status *status);
 ol_status_t ol_pt2pt_probe(int source, int tag, ol_comm_t *comm, bool remove,
                            ol_message_t **message, MPI_Status *status);
 ol_status_t ol_pt2pt_imrecv(void *buf, MPI_Count count, ol_datatype_t *dt, ol_message_t *message,

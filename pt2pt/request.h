@@ -21,6 +21,7 @@ typedef enum {
     OL_REQ_COMPOUND,     /* completes when all its children have */
     OL_REQ_GENERALIZED,  /* MPI_Grequest_start */
     OL_REQ_COLL,         /* a collective's schedule (coll/sched.h) */
+    OL_REQ_RMA,          /* MPI_Rput and kin (rma/): complete at the origin */
 } ol_request_kind_t;
 
 typedef enum {

@@ -1,7 +1,6 @@
-/* Attributes: keyvals, the values cached on communicators and datatypes
- * (windows have keyvals already and will cache values when they exist),
- * the copy and delete callbacks, and the predefined attributes of
- * MPI_COMM_WORLD. */
+/* Attributes: keyvals, the values cached on communicators, datatypes and
+ * windows, the copy and delete callbacks, and the predefined attributes of
+ * MPI_COMM_WORLD and of every window. */
 #include "gen_impl.h"
 #include "ol_attr.h"
 #include "ol_errhandler.h"
@@ -527,7 +526,7 @@ int ol_api_type_delete_attr(ol_datatype_t *datatype, int type_keyval)
     return delete_attr(&obj, type_keyval);
 }
 
-/* ---- windows: keyvals only until windows exist ----------------------------- */
+/* ---- windows ---------------------------------------------------------------- */
 
 int ol_api_win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                              MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
@@ -540,4 +539,72 @@ int ol_api_win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
 int ol_api_win_free_keyval(int *win_keyval)
 {
     return free_keyval(win_keyval, FOR_WIN);
+}
+
+static object_t win_object(ol_win_t *win)
+{
+    return (object_t){FOR_WIN, ol_win_to_handle(win), &win->attrs};
+}
+
+static bool is_window_key(int keyval)
+{
+    return keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL;
+}
+
+/* The predefined window attributes (MPI-4.1 12.2.6): the base address
+ * itself, pointers to the others. */
+static void *window_value(ol_win_t *win, int keyval)
+{
+    static const int unified = MPI_WIN_UNIFIED;
+    switch (keyval) {
+    case MPI_WIN_BASE:
+        return win->base;
+    case MPI_WIN_SIZE:
+        return &win->size;
+    case MPI_WIN_DISP_UNIT:
+        return &win->disp_unit_int;
+    case MPI_WIN_CREATE_FLAVOR:
+        return &win->flavor;
+    default:
+        return (void *)&unified;
+    }
+}
+
+int ol_api_win_set_attr(ol_win_t *win, int win_keyval, void *attribute_val)
+{
+    if (is_window_key(win_keyval)) {
+        ol_api_set_detail("win_keyval %d is a predefined window attribute, which cannot be set",
+                          win_keyval);
+        return MPI_ERR_KEYVAL;
+    }
+    object_t obj = win_object(win);
+    return set_attr(&obj, win_keyval, attribute_val);
+}
+
+int ol_api_win_get_attr(ol_win_t *win, int win_keyval, void *attribute_val, int *flag)
+{
+    if (is_window_key(win_keyval)) {
+        *flag = 1;
+        *(void **)attribute_val = window_value(win, win_keyval);
+        return MPI_SUCCESS;
+    }
+    object_t obj = win_object(win);
+    return get_attr(&obj, win_keyval, attribute_val, flag);
+}
+
+int ol_api_win_delete_attr(ol_win_t *win, int win_keyval)
+{
+    if (is_window_key(win_keyval)) {
+        ol_api_set_detail("win_keyval %d is a predefined window attribute, which cannot be "
+                          "deleted", win_keyval);
+        return MPI_ERR_KEYVAL;
+    }
+    object_t obj = win_object(win);
+    return delete_attr(&obj, win_keyval);
+}
+
+ol_status_t ol_attr_delete_all_win(ol_win_t *win)
+{
+    object_t obj = win_object(win);
+    return delete_all(&obj);
 }

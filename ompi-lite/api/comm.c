@@ -262,6 +262,30 @@ static int dup_comm(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm)
     return rc == MPI_SUCCESS ? dup_with_id(comm, info, id, newcomm) : rc;
 }
 
+ol_status_t ol_comm_dup_private(ol_comm_t *comm, ol_comm_t **dup)
+{
+    uint32_t id;
+    ol_status_t rc = new_context_id(comm, &id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_group_retain(comm->group);
+    ol_comm_t *c = comm_new(id, comm->group, NULL, MPI_ERRORS_RETURN);
+    if (!c) {
+        ol_group_release(comm->group);
+        ol_cid_release(id);
+        ol_api_set_detail("out of memory for a communicator");
+        return MPI_ERR_NO_MEM;
+    }
+    snprintf(c->name, sizeof(c->name), "a window's private communicator");
+    *dup = c;
+    return MPI_SUCCESS;
+}
+
+void ol_comm_free_private(ol_comm_t *comm)
+{
+    comm_destroy(comm);
+}
+
 int ol_api_comm_dup(ol_comm_t *comm, MPI_Comm *newcomm)
 {
     return dup_comm(comm, NULL, newcomm);

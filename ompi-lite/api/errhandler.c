@@ -9,12 +9,16 @@
 
 #define OL_ERRHANDLER_MAGIC 0x6f6c6568U /* "oleh" */
 
-/* Every user handler is a communicator handler until windows, files and
- * sessions exist; they will add a kind that tells them apart. */
+/* A user handler is made for one kind of object (files and sessions will
+ * add theirs), and may be set only on objects of that kind. */
+typedef enum { FOR_COMM, FOR_WIN } handler_kind_t;
+
 typedef struct {
     uint32_t magic;
     int refcount; /* the user's handle(s) and every object it is set on */
+    handler_kind_t kind;
     MPI_Comm_errhandler_function *comm_fn;
+    MPI_Win_errhandler_function *win_fn;
 } errhandler_t;
 
 bool ol_errhandler_is_predefined(MPI_Errhandler handler)
@@ -52,7 +56,14 @@ void ol_errhandler_release(MPI_Errhandler handler)
 
 bool ol_errhandler_fits_comm(MPI_Errhandler handler)
 {
-    return ol_errhandler_is_predefined(handler) || user_handler(handler);
+    errhandler_t *h = user_handler(handler);
+    return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_COMM);
+}
+
+bool ol_errhandler_fits_win(MPI_Errhandler handler)
+{
+    errhandler_t *h = user_handler(handler);
+    return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_WIN);
 }
 
 int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code)
@@ -66,6 +77,30 @@ int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code)
     return code;
 }
 
+int ol_errhandler_call_win(MPI_Errhandler handler, MPI_Win win, int code)
+{
+    errhandler_t *h = user_handler(handler);
+    ol_errhandler_retain(handler);
+    h->win_fn(&win, &code);
+    ol_errhandler_release(handler);
+    return code;
+}
+
+/* A new handler of kind with one of comm_fn or win_fn. */
+static int create_handler(handler_kind_t kind, MPI_Comm_errhandler_function *comm_fn,
+                          MPI_Win_errhandler_function *win_fn, MPI_Errhandler *errhandler)
+{
+    errhandler_t *h = malloc(sizeof(*h));
+    if (!h) {
+        ol_api_set_detail("out of memory for an error handler");
+        return MPI_ERR_NO_MEM;
+    }
+    *h = (errhandler_t){.magic = OL_ERRHANDLER_MAGIC, .refcount = 1, .kind = kind,
+                        .comm_fn = comm_fn, .win_fn = win_fn};
+    *errhandler = (MPI_Errhandler)h;
+    return MPI_SUCCESS;
+}
+
 int ol_api_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                   MPI_Errhandler *errhandler)
 {
@@ -73,15 +108,17 @@ int ol_api_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_
         ol_api_set_detail("comm_errhandler_fn is NULL");
         return MPI_ERR_ARG;
     }
-    errhandler_t *h = malloc(sizeof(*h));
-    if (!h) {
-        ol_api_set_detail("out of memory for an error handler");
-        return MPI_ERR_NO_MEM;
+    return create_handler(FOR_COMM, comm_errhandler_fn, NULL, errhandler);
+}
+
+int ol_api_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                                 MPI_Errhandler *errhandler)
+{
+    if (!win_errhandler_fn) {
+        ol_api_set_detail("win_errhandler_fn is NULL");
+        return MPI_ERR_ARG;
     }
-    *h = (errhandler_t){.magic = OL_ERRHANDLER_MAGIC, .refcount = 1,
-                        .comm_fn = comm_errhandler_fn};
-    *errhandler = (MPI_Errhandler)h;
-    return MPI_SUCCESS;
+    return create_handler(FOR_WIN, NULL, win_errhandler_fn, errhandler);
 }
 
 /* A predefined handler may be freed too: MPI_Comm_get_errhandler returns

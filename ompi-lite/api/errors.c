@@ -375,6 +375,33 @@ int ol_api_raise(const char *function, ol_comm_t *comm, int err)
     return apply_handler(function, comm ? comm : &ol_comm_self, err);
 }
 
+int ol_api_raise_win(const char *function, ol_win_t *win, int err)
+{
+    if (!win)
+        return ol_api_raise(function, NULL, err);
+    error_comm = NULL;
+    if (ol_rt.state != OL_RT_RUNNING)
+        report_and_abort(function, err);
+    MPI_Errhandler handler = win->errhandler;
+    if (handler == MPI_ERRORS_RETURN) {
+        ol_error_detail_take();
+        return err;
+    }
+    if (!ol_errhandler_is_predefined(handler)) {
+        ol_error_detail_take();
+        return ol_errhandler_call_win(handler, ol_win_to_handle(win), err);
+    }
+    report_and_abort(function, err);
+}
+
+int ol_api_win_call_errhandler(ol_win_t *win, int errorcode)
+{
+    ol_api_set_detail("the program called MPI_Win_call_errhandler with error code %d",
+                      errorcode);
+    ol_api_raise_win("MPI_Win_call_errhandler", win, errorcode);
+    return MPI_SUCCESS;
+}
+
 /* Returns MPI_SUCCESS once the handler has returned, as the standard says,
  * whatever code the handler leaves. */
 int ol_api_comm_call_errhandler(ol_comm_t *comm, int errorcode)

@@ -52,6 +52,7 @@ TRANSLATED = {
     "DATATYPE": ("ol_datatype_t *", "ol_check_datatype"),
     "GROUP": ("ol_group_t *", "ol_check_group"),
     "OP": ("ol_op_t *", "ol_check_op"),
+    "WIN": ("ol_win_t *", "ol_check_win"),
 }
 
 # Kinds checked against the communicator: (check function).
@@ -191,10 +192,17 @@ def collective_base(fn):
     return base if base in SENDER_SIDE else None
 
 
+# One-sided operations that read the target: with MPI_NO_OP the standard
+# ignores their origin buffer, count and datatype.
+FETCHING_OPS = {"MPI_Get_accumulate", "MPI_Rget_accumulate", "MPI_Fetch_and_op"}
+
+
 def condition_parts(fn, p):
     """The C conditions under which p is checked (none: always): root-only
-    arguments at the root, and the send/recv count and type only when their
-    buffer is not MPI_IN_PLACE (the standard then ignores them)."""
+    arguments at the root, the send/recv count and type only when their
+    buffer is not MPI_IN_PLACE, and the origin arguments of a fetching
+    one-sided operation only when its op is not MPI_NO_OP (the standard
+    then ignores them)."""
     parts = []
     base = collective_base(fn)
     names = {q.name for q in fn.params}
@@ -207,6 +215,8 @@ def condition_parts(fn, p):
     for side in ("send", "recv"):
         if p.name.startswith(side) and p.name != side + "buf" and side + "buf" in names:
             parts.append("%sbuf != MPI_IN_PLACE" % side)
+    if p.name.startswith("origin") and fn.name.replace("_c", "") in FETCHING_OPS:
+        parts.append("op != MPI_NO_OP")
     return parts
 
 
@@ -398,7 +408,12 @@ def int_binding(fn):
     lines += state_call(fn, "%s(%s)" % (impl_name(fn), call_args(fn)))
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")
-    lines.append("    return ol_api_raise(fn_name, %s, err);" % (comm.name + "_obj" if comm else "NULL"))
+    win = first_of(fn, "WIN")
+    if win and not comm:
+        lines.append("    return ol_api_raise_win(fn_name, %s_obj, err);" % win.name)
+    else:
+        lines.append("    return ol_api_raise(fn_name, %s, err);"
+                     % (comm.name + "_obj" if comm else "NULL"))
     lines.append("}")
     return lines
 

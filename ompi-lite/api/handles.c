@@ -1,6 +1,6 @@
 /* MPI_X_toint/MPI_X_fromint for communicators, groups, operations, info
- * objects, error handlers, requests and messages (datatypes have theirs in
- * the datatype engine; windows, files and sessions do not exist yet).
+ * objects, error handlers, requests, messages and windows (datatypes have
+ * theirs in the datatype engine; files and sessions do not exist yet).
  *
  * A predefined handle's int is its ABI value (all below PREDEFINED_LIMIT).
  * A user object gets a slot of one table, shared by every kind, on its
@@ -104,6 +104,21 @@ int ol_api_comm_toint(MPI_Comm comm)
 MPI_Comm ol_api_comm_fromint(int comm)
 {
     return (MPI_Comm)from_int(comm, is_comm, MPI_COMM_NULL);
+}
+
+static bool is_win(const void *h)
+{
+    return ol_win_from_handle((MPI_Win)h) != NULL;
+}
+
+int ol_api_win_toint(MPI_Win win)
+{
+    return to_int(win, is_win, MPI_WIN_NULL);
+}
+
+MPI_Win ol_api_win_fromint(int win)
+{
+    return (MPI_Win)from_int(win, is_win, MPI_WIN_NULL);
 }
 
 static bool is_group(const void *h)

@@ -8,6 +8,7 @@
 #include "ol_group.h"
 #include "ol_op.h"
 #include "ol_runtime.h"
+#include "rma.h"
 
 /* The API layer's name for ol_error_detail (ol_common.h). */
 #define ol_api_set_detail ol_error_detail
@@ -19,6 +20,9 @@ void ol_api_set_error_comm(ol_comm_t *comm);
 /* Hands an error to the communicator's handler (comm may be NULL: the
  * handler of MPI_COMM_SELF). Returns err when the handler returns. */
 int ol_api_raise(const char *function, ol_comm_t *comm, int err);
+/* The same for a call on a window: the window's handler (win NULL: as
+ * ol_api_raise with no communicator). */
+int ol_api_raise_win(const char *function, ol_win_t *win, int err);
 
 /* How a collective is issued: the blocking, nonblocking (MPI_I...) and
  * persistent (..._init) forms of a collective share one implementation,

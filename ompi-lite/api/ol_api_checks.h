@@ -26,6 +26,15 @@ static inline ol_status_t ol_check_comm(MPI_Comm handle, const char *arg, ol_com
 
 /* Any valid datatype: constructors and queries accept uncommitted ones;
  * ol_check_buffer requires commitment where data moves. */
+static inline ol_status_t ol_check_win(MPI_Win handle, const char *arg, ol_win_t **win)
+{
+    *win = ol_win_from_handle(handle);
+    if (OL_LIKELY(*win != NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is %s", arg, handle == MPI_WIN_NULL ? "MPI_WIN_NULL" : "not a valid window");
+    return MPI_ERR_WIN;
+}
+
 static inline ol_status_t ol_check_datatype(MPI_Datatype handle, const char *arg,
                                             ol_datatype_t **dt)
 {

@@ -20,4 +20,8 @@ ol_status_t ol_attr_delete_all_comm(ol_comm_t *comm);
 ol_status_t ol_attr_copy_type(ol_datatype_t *old, ol_datatype_t *new);
 ol_status_t ol_attr_delete_all_type(ol_datatype_t *dt);
 
+/* On MPI_Win_free (the window's type is rma/'s). */
+struct ol_win;
+ol_status_t ol_attr_delete_all_win(struct ol_win *win);
+
 #endif

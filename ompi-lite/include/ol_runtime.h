@@ -97,6 +97,11 @@ extern int (*volatile ol_progress_hook)(void);
  * rather than sleep while copies run on a GPU, which wake nobody. */
 extern int (*volatile ol_progress_accel_hook)(void);
 
+/* One-sided communication (rma/): the messages of live windows, which a
+ * target handles in whatever MPI call it makes; NULL while no window
+ * lives. Returns the number of messages it handled. */
+extern int (*volatile ol_progress_rma_hook)(void);
+
 /* A channel of pt2pt that UCX does not see (the shared-memory rings of
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
  * before a rank sleeps on UCX's event fd, so that its senders wake it.
@@ -142,6 +147,9 @@ static inline int ol_progress(void)
     int (*hook)(void) = ol_progress_hook;
     if (hook)
         events += hook();
+    int (*rma)(void) = ol_progress_rma_hook;
+    if (OL_UNLIKELY(rma != NULL))
+        events += rma();
     int (*accel)(void) = ol_progress_accel_hook;
     return OL_LIKELY(accel == NULL) ? events : events + accel();
 }

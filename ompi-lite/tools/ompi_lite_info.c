@@ -6,6 +6,7 @@
 #include "mpi.h"
 #include "ol_config.h"
 #include "coll.h"
+#include "rma.h"
 #include "pt2pt.h"
 #include "ol_accel.h"
 #include "ol_netif.h"
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
     ol_params_print(stdout);
     ol_pt2pt_params_print(stdout);
     ol_coll_params_print(stdout);
+    ol_rma_params_print(stdout);
     ol_launcher_params_print(stdout);
     ol_state_params_print(stdout);
     ol_accel_params_print(stdout);

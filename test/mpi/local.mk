@@ -11,6 +11,7 @@ check_PROGRAMS += \
 	test/mpi/finalize_race test/mpi/bad_params test/mpi/finalize_orphans
 TESTS += $(test_mpi_scripts)
 EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
+include test/mpi/rma.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
 test_mpi_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)

@@ -1,0 +1,433 @@
+/* The origin's side of the operations: checks, the target layout, the
+ * message, and the answer to wait for (README.md). */
+#include "ol_accel.h"
+#include "rma_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[] = {
+    "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Compare_and_swap",
+};
+
+/* ---- the target layout ------------------------------------------------------ */
+
+typedef struct {
+    ol_rma_block_t *blocks;
+    size_t n, capacity;
+    bool failed;
+} layout_t;
+
+static bool add_block(uintptr_t address, size_t bytes, void *ctx)
+{
+    layout_t *l = ctx;
+    int64_t offset = (int64_t)address;
+    if (l->n && l->blocks[l->n - 1].offset + (int64_t)l->blocks[l->n - 1].length == offset) {
+        l->blocks[l->n - 1].length += bytes;
+        return true;
+    }
+    if (l->n == l->capacity) {
+        size_t capacity = l->capacity ? 2 * l->capacity : 16;
+        ol_rma_block_t *grown = realloc(l->blocks, capacity * sizeof(*grown));
+        if (!grown) {
+            l->failed = true;
+            return false;
+        }
+        l->blocks = grown;
+        l->capacity = capacity;
+    }
+    l->blocks[l->n++] = (ol_rma_block_t){offset, bytes};
+    return true;
+}
+
+/* The blocks of count elements of dt from displacement 0. */
+static ol_status_t target_layout(const ol_datatype_t *dt, MPI_Count count, layout_t *l)
+{
+    *l = (layout_t){0};
+    ol_dt_for_each_block(dt, NULL, count, add_block, l);
+    if (l->failed) {
+        free(l->blocks);
+        ol_error_detail("out of memory for the layout of %lld elements of %s",
+                        (long long)count, ol_dt_name(dt));
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Every block inside the target's window: checked here for windows whose
+ * sizes everyone knows; a dynamic window's target checks its own. */
+static ol_status_t check_range(const ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
+                               const layout_t *l)
+{
+    if (!s->peers)
+        return MPI_SUCCESS;
+    const ol_rma_peer_t *peer = &s->peers[op->target];
+    for (size_t i = 0; i < l->n; i++) {
+        int64_t start = disp + l->blocks[i].offset;
+        int64_t end = start + (int64_t)l->blocks[i].length;
+        if (l->blocks[i].length && (start < 0 || end > (int64_t)peer->size)) {
+            ol_error_detail("%s: %lld elements of %s at target_disp %lld (disp_unit %lld) "
+                            "address bytes %lld to %lld of rank %d's window, which has %lld",
+                            op_names[op->kind], (long long)op->target_count,
+                            ol_dt_name(op->target_dt), (long long)op->target_disp,
+                            (long long)peer->disp_unit, (long long)start, (long long)end,
+                            op->target, (long long)peer->size);
+            return MPI_ERR_RMA_RANGE;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- argument checks ---------------------------------------------------------- */
+
+static size_t bytes_of(MPI_Count count, const ol_datatype_t *dt)
+{
+    return dt ? (size_t)count * dt->size : 0;
+}
+
+static ol_status_t same_size(const ol_rma_op_t *op, const char *what, MPI_Count count,
+                             const ol_datatype_t *dt)
+{
+    size_t target = bytes_of(op->target_count, op->target_dt);
+    if (bytes_of(count, dt) == target)
+        return MPI_SUCCESS;
+    ol_error_detail("%s: the %s data (%lld x %s, %zu bytes) and the target data (%lld x %s, "
+                    "%zu bytes) differ in size", op_names[op->kind], what, (long long)count,
+                    ol_dt_name(dt), bytes_of(count, dt), (long long)op->target_count,
+                    ol_dt_name(op->target_dt), target);
+    return MPI_ERR_TYPE;
+}
+
+/* Accumulates: a predefined op (not a user's), on data made of one
+ * predefined type, the same on both sides, on which the op is defined. */
+static ol_status_t check_accumulate(const ol_rma_op_t *op, const ol_datatype_t **basic)
+{
+    MPI_Op handle = ol_op_to_handle(op->op);
+    if (!op->op->predefined || (handle == MPI_NO_OP && op->kind == OL_RMA_ACCUMULATE)) {
+        ol_error_detail("%s: op must be a predefined operation%s (not %s)", op_names[op->kind],
+                        op->kind == OL_RMA_ACCUMULATE ? " other than MPI_NO_OP" : "",
+                        op->op->name ? op->op->name : "a user-defined one");
+        return MPI_ERR_OP;
+    }
+    *basic = ol_dt_basic_type(op->target_dt);
+    const ol_datatype_t *origin = handle == MPI_NO_OP ? *basic : ol_dt_basic_type(op->origin_dt);
+    if (!*basic || origin != *basic) {
+        ol_error_detail("%s: the origin and target data must be of one and the same predefined "
+                        "type (origin %s, target %s)", op_names[op->kind],
+                        ol_dt_name(op->origin_dt), ol_dt_name(op->target_dt));
+        return MPI_ERR_TYPE;
+    }
+    if (handle != MPI_REPLACE && handle != MPI_NO_OP && !ol_op_loop(op->op, *basic)) {
+        ol_error_detail("%s: %s is not defined on %s", op_names[op->kind], op->op->name,
+                        ol_dt_name(*basic));
+        return MPI_ERR_OP;
+    }
+    return MPI_SUCCESS;
+}
+
+static ol_status_t check_sizes(const ol_rma_op_t *op)
+{
+    switch (op->kind) {
+    case OL_RMA_PUT:
+    case OL_RMA_ACCUMULATE:
+        return same_size(op, "origin", op->origin_count, op->origin_dt);
+    case OL_RMA_GET:
+        return same_size(op, "origin", op->result_count, op->result_dt);
+    case OL_RMA_GET_ACCUMULATE:
+        if (ol_op_to_handle(op->op) != MPI_NO_OP) {
+            ol_status_t rc = same_size(op, "origin", op->origin_count, op->origin_dt);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        return same_size(op, "result", op->result_count, op->result_dt);
+    case OL_RMA_COMPARE_AND_SWAP:
+        return MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
+}
+
+/* No byte moves on either side: nothing to check but rank and epoch, and
+ * nothing to do (zero counts, or types of size zero). */
+static bool moves_nothing(const ol_rma_op_t *op)
+{
+    return bytes_of(op->target_count, op->target_dt) == 0 &&
+           bytes_of(op->origin_count, op->origin_dt) == 0 &&
+           bytes_of(op->result_count, op->result_dt) == 0;
+}
+
+static ol_status_t check(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t **basic)
+{
+    if (op->target < 0 || op->target >= s->size) {
+        ol_error_detail("%s: target_rank %d is not a rank of the window's group (size %d)",
+                        op_names[op->kind], op->target, s->size);
+        return MPI_ERR_RANK;
+    }
+    if (!ol_rma_in_epoch(s, op->target)) {
+        ol_error_detail("%s: no epoch gives access to rank %d's memory: call MPI_Win_fence, "
+                        "MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all first",
+                        op_names[op->kind], op->target);
+        return MPI_ERR_RMA_SYNC;
+    }
+    *basic = NULL;
+    if (moves_nothing(op))
+        return MPI_SUCCESS;
+    if (op->kind == OL_RMA_ACCUMULATE || op->kind == OL_RMA_GET_ACCUMULATE) {
+        ol_status_t rc = check_accumulate(op, basic);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (op->kind == OL_RMA_COMPARE_AND_SWAP && (!op->target_dt->predefined ||
+                                                op->target_dt->size > 32)) {
+        ol_error_detail("MPI_Compare_and_swap: datatype must be a predefined integer, logical "
+                        "or byte type, not %s", ol_dt_name(op->target_dt));
+        return MPI_ERR_TYPE;
+    }
+    return check_sizes(op);
+}
+
+/* ---- the message ------------------------------------------------------------------ */
+
+/* The bytes that travel to the target: the origin data packed (for a
+ * compare-and-swap, the new value and then the compared one). */
+static ol_status_t payload_of(const ol_rma_op_t *op, char **payload, size_t *bytes)
+{
+    *payload = NULL;
+    *bytes = 0;
+    bool sends = op->kind == OL_RMA_PUT || op->kind == OL_RMA_ACCUMULATE ||
+                 op->kind == OL_RMA_COMPARE_AND_SWAP ||
+                 (op->kind == OL_RMA_GET_ACCUMULATE && ol_op_to_handle(op->op) != MPI_NO_OP);
+    if (!sends)
+        return MPI_SUCCESS;
+    size_t one = bytes_of(op->origin_count, op->origin_dt);
+    *bytes = op->kind == OL_RMA_COMPARE_AND_SWAP ? 2 * one : one;
+    *payload = malloc(*bytes ? *bytes : 1);
+    if (!*payload) {
+        ol_error_detail("out of memory for %zu bytes of origin data", *bytes);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_status_t rc = ol_pt2pt_pack(op->origin, op->origin_count, op->origin_dt, *payload);
+    if (rc == MPI_SUCCESS && op->kind == OL_RMA_COMPARE_AND_SWAP)
+        rc = ol_pt2pt_pack(op->compare, 1, op->origin_dt, *payload + one);
+    if (rc != MPI_SUCCESS) {
+        free(*payload);
+        *payload = NULL;
+    }
+    return rc;
+}
+
+static const uint8_t msg_kinds[] = {
+    [OL_RMA_PUT] = MSG_PUT,
+    [OL_RMA_GET] = MSG_GET,
+    [OL_RMA_ACCUMULATE] = MSG_ACCUMULATE,
+    [OL_RMA_GET_ACCUMULATE] = MSG_GET_ACCUMULATE,
+    [OL_RMA_COMPARE_AND_SWAP] = MSG_COMPARE_AND_SWAP,
+};
+
+static bool brings_data_back(ol_rma_kind_t kind)
+{
+    return kind == OL_RMA_GET || kind == OL_RMA_GET_ACCUMULATE ||
+           kind == OL_RMA_COMPARE_AND_SWAP;
+}
+
+static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t *basic,
+                           int64_t disp, layout_t *l, ol_request_t *request)
+{
+    char *payload;
+    size_t payload_bytes;
+    ol_status_t rc = payload_of(op, &payload, &payload_bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_rma_msg_t hdr = {.kind = msg_kinds[op->kind], .disp = disp,
+                        .bytes = bytes_of(op->target_count, op->target_dt),
+                        .nblocks = l->n, .op = (uintptr_t)(op->op ? ol_op_to_handle(op->op) : 0),
+                        .basic = (uintptr_t)(basic ? ol_dt_to_handle((ol_datatype_t *)basic) : 0)};
+    if (l->n == 1) { /* one block: said by disp alone */
+        hdr.disp += l->blocks[0].offset;
+        hdr.nblocks = 0;
+    }
+    if (brings_data_back(op->kind)) {
+        ol_rma_pending_t *p = ol_rma_expect(s, op->target, true, op->result, op->result_count,
+                                            op->result_dt, request);
+        if (!p) {
+            free(payload);
+            ol_error_detail("out of memory for an operation's reply");
+            return MPI_ERR_NO_MEM;
+        }
+        hdr.id = p->id;
+    }
+    rc = ol_rma_send(s, op->target, &hdr, l->blocks, payload, payload_bytes);
+    free(payload);
+    if (rc == MPI_SUCCESS)
+        s->touched[op->target] = true;
+    return rc;
+}
+
+/* ---- direct windows: the origin does the operation itself ------------------------- */
+
+/* Reads (write false) or writes the target's blocks from or into the packed
+ * bytes at data. */
+static ol_status_t move_blocks(ol_rma_state_t *s, int target, int64_t disp, const layout_t *l,
+                               char *data, bool write)
+{
+    ol_status_t rc = MPI_SUCCESS;
+    for (size_t i = 0; rc == MPI_SUCCESS && i < l->n; i++) {
+        int64_t at = disp + l->blocks[i].offset;
+        rc = write ? ol_rma_direct_write(s, target, at, data, l->blocks[i].length)
+                   : ol_rma_direct_read(s, target, at, data, l->blocks[i].length);
+        data += l->blocks[i].length;
+    }
+    return rc;
+}
+
+/* An accumulate's read, combine and write, in turn with every other
+ * accumulate on the target's memory; what it read goes to the result
+ * buffer of the fetching kinds. */
+static ol_status_t direct_update(ol_rma_state_t *s, const ol_rma_op_t *op,
+                                 const ol_datatype_t *basic, int64_t disp, const layout_t *l,
+                                 const char *data, char *old, size_t bytes)
+{
+    ol_status_t rc = move_blocks(s, op->target, disp, l, old, false);
+    if (rc == MPI_SUCCESS && brings_data_back(op->kind) && bytes)
+        rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+    MPI_Op handle = op->op ? ol_op_to_handle(op->op) : MPI_OP_NULL;
+    if (rc != MPI_SUCCESS || handle == MPI_NO_OP)
+        return rc;
+    if (op->kind == OL_RMA_COMPARE_AND_SWAP) {
+        if (memcmp(old, data + bytes, bytes) != 0)
+            return MPI_SUCCESS;
+        memcpy(old, data, bytes);
+    } else if (handle == MPI_REPLACE) {
+        memcpy(old, data, bytes);
+    } else {
+        rc = ol_rma_combine(op->op, (ol_datatype_t *)basic, data, old, bytes / basic->size);
+    }
+    return rc == MPI_SUCCESS ? move_blocks(s, op->target, disp, l, old, true) : rc;
+}
+
+/* The origin data of a direct operation: in place where it is one block
+ * of host memory, else packed into *owned (the caller frees it). */
+static ol_status_t direct_payload(const ol_rma_op_t *op, const char **data, char **owned)
+{
+    *owned = NULL;
+    if (op->kind != OL_RMA_COMPARE_AND_SWAP && op->origin_dt && op->origin_dt->contiguous &&
+        !ol_accel_is_device(op->origin)) {
+        *data = ol_dt_data_at(op->origin, op->origin_dt);
+        return MPI_SUCCESS;
+    }
+    size_t bytes;
+    ol_status_t rc = payload_of(op, owned, &bytes);
+    *data = *owned;
+    return rc;
+}
+
+/* An accumulate into one block of mapped memory, on a type whose packed
+ * and C layouts agree: applied in place, with no copy. */
+static bool in_place(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t *basic,
+                     const layout_t *l)
+{
+    return op->kind == OL_RMA_ACCUMULATE && s->peers[op->target].shared_base && l->n == 1 &&
+           basic->size == (size_t)basic->extent;
+}
+
+static ol_status_t direct_op(ol_rma_state_t *s, const ol_rma_op_t *op,
+                             const ol_datatype_t *basic, int64_t disp, const layout_t *l)
+{
+    const char *data;
+    char *owned;
+    ol_status_t rc = direct_payload(op, &data, &owned);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    size_t bytes = bytes_of(op->target_count, op->target_dt);
+    if (op->kind == OL_RMA_PUT) {
+        rc = move_blocks(s, op->target, disp, l, (char *)data, true);
+    } else if (op->kind != OL_RMA_GET && in_place(s, op, basic, l)) {
+        char *at = (char *)s->peers[op->target].shared_base + disp + l->blocks[0].offset;
+        ol_rma_direct_acc_begin(s, op->target);
+        if (ol_op_to_handle(op->op) == MPI_REPLACE)
+            memcpy(at, data, bytes);
+        else
+            rc = ol_op_apply(op->op, data, at, (MPI_Count)(bytes / basic->size),
+                             (ol_datatype_t *)basic);
+        ol_rma_direct_acc_end(s, op->target);
+    } else {
+        char *old = malloc(bytes ? bytes : 1);
+        rc = old ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS && op->kind == OL_RMA_GET) {
+            rc = move_blocks(s, op->target, disp, l, old, false);
+            if (rc == MPI_SUCCESS && bytes)
+                rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+        } else if (rc == MPI_SUCCESS) {
+            ol_rma_direct_acc_begin(s, op->target);
+            rc = direct_update(s, op, basic, disp, l, data, old, bytes);
+            ol_rma_direct_acc_end(s, op->target);
+        }
+        free(old);
+    }
+    free(owned);
+    return rc;
+}
+
+/* A request complete at once: the data left in a copy of its own. */
+static ol_status_t completed_request(ol_request_t **request)
+{
+    *request = ol_request_alloc(OL_REQ_RMA);
+    if (!*request) {
+        ol_error_detail("out of memory for a request");
+        return MPI_ERR_NO_MEM;
+    }
+    ol_request_complete(*request, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **request)
+{
+    ol_rma_state_t *s = win->state;
+    if (op->target == MPI_PROC_NULL)
+        return request ? completed_request(request) : MPI_SUCCESS;
+    ol_rma_lock_state();
+    const ol_datatype_t *basic;
+    ol_status_t rc = check(s, op, &basic);
+    if (rc == MPI_SUCCESS && moves_nothing(op)) {
+        ol_rma_unlock_state();
+        return request ? completed_request(request) : MPI_SUCCESS;
+    }
+    int64_t disp = 0;
+    layout_t l = {0};
+    if (rc == MPI_SUCCESS) {
+        MPI_Aint unit = s->peers ? s->peers[op->target].disp_unit : 1;
+        disp = (int64_t)op->target_disp * unit;
+        rc = target_layout(op->target_dt, op->target_count, &l);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = check_range(s, op, disp, &l);
+    if (rc == MPI_SUCCESS && s->direct) {
+        /* Done here and now: complete at the origin and at the target. */
+        ol_rma_unlock_state();
+        rc = direct_op(s, op, basic, disp, &l);
+        free(l.blocks);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        return request ? completed_request(request) : MPI_SUCCESS;
+    }
+    ol_request_t *req = NULL;
+    if (rc == MPI_SUCCESS && request && brings_data_back(op->kind)) {
+        req = ol_request_alloc(OL_REQ_RMA);
+        rc = req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = send_op(s, op, basic, disp, &l, req);
+    ol_rma_unlock_state();
+    free(l.blocks);
+    if (rc != MPI_SUCCESS) {
+        if (req) { /* never handed out: completion's claim and ours */
+            ol_request_complete(req, rc);
+            ol_request_free_when_complete(req);
+        }
+        return rc;
+    }
+    if (req) {
+        *request = req;
+        return MPI_SUCCESS;
+    }
+    return request ? completed_request(request) : MPI_SUCCESS;
+}

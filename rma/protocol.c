@@ -1,0 +1,597 @@
+/* The messages of one-sided communication: sending them, taking them in
+ * (the progress hook), and what a target does with each (README.md). */
+#include "ol_log.h"
+#include "rma_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t state_lock;
+static pthread_once_t state_lock_once = PTHREAD_ONCE_INIT;
+static ol_rma_state_t *live_windows;
+/* The thread inside the hook: a send it makes progresses, which must not
+ * handle the next message before this one is done. */
+static __thread bool in_hook;
+/* How deep this thread holds state_lock (it is recursive). */
+static __thread int held;
+
+static void make_state_lock(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&state_lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+
+void ol_rma_lock_state(void)
+{
+    pthread_once(&state_lock_once, make_state_lock);
+    pthread_mutex_lock(&state_lock);
+    held++;
+}
+
+void ol_rma_unlock_state(void)
+{
+    held--;
+    pthread_mutex_unlock(&state_lock);
+}
+
+static ol_datatype_t *bytes_type(void)
+{
+    return ol_dt_from_handle(MPI_BYTE);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Frees what the messages that left took; lock held. */
+static int reap_outgoing(ol_rma_state_t *s)
+{
+    int done = 0;
+    for (ol_rma_transfer_t **t = &s->outgoing; *t;) {
+        ol_rma_transfer_t *out = *t;
+        if (!ol_request_is_complete(out->request)) {
+            t = &out->next;
+            continue;
+        }
+        if (out->request->error != MPI_SUCCESS)
+            OL_WARN("rma", "a one-sided message of %zu bytes to rank %d was lost: error %d",
+                        out->bytes, out->peer, out->request->error);
+        *t = out->next;
+        ol_request_free_when_complete(out->request);
+        free(out->buf);
+        free(out);
+        done++;
+    }
+    return done;
+}
+
+ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
+                        const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes)
+{
+    size_t block_bytes = hdr->nblocks * sizeof(ol_rma_block_t);
+    size_t bytes = sizeof(*hdr) + block_bytes + payload_bytes;
+    ol_rma_transfer_t *out = malloc(sizeof(*out));
+    char *buf = malloc(bytes);
+    if (!out || !buf) {
+        free(out);
+        free(buf);
+        ol_error_detail("out of memory for a one-sided message of %zu bytes", bytes);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(buf, hdr, sizeof(*hdr));
+    if (block_bytes)
+        memcpy(buf + sizeof(*hdr), blocks, block_bytes);
+    if (payload_bytes)
+        memcpy(buf + sizeof(*hdr) + block_bytes, payload, payload_bytes);
+    *out = (ol_rma_transfer_t){.buf = buf, .bytes = bytes, .peer = peer};
+    ol_status_t rc = ol_pt2pt_isend(buf, (MPI_Count)bytes, bytes_type(), peer, OL_RMA_TAG,
+                                    s->win->comm, OL_TAGSPACE_USER, OL_SEND_STANDARD,
+                                    &out->request);
+    if (rc != MPI_SUCCESS) {
+        free(buf);
+        free(out);
+        return rc;
+    }
+    out->next = s->outgoing;
+    s->outgoing = out;
+    return MPI_SUCCESS;
+}
+
+static bool outgoing_empty(void *arg)
+{
+    ol_rma_state_t *s = arg;
+    ol_rma_lock_state();
+    reap_outgoing(s);
+    bool empty = s->outgoing == NULL;
+    ol_rma_unlock_state();
+    return empty;
+}
+
+void ol_rma_drain_outgoing(ol_rma_state_t *s)
+{
+    ol_rma_wait_until(outgoing_empty, s);
+}
+
+/* ---- answers an origin waits for ------------------------------------------ */
+
+ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
+                                MPI_Count count, ol_datatype_t *dt, ol_request_t *request)
+{
+    ol_rma_pending_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    *p = (ol_rma_pending_t){.id = ++s->next_id, .target = target, .data = data, .buf = buf,
+                            .count = count, .dt = dt, .request = request};
+    if (dt)
+        ol_dt_retain(dt);
+    if (s->pending_tail)
+        s->pending_tail->next = p;
+    else
+        s->pending = p;
+    s->pending_tail = p;
+    if (data)
+        s->data_pending[target]++;
+    return p;
+}
+
+static bool pending_done(void *arg)
+{
+    return ((ol_rma_pending_t *)arg)->done;
+}
+
+void ol_rma_wait_until(bool (*cond)(void *arg), void *arg)
+{
+    /* Released however deep this thread holds it, so that other threads'
+     * calls and hooks run meanwhile. */
+    int depth = held;
+    for (int i = 0; i < depth; i++)
+        ol_rma_unlock_state();
+    ol_progress_wait(cond, arg);
+    for (int i = 0; i < depth; i++)
+        ol_rma_lock_state();
+}
+
+/* Unlinks and frees an answer (its request, if any, was completed). */
+static void forget(ol_rma_state_t *s, ol_rma_pending_t *p)
+{
+    ol_rma_pending_t *prev = NULL;
+    for (ol_rma_pending_t *q = s->pending; q && q != p; q = q->next)
+        prev = q;
+    if (prev)
+        prev->next = p->next;
+    else
+        s->pending = p->next;
+    if (s->pending_tail == p)
+        s->pending_tail = prev;
+    if (p->dt)
+        ol_dt_release(p->dt);
+    free(p);
+}
+
+ol_status_t ol_rma_await(ol_rma_state_t *s, ol_rma_pending_t *p)
+{
+    if (!p->done)
+        ol_rma_wait_until(pending_done, p);
+    ol_status_t rc = p->error;
+    forget(s, p);
+    return rc;
+}
+
+static ol_rma_pending_t *find_pending(ol_rma_state_t *s, uint64_t id)
+{
+    for (ol_rma_pending_t *p = s->pending; p; p = p->next)
+        if (p->id == id)
+            return p;
+    return NULL;
+}
+
+/* A reply arrived: data into the origin's buffer, the request completed. */
+static void take_reply(ol_rma_state_t *s, const ol_rma_msg_t *hdr, const char *payload,
+                       size_t payload_bytes)
+{
+    ol_rma_pending_t *p = find_pending(s, hdr->id);
+    if (!p) {
+        OL_WARN("rma", "a one-sided reply answers nothing this process asked (id %llu)",
+                    (unsigned long long)hdr->id);
+        return;
+    }
+    ol_status_t rc = hdr->error;
+    if (p->data && rc == MPI_SUCCESS) {
+        size_t want = (size_t)p->count * p->dt->size;
+        if (payload_bytes != want) {
+            rc = MPI_ERR_OTHER;
+            OL_WARN("rma", "a one-sided reply brought %zu bytes for %zu", payload_bytes, want);
+        } else if (want) {
+            rc = ol_pt2pt_unpack(payload, p->buf, p->count, p->dt);
+        }
+    }
+    if (rc != MPI_SUCCESS && s->deferred_error == MPI_SUCCESS && !p->request)
+        s->deferred_error = rc;
+    p->error = rc;
+    if (p->data)
+        s->data_pending[p->target]--;
+    if (p->request) {
+        /* Nobody awaits a request-based operation's entry: the request
+         * carries the result. */
+        ol_request_t *request = p->request;
+        forget(s, p);
+        ol_request_complete(request, rc);
+        return;
+    }
+    if (p->data && !p->done) {
+        /* A plain get: only counted, never awaited by itself. */
+        forget(s, p);
+        return;
+    }
+    __atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+}
+
+/* ---- the target's side ----------------------------------------------------- */
+
+static ol_status_t reply(ol_rma_state_t *s, int origin, uint64_t id, ol_status_t error,
+                         const void *payload, size_t bytes)
+{
+    ol_rma_msg_t hdr = {.kind = MSG_REPLY, .error = error, .id = id};
+    return ol_rma_send(s, origin, &hdr, NULL, payload, error == MPI_SUCCESS ? bytes : 0);
+}
+
+/* The answer to a flush or unlock carries an error an earlier operation of
+ * the origin met here, once. */
+static ol_status_t take_origin_error(ol_rma_state_t *s, int origin)
+{
+    ol_status_t rc = s->origin_error[origin];
+    s->origin_error[origin] = MPI_SUCCESS;
+    return rc;
+}
+
+/* The region attached at `at`, or NULL. */
+static const ol_rma_region_t *region_at(const ol_rma_state_t *s, uintptr_t at)
+{
+    for (const ol_rma_region_t *r = s->regions; r; r = r->next)
+        if (at >= r->base && at - r->base < r->size)
+            return r;
+    return NULL;
+}
+
+/* Whether [start, start + length) is attached memory: one region, or
+ * regions attached side by side (as MPICH and Open MPI accept). */
+static bool attached(const ol_rma_state_t *s, uintptr_t start, uint64_t length)
+{
+    uintptr_t at = start, end = start + length;
+    if (end < start)
+        return false;
+    while (at < end) {
+        const ol_rma_region_t *r = region_at(s, at);
+        if (!r)
+            return false;
+        at = r->base + r->size;
+    }
+    return true;
+}
+
+/* Where the bytes [disp + offset, + length) of this process's window are, or
+ * NULL when outside it. */
+static char *window_bytes(const ol_rma_state_t *s, int64_t disp, int64_t offset, uint64_t length)
+{
+    const ol_win_t *win = s->win;
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        uintptr_t start = (uintptr_t)(disp + offset);
+        return attached(s, start, length) ? (char *)start : NULL;
+    }
+    int64_t start = disp + offset;
+    if (start < 0 || (uint64_t)start > (uint64_t)win->size ||
+        length > (uint64_t)win->size - (uint64_t)start)
+        return NULL;
+    return (char *)win->base + start;
+}
+
+/* The message's target blocks, all inside the window; else false. */
+static bool blocks_inside(const ol_rma_state_t *s, const ol_rma_msg_t *hdr,
+                          const ol_rma_block_t *blocks)
+{
+    if (hdr->nblocks == 0)
+        return hdr->bytes == 0 || window_bytes(s, hdr->disp, 0, hdr->bytes) != NULL;
+    for (uint64_t i = 0; i < hdr->nblocks; i++)
+        if (blocks[i].length && !window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length))
+            return false;
+    return true;
+}
+
+static void gather(const ol_rma_state_t *s, const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
+                   char *dst)
+{
+    if (hdr->nblocks == 0) {
+        if (hdr->bytes)
+            memcpy(dst, window_bytes(s, hdr->disp, 0, hdr->bytes), hdr->bytes);
+        return;
+    }
+    for (uint64_t i = 0; i < hdr->nblocks; i++) {
+        memcpy(dst, window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length),
+               blocks[i].length);
+        dst += blocks[i].length;
+    }
+}
+
+static void scatter(const ol_rma_state_t *s, const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
+                    const char *src)
+{
+    if (hdr->nblocks == 0) {
+        if (hdr->bytes)
+            memcpy(window_bytes(s, hdr->disp, 0, hdr->bytes), src, hdr->bytes);
+        return;
+    }
+    for (uint64_t i = 0; i < hdr->nblocks; i++) {
+        memcpy(window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length), src,
+               blocks[i].length);
+        src += blocks[i].length;
+    }
+}
+
+/* The op loops work on the type's C layout (a pair type's struct), so
+ * packed data is laid out that way first where it differs. */
+ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,
+                           size_t n)
+{
+    if (basic->size == (size_t)basic->extent)
+        return ol_op_apply(op, in, target, (MPI_Count)n, basic);
+    size_t span = n * (size_t)basic->extent;
+    char *a = malloc(span ? span : 1), *b = malloc(span ? span : 1);
+    ol_status_t rc = MPI_ERR_NO_MEM;
+    if (a && b) {
+        ol_dt_unpack_all(basic, a, (MPI_Count)n, in);
+        ol_dt_unpack_all(basic, b, (MPI_Count)n, target);
+        rc = ol_op_apply(op, a, b, (MPI_Count)n, basic);
+        ol_dt_pack_all(basic, b, (MPI_Count)n, target);
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* An accumulate (with the old data sent back for get-accumulates): every
+ * accumulate is handled here one at a time, whole, which makes them atomic
+ * with respect to each other. */
+static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
+                              const ol_rma_block_t *blocks, const char *data)
+{
+    ol_op_t *op = ol_op_from_handle((MPI_Op)(uintptr_t)hdr->op);
+    ol_datatype_t *basic = ol_dt_from_handle((MPI_Datatype)(uintptr_t)hdr->basic);
+    if (!op || !basic || !basic->predefined)
+        return MPI_ERR_OP;
+    char *old = malloc(hdr->bytes ? hdr->bytes : 1);
+    if (!old)
+        return MPI_ERR_NO_MEM;
+    gather(s, hdr, blocks, old);
+    ol_status_t rc = MPI_SUCCESS;
+    if (hdr->kind == MSG_GET_ACCUMULATE)
+        rc = reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
+    MPI_Op handle = ol_op_to_handle(op);
+    if (rc == MPI_SUCCESS && handle == MPI_REPLACE)
+        scatter(s, hdr, blocks, data);
+    else if (rc == MPI_SUCCESS && handle != MPI_NO_OP) {
+        rc = ol_rma_combine(op, basic, data, old, hdr->bytes / basic->size);
+        if (rc == MPI_SUCCESS)
+            scatter(s, hdr, blocks, old);
+    }
+    free(old);
+    return rc;
+}
+
+static ol_status_t compare_and_swap(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
+                                    const char *data)
+{
+    char *at = window_bytes(s, hdr->disp, 0, hdr->bytes);
+    char old[64];
+    if (hdr->bytes > sizeof(old))
+        return MPI_ERR_TYPE;
+    memcpy(old, at, hdr->bytes);
+    if (memcmp(old, data + hdr->bytes, hdr->bytes) == 0) /* data: origin, then compare */
+        memcpy(at, data, hdr->bytes);
+    return reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
+}
+
+static ol_status_t get(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
+                       const ol_rma_block_t *blocks)
+{
+    char *data = malloc(hdr->bytes ? hdr->bytes : 1);
+    if (!data)
+        return reply(s, origin, hdr->id, MPI_ERR_NO_MEM, NULL, 0);
+    gather(s, hdr, blocks, data);
+    ol_status_t rc = reply(s, origin, hdr->id, MPI_SUCCESS, data, hdr->bytes);
+    free(data);
+    return rc;
+}
+
+/* ---- locks ----------------------------------------------------------------- */
+
+static bool grantable(const ol_rma_state_t *s, bool exclusive)
+{
+    if (s->exclusive_holder >= 0)
+        return false;
+    return !exclusive || s->shared_holders == 0;
+}
+
+static void grant(ol_rma_state_t *s, int origin, bool exclusive, uint64_t id)
+{
+    if (exclusive)
+        s->exclusive_holder = origin;
+    else
+        s->shared_holders++;
+    reply(s, origin, id, MPI_SUCCESS, NULL, 0);
+}
+
+static void lock_request(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr)
+{
+    /* First come, first served: a waiting exclusive lock is not passed by
+     * later shared ones. */
+    if (!s->waiters && grantable(s, hdr->exclusive)) {
+        grant(s, origin, hdr->exclusive, hdr->id);
+        return;
+    }
+    ol_rma_waiter_t *w = malloc(sizeof(*w));
+    if (!w) {
+        reply(s, origin, hdr->id, MPI_ERR_NO_MEM, NULL, 0);
+        return;
+    }
+    *w = (ol_rma_waiter_t){.origin = origin, .exclusive = hdr->exclusive, .id = hdr->id};
+    if (s->waiters_tail)
+        s->waiters_tail->next = w;
+    else
+        s->waiters = w;
+    s->waiters_tail = w;
+}
+
+static void unlock_request(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr)
+{
+    if (s->exclusive_holder == origin)
+        s->exclusive_holder = -1;
+    else if (s->shared_holders > 0)
+        s->shared_holders--;
+    reply(s, origin, hdr->id, take_origin_error(s, origin), NULL, 0);
+    while (s->waiters && grantable(s, s->waiters->exclusive)) {
+        ol_rma_waiter_t *w = s->waiters;
+        s->waiters = w->next;
+        if (!s->waiters)
+            s->waiters_tail = NULL;
+        grant(s, w->origin, w->exclusive, w->id);
+        free(w);
+    }
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+    "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Compare_and_swap",
+};
+
+/* An operation outside this process's window is not carried out: the
+ * origin hears of it with its next answer (or the get's reply). */
+static ol_status_t out_of_range(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr)
+{
+    OL_TRACE("rma", "%s from rank %d of the window addresses %llu bytes at %lld, outside it",
+                 kind_names[hdr->kind], origin, (unsigned long long)hdr->bytes,
+                 (long long)hdr->disp);
+    if (hdr->id)
+        return reply(s, origin, hdr->id, MPI_ERR_RMA_RANGE, NULL, 0);
+    if (s->origin_error[origin] == MPI_SUCCESS)
+        s->origin_error[origin] = MPI_ERR_RMA_RANGE;
+    return MPI_SUCCESS;
+}
+
+static void handle(ol_rma_state_t *s, int origin, const char *msg, size_t bytes)
+{
+    ol_rma_msg_t hdr;
+    memcpy(&hdr, msg, sizeof(hdr));
+    const ol_rma_block_t *blocks = (const ol_rma_block_t *)(msg + sizeof(hdr));
+    const char *payload = msg + sizeof(hdr) + hdr.nblocks * sizeof(ol_rma_block_t);
+    size_t payload_bytes = bytes - sizeof(hdr) - hdr.nblocks * sizeof(ol_rma_block_t);
+    ol_status_t rc = MPI_SUCCESS;
+    if (hdr.kind <= MSG_COMPARE_AND_SWAP && !blocks_inside(s, &hdr, blocks)) {
+        out_of_range(s, origin, &hdr);
+        return;
+    }
+    switch ((ol_rma_msg_kind_t)hdr.kind) {
+    case MSG_PUT: scatter(s, &hdr, blocks, payload); break;
+    case MSG_GET: rc = get(s, origin, &hdr, blocks); break;
+    case MSG_ACCUMULATE:
+    case MSG_GET_ACCUMULATE: rc = accumulate(s, origin, &hdr, blocks, payload); break;
+    case MSG_COMPARE_AND_SWAP: rc = compare_and_swap(s, origin, &hdr, payload); break;
+    case MSG_LOCK: lock_request(s, origin, &hdr); break;
+    case MSG_UNLOCK: unlock_request(s, origin, &hdr); break;
+    case MSG_FLUSH: rc = reply(s, origin, hdr.id, take_origin_error(s, origin), NULL, 0); break;
+    case MSG_POST: __atomic_add_fetch(&s->posts[origin], 1, __ATOMIC_RELEASE); break;
+    case MSG_COMPLETE: __atomic_add_fetch(&s->completes, 1, __ATOMIC_RELEASE); break;
+    case MSG_REPLY: take_reply(s, &hdr, payload, payload_bytes); break;
+    }
+    if (rc != MPI_SUCCESS && hdr.kind != MSG_REPLY && s->origin_error[origin] == MPI_SUCCESS)
+        s->origin_error[origin] = rc;
+}
+
+/* ---- taking messages in ------------------------------------------------------ */
+
+/* Starts receiving every message that has arrived for the window. */
+static int take_arrived(ol_rma_state_t *s)
+{
+    int taken = 0;
+    for (;;) {
+        int flag = 0;
+        ol_message_t *message;
+        MPI_Status status;
+        if (ol_pt2pt_iprobe_arrived(MPI_ANY_SOURCE, OL_RMA_TAG, s->win->comm, true, &flag,
+                                    &message, &status) != MPI_SUCCESS || !flag)
+            return taken;
+        size_t bytes = (size_t)ol_status_get_bytes(&status);
+        ol_rma_transfer_t *in = calloc(1, sizeof(*in));
+        void *buf = malloc(bytes ? bytes : 1);
+        if (!in || !buf)
+            ol_rt_abort(MPI_ERR_NO_MEM, "ompi-lite: out of memory for a one-sided message");
+        *in = (ol_rma_transfer_t){.buf = buf, .bytes = bytes, .peer = status.MPI_SOURCE};
+        if (ol_pt2pt_imrecv(buf, (MPI_Count)bytes, bytes_type(), message, &in->request) !=
+            MPI_SUCCESS)
+            ol_rt_abort(MPI_ERR_INTERN, "ompi-lite: a one-sided message could not be received");
+        if (s->incoming_tail)
+            s->incoming_tail->next = in;
+        else
+            s->incoming = in;
+        s->incoming_tail = in;
+        taken++;
+    }
+}
+
+/* Handles the received messages in the order they arrived. */
+static int handle_received(ol_rma_state_t *s)
+{
+    int handled = 0;
+    while (s->incoming && ol_request_is_complete(s->incoming->request)) {
+        ol_rma_transfer_t *in = s->incoming;
+        s->incoming = in->next;
+        if (!s->incoming)
+            s->incoming_tail = NULL;
+        if (in->request->error == MPI_SUCCESS && in->bytes >= sizeof(ol_rma_msg_t))
+            handle(s, in->peer, in->buf, in->bytes);
+        else
+            OL_WARN("rma", "a one-sided message from rank %d could not be received (error %d)",
+                        in->peer, in->request->error);
+        ol_request_free_when_complete(in->request);
+        free(in->buf);
+        free(in);
+        handled++;
+    }
+    return handled;
+}
+
+static int progress_windows(void)
+{
+    if (in_hook || pthread_mutex_trylock(&state_lock) != 0)
+        return 0;
+    held++;
+    in_hook = true;
+    int events = 0;
+    for (ol_rma_state_t *s = live_windows; s; s = s->next_live) {
+        reap_outgoing(s);
+        take_arrived(s);
+        events += handle_received(s);
+    }
+    in_hook = false;
+    ol_rma_unlock_state();
+    return events;
+}
+
+void ol_rma_window_live(ol_rma_state_t *s)
+{
+    s->next_live = live_windows;
+    live_windows = s;
+    ol_progress_rma_hook = progress_windows;
+}
+
+void ol_rma_window_dead(ol_rma_state_t *s)
+{
+    for (ol_rma_state_t **p = &live_windows; *p; p = &(*p)->next_live)
+        if (*p == s) {
+            *p = s->next_live;
+            break;
+        }
+    if (!live_windows)
+        ol_progress_rma_hook = NULL;
+}

@@ -1,0 +1,200 @@
+/* What the files of rma/ share: a window's state and the messages of the
+ * protocol (README.md explains both). Private to rma/. */
+#ifndef OL_RMA_INTERNAL_H
+#define OL_RMA_INTERNAL_H
+
+#include "pt2pt.h"
+#include "rma.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+/* Every message of a window travels under this tag on its private
+ * communicator, so that messages from one process are handled in the
+ * order it sent them (MPI's non-overtaking rule). */
+#define OL_RMA_TAG 0
+
+typedef enum {
+    MSG_PUT,
+    MSG_GET,
+    MSG_ACCUMULATE,
+    MSG_GET_ACCUMULATE,
+    MSG_COMPARE_AND_SWAP,
+    MSG_LOCK,     /* answered when granted */
+    MSG_UNLOCK,   /* answered once released: the origin's operations are done */
+    MSG_FLUSH,    /* answered: the origin's operations before it are done */
+    MSG_POST,     /* PSCW: the target exposes its memory to the receiver */
+    MSG_COMPLETE, /* PSCW: the origin's access epoch ended */
+    MSG_REPLY,    /* data of a get, or the answer to a lock, unlock, flush */
+} ol_rma_msg_kind_t;
+
+/* A message: this header, then nblocks blocks, then the payload. */
+typedef struct {
+    uint8_t kind;      /* ol_rma_msg_kind_t */
+    uint8_t exclusive; /* MSG_LOCK */
+    uint16_t unused;
+    int32_t error;     /* MSG_REPLY: an MPI error class found at the target */
+    uint64_t op;       /* accumulates: the predefined MPI_Op's handle value */
+    uint64_t basic;    /* accumulates: the predefined datatype all data is made of */
+    uint64_t id;       /* what a reply answers; 0: no reply wanted */
+    int64_t disp;      /* bytes from the window's base (an address: dynamic windows) */
+    uint64_t nblocks;  /* target blocks that follow; 0: one block of `bytes` at disp */
+    uint64_t bytes;    /* bytes addressed at the target */
+} ol_rma_msg_t;
+
+/* One contiguous piece of the target data, from disp. */
+typedef struct {
+    int64_t offset;
+    uint64_t length;
+} ol_rma_block_t;
+
+/* What a process knows of another's window memory. */
+typedef struct {
+    MPI_Aint size;
+    MPI_Aint disp_unit;
+    void *shared_base; /* shared windows: where it is mapped here */
+} ol_rma_peer_t;
+
+/* Memory attached to a dynamic window. */
+typedef struct ol_rma_region {
+    uintptr_t base;
+    size_t size;
+    struct ol_rma_region *next;
+} ol_rma_region_t;
+
+/* An answer this process waits for. */
+typedef struct ol_rma_pending {
+    uint64_t id;
+    int target;
+    bool data;              /* a get's data, else the answer to a lock/unlock/flush */
+    void *buf;              /* where data goes */
+    MPI_Count count;
+    ol_datatype_t *dt;      /* retained */
+    ol_request_t *request;  /* completed on arrival; NULL: none */
+    volatile bool done;
+    ol_status_t error;
+    struct ol_rma_pending *next;
+} ol_rma_pending_t;
+
+/* A message on its way in or out, with the memory it owns. */
+typedef struct ol_rma_transfer {
+    ol_request_t *request;
+    void *buf;
+    size_t bytes;
+    int peer;
+    struct ol_rma_transfer *next;
+} ol_rma_transfer_t;
+
+typedef struct ol_rma_waiter {
+    int origin;
+    bool exclusive;
+    uint64_t id;
+    struct ol_rma_waiter *next;
+} ol_rma_waiter_t;
+
+typedef struct ol_rma_slot ol_rma_slot_t; /* direct.c */
+
+typedef struct ol_rma_state {
+    ol_win_t *win;
+    struct ol_rma_state *next_live; /* the windows whose messages progress handles */
+    int size;                       /* of the window's group */
+    ol_rma_peer_t *peers;           /* size entries; NULL for dynamic windows */
+    void *memory;                   /* what the window allocated (allocate) */
+    void *segment;                  /* shared windows: the mapping */
+    size_t segment_bytes;
+    ol_rma_region_t *regions;       /* dynamic windows */
+
+    /* ---- direct windows (all on one host: direct.c) ---- */
+    bool direct;
+    ol_rma_slot_t *slots;           /* in the control segment, one per process */
+    _Atomic uint32_t *post_words;
+    void *control;                  /* the control segment, when apart from the memory */
+    size_t control_bytes;
+    pid_t *pids;                    /* MPI_Win_create windows: reached by cross-memory attach */
+    void **remote_bases;
+    void **probe_addresses;
+
+    /* ---- as an origin ---- */
+    uint64_t next_id;
+    ol_rma_pending_t *pending, *pending_tail;
+    int *data_pending;              /* per target: gets not yet answered */
+    bool *touched;                  /* per target: operations since it last answered a flush */
+    ol_status_t deferred_error;     /* found at a target, for the next synchronisation */
+    bool fence_epoch;               /* between fences */
+    int *access;                    /* PSCW: the ranks of the access epoch */
+    int naccess;                    /* -1: no access epoch */
+    int *lock_type;                 /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    bool *lock_nocheck;             /* per target: locked with MPI_MODE_NOCHECK */
+    bool lock_all;
+    volatile int *posts;            /* per target: its MPI_Win_post calls not yet started on */
+
+    /* ---- as a target ---- */
+    int exclusive_holder;           /* -1: none */
+    int shared_holders;
+    ol_rma_waiter_t *waiters, *waiters_tail;
+    bool exposed;                   /* PSCW: between post and wait */
+    int exposure_size;
+    volatile int completes;         /* MSG_COMPLETE received, not yet waited for */
+    ol_status_t *origin_error;      /* per origin: reported with its next answer */
+    ol_rma_transfer_t *incoming, *incoming_tail; /* handled in arrival order */
+    ol_rma_transfer_t *outgoing;
+} ol_rma_state_t;
+
+/* Everything of rma/ runs under this lock (recursive: a send may progress).
+ * Waits release it, so that other threads' RMA calls go on meanwhile. */
+void ol_rma_lock_state(void);
+void ol_rma_unlock_state(void);
+
+/* protocol.c: messages. */
+void ol_rma_window_live(ol_rma_state_t *s);
+void ol_rma_window_dead(ol_rma_state_t *s);
+/* Sends a message (hdr, blocks, payload) to peer; the copy made is the
+ * message's, so the caller's buffers are free on return. */
+ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
+                        const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes);
+/* A new answer to wait for; data: the reply carries count of dt into buf. */
+ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
+                                MPI_Count count, ol_datatype_t *dt, ol_request_t *request);
+/* Waits (lock released) until the answer came; returns its error and
+ * forgets it. */
+ol_status_t ol_rma_await(ol_rma_state_t *s, ol_rma_pending_t *p);
+/* Waits (lock released) until cond(arg) holds. */
+void ol_rma_wait_until(bool (*cond)(void *arg), void *arg);
+/* Waits until every message this process sent on the window is out. */
+void ol_rma_drain_outgoing(ol_rma_state_t *s);
+
+/* direct.c */
+void ol_rma_params_load(void);
+void ol_rma_params_print(FILE *out);
+bool ol_rma_direct_wanted(void);
+size_t ol_rma_control_bytes(int size);
+void ol_rma_direct_attach_control(ol_rma_state_t *s, void *control);
+bool ol_rma_direct_can_reach(ol_rma_state_t *s, int target);
+void ol_rma_direct_lock(ol_rma_state_t *s, int target, bool exclusive);
+void ol_rma_direct_unlock(ol_rma_state_t *s, int target, bool exclusive);
+void ol_rma_direct_acc_begin(ol_rma_state_t *s, int target);
+void ol_rma_direct_acc_end(ol_rma_state_t *s, int target);
+void ol_rma_direct_post(ol_rma_state_t *s, int origin);
+void ol_rma_direct_start(ol_rma_state_t *s, int target);
+void ol_rma_direct_complete(ol_rma_state_t *s, int target);
+bool ol_rma_direct_take_completes(ol_rma_state_t *s, int n, bool wait);
+ol_status_t ol_rma_direct_read(ol_rma_state_t *s, int target, int64_t offset, void *dst,
+                               size_t bytes);
+ol_status_t ol_rma_direct_write(ol_rma_state_t *s, int target, int64_t offset, const void *src,
+                                size_t bytes);
+
+/* protocol.c: target = in op target, n elements of basic, both packed. */
+ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,
+                           size_t n);
+
+/* sync.c: waits (lock held on entry, released meanwhile) until every
+ * operation this process issued is done at its target; returns an error a
+ * target reported. */
+ol_status_t ol_rma_complete_at_targets(ol_rma_state_t *s);
+/* sync.c: whether an operation to target may be issued now. */
+bool ol_rma_in_epoch(const ol_rma_state_t *s, int target);
+/* Rank in the window's group of a rank of group (MPI_UNDEFINED if none). */
+int ol_rma_rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int i);
+
+#endif

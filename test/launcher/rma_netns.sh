@@ -1,0 +1,37 @@
+#!/bin/sh
+# One-sided communication between hosts: rma_basic's and rma_acc's ring
+# cases (each rank accesses the next one, so with 2 ranks per host half of
+# the accesses cross hosts over TCP) on 2 network-namespace hosts x 2
+# ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
+# ranks are not on one host (55 ring cases remain). The interfaces'
+# counters show that the data crossed the link, and no process is left on
+# either host.
+NHOSTS=2
+. "${top_srcdir:-.}/test/launcher/netns_common.sh"
+BASIC=$top_builddir/test/mpi/rma_basic
+ACC=$top_builddir/test/mpi/rma_acc
+need_helpers "$BASIC" "$ACC"
+
+printf '%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" >"$TMP/hosts"
+
+tx0=$(tx_bytes 0)
+tx1=$(tx_bytes 1)
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$BASIC" ring
+[ "$rc" -eq 0 ] || fail "rma_basic ring on 2 hosts: status $rc: $(cat "$TMP/err")"
+grep -q "^rma_basic: 4 ranks OK (55 cases)" "$TMP/out" ||
+    fail "rma_basic ring on 2 hosts: $(cat "$TMP/out")"
+grep -q "no MPI_Win_allocate_shared cases" "$TMP/out" ||
+    fail "rma_basic on 2 hosts did not see the ranks on different hosts: $(cat "$TMP/out")"
+# 55 cases, each with a put and a get round of 10 pairings between hosts
+sent0=$(($(tx_bytes 0) - tx0))
+sent1=$(($(tx_bytes 1) - tx1))
+if [ "$sent0" -lt 100000 ] || [ "$sent1" -lt 100000 ]; then
+    fail "the hosts sent only $sent0 and $sent1 bytes on eth0: not over TCP between hosts"
+fi
+check_hosts_empty 20
+
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$ACC" ring
+[ "$rc" -eq 0 ] || fail "rma_acc ring on 2 hosts: status $rc: $(cat "$TMP/err")"
+grep -q "^rma_acc: 4 ranks OK (6 cases)" "$TMP/out" ||
+    fail "rma_acc ring on 2 hosts: $(cat "$TMP/out")"
+check_hosts_empty 20

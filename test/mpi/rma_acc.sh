@@ -1,0 +1,25 @@
+#!/bin/sh
+# rma_acc: MPI_Accumulate with every predefined op and type pair,
+# MPI_Get_accumulate, MPI_Fetch_and_op and MPI_Compare_and_swap under
+# concurrency (exact sums, distinct fetched values, a CAS spin lock),
+# request-based and large-count operations, accumulate ordering and a
+# randomized checker against a sequential model. On 1, 2, 3 and 4 ranks.
+# shellcheck source=test/mpi/common.sh
+. "$(dirname "$0")/common.sh"
+
+for np in 1 2 3 4; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_acc: $np ranks OK \(12 cases\)"
+done
+
+# The same through messages, the path between hosts: every operation is
+# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
+# the direct path otherwise, rma/README.md).
+export OMPI_LITE_RMA_SHARED_MEMORY=0
+for np in 2 3; do
+    run_mpi "$np"
+    expect_success
+    expect_out "^rma_acc: $np ranks OK \(12 cases\)"
+done
+unset OMPI_LITE_RMA_SHARED_MEMORY
