@@ -27,7 +27,10 @@
  * What only the driver knows is found out in step 2: it refuses legacy IPC
  * for pool (cudaMallocAsync), managed and cuMemCreate memory, and mapping
  * fails between GPUs without peer access or processes that see different
- * devices (CUDA_VISIBLE_DEVICES). A rank alone cannot fall back, since the
+ * devices (CUDA_VISIBLE_DEVICES); and a rank whose reduction kernels do not
+ * load (an old driver or GPU: ol_accel_kernels_usable) takes part as one
+ * that could not share its vector, and then for good: the communicator
+ * stops trying the IPC allreduce. A rank alone cannot fall back, since the
  * others would wait for it in the barriers or read a vector it never
  * shared; so the agreement of step 2 makes all ranks leave together, before
  * anyone read a peer or wrote anything the other algorithms need (the work
@@ -166,13 +169,20 @@ static ol_status_t map_peers(ipc_run_t *r, bool ready)
     return rc;
 }
 
-/* The agreement of step 2: true when every rank mapped every vector. */
-static ol_status_t all_mapped(ipc_run_t *r, ol_status_t mine, bool *everyone)
+/* The agreement of step 2: true when every rank mapped every vector. A
+ * rank without kernels says -1, which no later call would change: then
+ * the communicator is marked not ready, so that it stops trying. */
+static ol_status_t all_mapped(ipc_run_t *r, ol_status_t mine, bool kernels, bool *everyone)
 {
-    int ok = mine == OL_OK;
+    int ok = !kernels ? -1 : mine == OL_OK;
     ol_status_t rc = ol_coll_allreduce(MPI_IN_PLACE, &ok, 1, ol_dt_from_handle(MPI_INT),
                                        ol_op_from_handle(MPI_MIN), r->comm);
-    *everyone = rc == OL_OK && ok;
+    *everyone = rc == OL_OK && ok > 0;
+    if (rc == OL_OK && ok < 0) {
+        OL_INFO("coll", "CUDA IPC allreduce: a rank cannot use the reduction kernels; "
+                "this communicator no longer tries it");
+        r->comm->device_ipc_ready = -1;
+    }
     return rc;
 }
 
@@ -215,8 +225,11 @@ ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken)
     ipc_run_t r = {.comm = a->comm, .p = a->comm->size, .me = a->comm->rank,
                    .elem = a->recvtype->size, .n = a->recvcount};
     ol_status_t rc = load_input(&r, a);
+    /* Asked once the input is on the device (which chose the context);
+     * a rank that got no further is not held against the communicator. */
+    bool kernels = rc != OL_OK || ol_accel_kernels_usable(r.work);
     bool everyone;
-    ol_status_t agreed = all_mapped(&r, map_peers(&r, rc == OL_OK), &everyone);
+    ol_status_t agreed = all_mapped(&r, map_peers(&r, rc == OL_OK && kernels), kernels, &everyone);
     *taken = agreed != OL_OK || everyone;
     if (!*taken) {
         OL_INFO("coll", "CUDA IPC allreduce: not every rank could share or map the vectors; "

@@ -56,6 +56,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \
+	test/gpu/gpu_old_driver.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \

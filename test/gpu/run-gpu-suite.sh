@@ -72,7 +72,7 @@ command -v nvidia-smi >/dev/null &&
 
 # ---- tests -----------------------------------------------------------------
 passed='' failed='' skipped='' not_run=''
-tests="gpu_query gpu_p2p gpu_p2p_semantics gpu_coll gpu_reduce gpu_allreduce_algos gpu_allreduce_ipc gpu_bad_input gpu_bench"
+tests="gpu_query gpu_p2p gpu_p2p_semantics gpu_coll gpu_reduce gpu_old_driver gpu_allreduce_algos gpu_allreduce_ipc gpu_bad_input gpu_bench"
 for t in $tests; do
     if [ "$((budget - bench_reserve - $(elapsed)))" -lt 10 ]; then
         not_run="$not_run $t"
