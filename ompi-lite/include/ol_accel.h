@@ -58,8 +58,8 @@ bool ol_accel_usable(void);
 ol_status_t ol_accel_unsupported(const char *what, const void *buf);
 
 /* MPI_SUCCESS when bytes from buf lie in one live device allocation, else
- * MPI_ERR_BUFFER saying why (freed, past its end). A protocol checks this
- * before it tells a peer that data is coming. */
+ * MPI_ERR_BUFFER saying why (freed, past its end, a driver ompi-lite cannot
+ * use). A protocol checks this before it tells a peer that data is coming. */
 ol_status_t ol_accel_check_device(const void *buf, size_t bytes);
 
 /* ---- copies and events -------------------------------------------------- */

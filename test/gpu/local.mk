@@ -8,8 +8,9 @@
 # gives it the real signatures), never installed. A test points the library
 # at it with OMPI_LITE_CUDA_LIBRARY=$top_builddir/test/gpu/fake_cuda/libcuda.so.1
 # or LD_LIBRARY_PATH=$top_builddir/test/gpu/fake_cuda.
-EXTRA_DIST += test/gpu/fake_cuda/README.md test/gpu/fake_cuda/fake_cuda.map
-CLEANFILES += test/gpu/fake_cuda/libcuda.so.1
+EXTRA_DIST += test/gpu/fake_cuda/README.md test/gpu/fake_cuda/fake_cuda.map \
+	test/gpu/fake_cuda/fake_cuda_old.map
+CLEANFILES += test/gpu/fake_cuda/libcuda.so.1 test/gpu/fake_cuda/old/libcuda.so.1
 if OL_HAVE_CUDA
 # A libtool module with a fixed export list (fake_cuda.map), then copied to
 # the exact name programs dlopen.
@@ -25,6 +26,22 @@ EXTRA_test_gpu_fake_cuda_libfake_cuda_la_DEPENDENCIES = test/gpu/fake_cuda/fake_
 check_DATA += test/gpu/fake_cuda/libcuda.so.1
 test/gpu/fake_cuda/libcuda.so.1: test/gpu/fake_cuda/libfake_cuda.la
 	$(AM_V_GEN)cp test/gpu/fake_cuda/.libs/libfake_cuda.so $@
+
+# The same fake as a driver too old for ompi-lite: fake_cuda_old.map leaves
+# out the entry points a CUDA 10.2 driver lacks. In old/, so that
+# LD_LIBRARY_PATH can choose it (gpu_unusable_driver.sh).
+check_LTLIBRARIES += test/gpu/fake_cuda/libfake_cuda_old.la
+test_gpu_fake_cuda_libfake_cuda_old_la_SOURCES = $(test_gpu_fake_cuda_libfake_cuda_la_SOURCES)
+test_gpu_fake_cuda_libfake_cuda_old_la_CPPFLAGS = -I$(CUDA_DIR)/include
+test_gpu_fake_cuda_libfake_cuda_old_la_LDFLAGS = -module -avoid-version -rpath /nowhere \
+	-Wl,--version-script=$(srcdir)/test/gpu/fake_cuda/fake_cuda_old.map
+test_gpu_fake_cuda_libfake_cuda_old_la_LIBADD = -lpthread
+EXTRA_test_gpu_fake_cuda_libfake_cuda_old_la_DEPENDENCIES = test/gpu/fake_cuda/fake_cuda_old.map
+
+check_DATA += test/gpu/fake_cuda/old/libcuda.so.1
+test/gpu/fake_cuda/old/libcuda.so.1: test/gpu/fake_cuda/libfake_cuda_old.la
+	$(AM_V_GEN)$(MKDIR_P) test/gpu/fake_cuda/old && \
+	cp test/gpu/fake_cuda/.libs/libfake_cuda_old.so $@
 
 # The fake's own contract, checked without MPI. It finds libcuda.so.1 next
 # to itself, so it depends on the copy.
@@ -57,6 +74,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \
 	test/gpu/gpu_old_driver.sh \
+	test/gpu/gpu_unusable_driver.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \

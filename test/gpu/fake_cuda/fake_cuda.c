@@ -406,6 +406,8 @@ static void trace_note(const char *fmt, ...)
     X(CUDA_ERROR_MISALIGNED_ADDRESS, "kernel accessed a misaligned address")    \
     X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                      \
     X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                      \
+    X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "display and CUDA driver differ")      \
+    X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "no forward compatibility here") \
     X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 static const struct { CUresult code; const char *name, *text; } error_table[] = {
