@@ -25,5 +25,6 @@ if [ -n "${fake_dir:-}" ]; then
     # shellcheck disable=SC2086
     FAKE_CUDA_FAIL=cuLaunchKernel:700 FAKE_CUDA_FAIL_RANKS=1 capture $MPIRUN -np 3 "$prog"
     [ "$rc" -ne 0 ] || fail "kernel fault: the job exited 0, expected the fault to end it"
-    expect_err_line "error in MPI_(Allreduce|Reduce)" "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS"
+    expect_err_line "error in MPI_(Allreduce|Reduce)" \
+        "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS"
 fi

@@ -30,7 +30,8 @@ expect_out "Device reductions: +(CUDA kernels|staged through host memory)"
 # reductions are staged through host memory, and why.
 staged_everywhere() {
     said=$(grep -c "device reductions are staged through host memory" "$work/err")
-    [ "$said" -eq "$1" ] || fail "$said lines say that device reductions are staged, expected $1 (one a rank)"
+    [ "$said" -eq "$1" ] ||
+        fail "$said lines say that device reductions are staged, expected $1 (one a rank)"
     expect_err_line "device reductions are staged through host memory" "$2"
 }
 

@@ -936,8 +936,9 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
                      rc == CUDA_SUCCESS ? pciBusId : "");
 }
 
-/* A plausible recent GPU (of compute capability FAKE_CUDA_CC); attributes not listed read 0 (the fake has no
- * managed memory, memory pools or VMM, so those say "unsupported"). */
+/* A plausible recent GPU of compute capability FAKE_CUDA_CC; attributes
+ * not listed read 0 (the fake has no managed memory, memory pools or VMM,
+ * so those say "unsupported"). */
 static int device_attribute(CUdevice_attribute attrib, CUdevice dev)
 {
     switch (attrib) {
