@@ -9,11 +9,16 @@
  *      device scratch for a rank whose buffers are in host memory)
  *   2. allgather of the IPC handles of the work vectors (host memory), and
  *      one allreduce that agrees whether every rank exported and mapped
- *      them all; if one could not, every rank leaves (below)
+ *      them all; if one could not, every rank leaves (below). Exporting
+ *      records an event after the work the program queued on the legacy
+ *      default stream (an in-place vector may still be being written), and
+ *      mapping makes our stream wait for each peer's event
  *   3. rank i: work_i[slice i] = work_0[slice i] op ... op work_{p-1}[slice i]
  *   4. barrier: every slice reduced
- *   5. rank i: work_i[slice j] = work_j[slice j] for every j != i
- *   6. barrier: nobody reads work_i any more, the caller may reuse it
+ *   5. rank i: work_i[slice j] = work_j[slice j] for every j != i; then the
+ *      mappings are released (a peer's scratch is closed at once)
+ *   6. barrier: nobody reads or maps work_i any more, the caller may reuse
+ *      it and a rank with device scratch may free it
  *
  * When it runs (ol_coll_allreduce_ipc_applies): a blocking allreduce of a
  * predefined type and op that has a kernel, on an intracommunicator of at
@@ -21,8 +26,11 @@
  * (agreed once per communicator), vectors of at least
  * ALLREDUCE_DEVICE_IPC_BYTES, and device memory on at least one rank for
  * this call (one small allreduce of a flag agrees on that, so a rank with
- * host buffers takes part through device scratch). Every input of that
- * decision is the same on every rank, so all ranks take the same path.
+ * host buffers takes part through device scratch), and not in reproducible
+ * mode (REPRODUCIBLE: its kernel combines the ranks left to right, which
+ * rounds differently from the tree that every other path then takes). Every
+ * input of that decision is the same on every rank, so all ranks take the
+ * same path.
  *
  * What only the driver knows is found out in step 2: it refuses legacy IPC
  * for pool (cudaMallocAsync), managed and cuMemCreate memory, and mapping
@@ -36,8 +44,8 @@
  * anyone read a peer or wrote anything the other algorithms need (the work
  * vector holds the input, which they read again from the send buffer), and
  * the caller runs a host-staged algorithm instead. */
-#include "coll_select.h"
 #include "ol_accel.h"
+#include "reduce_util.h"
 #include "ol_log.h"
 #include "ol_runtime.h"
 
@@ -73,8 +81,9 @@ ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min
     *applies = false;
     ol_comm_t *comm = a->comm;
     long long bytes = (long long)a->recvcount * (long long)a->recvtype->size;
-    if (ol_comm_is_inter(comm) || comm->size < 2 || comm->size > OL_ACCEL_REDUCE_MAX_INPUTS ||
-        min_bytes < 0 || bytes < min_bytes || !a->recvtype->predefined || !ol_accel_built() ||
+    if (ol_coll_reproducible || ol_comm_is_inter(comm) || comm->size < 2 ||
+        comm->size > OL_ACCEL_REDUCE_MAX_INPUTS || min_bytes < 0 || bytes < min_bytes ||
+        !a->recvtype->predefined || !ol_accel_built() ||
         !ol_op_device_kernel(a->op, a->recvtype) || a->recvcount < comm->size)
         return OL_OK;
     bool ready;
@@ -106,6 +115,8 @@ typedef struct {
     char *work;           /* this rank's vector on the device */
     char *scratch;        /* device scratch when the receive buffer is host memory */
     void *peers[OL_ACCEL_REDUCE_MAX_INPUTS];
+    ol_accel_ipc_t shared[OL_ACCEL_REDUCE_MAX_INPUTS]; /* the peers' vectors */
+    bool mapped[OL_ACCEL_REDUCE_MAX_INPUTS];           /* to release */
 } ipc_run_t;
 
 static size_t slice_start(const ipc_run_t *r, int i)
@@ -164,9 +175,21 @@ static ol_status_t map_peers(ipc_run_t *r, bool ready)
                                            &r->peers[i])) != OL_OK)
             OL_INFO("coll", "CUDA IPC allreduce: cannot map rank %d's vector: %s", i,
                     ol_error_detail_take());
+        r->shared[i] = all[i].ipc;
+        r->mapped[i] = rc == OL_OK;
     }
     r->peers[r->me] = r->work;
     return rc;
+}
+
+/* After our last read of the peers' vectors (our stream drained first, in
+ * case a failure left a copy queued). */
+static void release_peers(ipc_run_t *r)
+{
+    ol_accel_synchronize();
+    for (int i = 0; i < r->p; i++)
+        if (r->mapped[i])
+            ol_accel_ipc_release(ol_comm_world_rank(r->comm, i), &r->shared[i]);
 }
 
 /* The agreement of step 2: true when every rank mapped every vector. A
@@ -234,9 +257,12 @@ ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken)
     if (!*taken) {
         OL_INFO("coll", "CUDA IPC allreduce: not every rank could share or map the vectors; "
                 "all ranks use another algorithm");
+        release_peers(&r);
+        /* A peer may have mapped our scratch: it is freed once all closed it. */
+        ol_status_t b = ol_coll_barrier(r.comm);
         if (r.scratch)
             ol_accel_device_free(r.scratch);
-        return OL_OK;
+        return b;
     }
     if (rc == OL_OK)
         rc = agreed;
@@ -247,6 +273,7 @@ ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken)
     ol_status_t b = ol_coll_barrier(r.comm);
     if (rc == OL_OK)
         rc = b == OL_OK ? gather_slices(&r) : b;
+    release_peers(&r);
     b = ol_coll_barrier(r.comm);
     if (rc == OL_OK)
         rc = b;

@@ -245,7 +245,7 @@ sources() {
     osu_bw|osu_bibw|osu_mbw_mr) echo "$src/$1.c $src/window.c $src/bench.c" ;;
     osu_bw_vector) echo "$src/osu_bw_vector.c $src/bench.c" ;;
     osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
-    coll_*) echo "$src/coll_perf.c $src/devmem.c $src/bench.c -ldl" ;;
+    coll_*) echo "$src/coll_perf.c $src/coll_mpi.c $src/devmem.c $src/bench.c -ldl" ;;
     esac
 }
 bench_args() {

@@ -9,6 +9,9 @@
 #   _carry/lib/ucx/ UCX's transport modules (loaded with dlopen; UCX_MODULE_DIR)
 #   _carry/tests/   the test/gpu programs (make gpu-test-programs)
 # Lists what it took and the sizes; fails if the total reaches 60 MiB.
+# NCCL's libnccl.so.2, which _install/bin/coll_perf_nccl needs, is not
+# carried: it alone is over 200 MiB. The suite takes the GPU machine's own
+# (run-gpu-suite.sh, find_nccl).
 # Run from a fresh clone (it runs contrib/build.sh itself; root and the
 # Debian mirrors are needed for apt-get download). See test/gpu/README.md.
 set -eu
@@ -25,8 +28,9 @@ make -j2 gpu-test-programs >/dev/null
 
 rm -rf "$carry"
 mkdir -p "$carry/lib/ucx" "$carry/tests"
-cp test/gpu/gpu_query test/gpu/gpu_p2p test/gpu/gpu_p2p_semantics test/gpu/gpu_coll \
-    test/gpu/gpu_reduce test/gpu/gpu_bad_input "$carry/tests/"
+# Every program make gpu-test-programs built (test/gpu/gpu_NAME, no dot).
+find test/gpu -maxdepth 1 -type f -name 'gpu_*' ! -name '*.*' -perm -u+x \
+    -exec cp {} "$carry/tests/" \;
 
 # The UCX transport modules worth having on one host (shared memory is in
 # libuct itself; cma adds single-copy transfers). The InfiniBand ones
@@ -39,6 +43,9 @@ ucx_modules="$ucx_dir/libuct_cma.so.0"
 needed() {
     for f in _install/bin/* _install/libexec/* _install/lib/libmpi_abi.so.1 "$carry"/tests/* \
         $ucx_modules; do
+        # NCCL and what it loads (libstdc++) are the GPU machine's own; the
+        # rest of coll_perf_nccl's libraries are coll_perf's.
+        [ "$f" = _install/bin/coll_perf_nccl ] && continue
         [ -f "$f" ] && ldd "$f" 2>/dev/null
     done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | grep -v "^$top/" |
         grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libresolv|libutil)\.so' || true

@@ -684,6 +684,7 @@ typedef struct {
     ol_status_t error;
     ucp_ep_h ep;           /* to the sender */
     host_buf_t landing;    /* packed data when it cannot go straight to buf */
+    bool mapped;           /* the sender's buffer is imported: release it after the copy */
     ol_accel_event_t *copy_done;
     ucx_count_t data;
     uint32_t replies[2];   /* REPLY_DONE, REPLY_STAGE: each sent at most once */
@@ -708,7 +709,8 @@ static void recv_reply(dev_recv_t *r, uint32_t code)
                  side_tag(ol_rt.rank, DIR_REPLY, r->ctl.cookie));
 }
 
-/* Copies straight out of the sender's buffer (mapped, or our own). */
+/* Copies straight out of the sender's buffer (mapped, or our own); the
+ * import makes our stream wait for the sender's work on it first. */
 static void recv_start_copy(dev_recv_t *r)
 {
     const char *from = (const char *)(uintptr_t)r->ctl.local_ptr;
@@ -721,7 +723,9 @@ static void recv_start_copy(dev_recv_t *r)
             return;
         }
         from = mapped;
+        r->mapped = true;
     }
+    r->state = RECV_COPYING;
     void *to = user_data_start(r);
     if (!r->dt->contiguous) {
         if (!host_buf_alloc(&r->landing, r->bytes)) {
@@ -733,7 +737,14 @@ static void recv_start_copy(dev_recv_t *r)
     ol_status_t rc = ol_accel_copy_async(to, from, r->bytes, &r->copy_done);
     if (rc != OL_OK)
         r->error = rc;
-    r->state = RECV_COPYING;
+}
+
+/* Nothing of ours reads the sender's buffer any more. */
+static void recv_copy_finished(dev_recv_t *r)
+{
+    if (r->mapped)
+        ol_accel_ipc_release(r->ctl.sender_world, &r->ctl.ipc);
+    r->mapped = false;
 }
 
 /* Posts the receives of every chunk: into the user's buffer when it is
@@ -828,6 +839,7 @@ static bool recv_step(dev_op_t *op)
         r->copy_done = NULL;
         if (err != OL_OK)
             r->error = err;
+        recv_copy_finished(r);
         recv_land(r);
         return false;
     }

@@ -28,6 +28,7 @@ include test/mpi/comm_extras.mk
 include test/mpi/topo.mk
 include test/mpi/coll_move.mk
 include test/mpi/coll_reduce.mk
+include test/mpi/half.mk
 include test/mpi/coll_shm.mk
 include test/mpi/p2p_shm.mk
 include test/bench/local.mk

@@ -14,6 +14,9 @@ extern struct ol_accel_param_values {
     const char *cuda_library; /* CUDA_LIBRARY */
     int select_device;        /* ACCEL_SELECT_DEVICE */
     int memtype_cache;        /* ACCEL_MEMTYPE_CACHE */
+    int memtype_host_cache;   /* ACCEL_MEMTYPE_HOST_CACHE */
+    int pool_keep_mb;         /* ACCEL_POOL_KEEP_MB */
+    int ipc_cache;            /* ACCEL_IPC_CACHE */
 } ol_accel_param;
 
 /* Reads the parameters the first time it is called. */
@@ -35,13 +38,20 @@ const char *ol_accel_loaded_driver(void);
 /* What the driver says about the allocation holding buf, asked now (the
  * cache is refreshed with the answer). */
 typedef struct {
+    bool known;         /* the driver knows an allocation there (device, managed, pinned) */
     bool device;        /* device or managed memory */
     bool managed;
+    bool pooled;        /* from a stream-ordered pool (cudaMallocAsync) */
     uint64_t buffer_id;
     uintptr_t start;    /* of the allocation */
     size_t size;
 } ol_accel_memory_t;
 ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory);
+
+/* ---- pools (pools.c) ----------------------------------------------------- */
+
+/* True when ptr lies in device scratch handed out by ol_accel_device_alloc. */
+bool ol_accel_is_device_scratch(const void *ptr);
 
 /* ---- context, stream and events (context.c) ---------------------------- */
 
@@ -68,6 +78,8 @@ ol_status_t ol_accel_cuda_failed(const char *what, ol_cu_result_t rc);
 
 void ol_accel_pools_finalize(void);
 void ol_accel_ipc_finalize(void);
+/* Closes the IPC mappings and the peers' events (ol_accel_release_peers). */
+void ol_accel_ipc_close_imports(void);
 void ol_accel_reduce_finalize(void);
 
 #endif

@@ -460,6 +460,15 @@ ol_status_t ol_accel_init(int rank_on_host, int ranks_on_host)
     return OL_OK;
 }
 
+void ol_accel_release_peers(void)
+{
+    if (!library_context || ol_accel_enter(NULL) != OL_OK)
+        return;
+    ol_accel_synchronize(); /* nothing of ours reads a mapping any more */
+    ol_accel_ipc_close_imports();
+    ol_accel_leave();
+}
+
 void ol_accel_finalize(void)
 {
     if (!library_context || ol_accel_enter(NULL) != OL_OK)

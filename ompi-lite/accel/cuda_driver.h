@@ -24,6 +24,13 @@ typedef struct ol_cu_function *ol_cu_function_t;
 typedef struct {
     char reserved[OL_CU_IPC_HANDLE_SIZE];
 } ol_cu_ipc_mem_handle_t;
+typedef struct {
+    char reserved[OL_CU_IPC_HANDLE_SIZE];
+} ol_cu_ipc_event_handle_t;
+
+/* CU_STREAM_LEGACY: the legacy default stream, whatever the calling
+ * thread's default stream is. */
+#define OL_CU_STREAM_LEGACY ((ol_cu_stream_t)0x1)
 
 /* CUresult */
 enum {
@@ -39,11 +46,13 @@ enum {
 /* CUpointer_attribute */
 enum {
     OL_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    OL_CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,
     OL_CU_POINTER_ATTRIBUTE_BUFFER_ID = 7,
     OL_CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
     OL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
     OL_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
     OL_CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    OL_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17, /* CUDA 11.2 and later */
 };
 
 /* CUmemorytype */
@@ -58,6 +67,7 @@ enum {
 enum {
     OL_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1, /* CUipcMem_flags */
     OL_CU_EVENT_DISABLE_TIMING = 2,             /* CUevent_flags */
+    OL_CU_EVENT_INTERPROCESS = 4,               /* CUevent_flags */
     OL_CU_MEMHOSTALLOC_PORTABLE = 1,            /* cuMemHostAlloc */
     OL_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, /* CUdevice_attribute */
     OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -106,6 +116,10 @@ enum {
     X(cuIpcOpenMemHandle_v2, (ol_cu_deviceptr_t *pointer, ol_cu_ipc_mem_handle_t handle,       \
                               unsigned int flags))                                             \
     X(cuIpcCloseMemHandle, (ol_cu_deviceptr_t pointer))                                        \
+    X(cuIpcGetEventHandle, (ol_cu_ipc_event_handle_t *handle, ol_cu_event_t event))            \
+    X(cuIpcOpenEventHandle, (ol_cu_event_t *event, ol_cu_ipc_event_handle_t handle))           \
+    X(cuStreamWaitEvent, (ol_cu_stream_t stream, ol_cu_event_t event, unsigned int flags))     \
+    X(cuPointerSetAttribute, (const void *value, int attribute, ol_cu_deviceptr_t pointer))    \
     X(cuModuleLoadData, (ol_cu_module_t *module, const void *image))                           \
     X(cuModuleGetFunction, (ol_cu_function_t *function, ol_cu_module_t module,                 \
                             const char *name))                                                 \

@@ -13,6 +13,7 @@
  * same bits on either side (max/min with NaN included). One exception:
  * complex products use the textbook formula, where the host's C99 complex
  * multiply also recovers infinities from NaN results (Annex G). */
+#include <cuda_fp16.h>
 
 /* Passed by value: the eight input pointers of a many-input reduction
  * (64 bytes; reduce.c builds the same layout). */
@@ -31,10 +32,63 @@ template <typename C> __device__ inline C complex_add(C a, C b)
 {
     return C{a.re + b.re, a.im + b.im};
 }
+
+/* Products and sums rounded one by one: nvcc contracts a * b - c * d into
+ * an FMA, which rounds once where the host rounds twice (the host build has
+ * no FMA), so the bits would differ. The _rn intrinsics are never
+ * contracted. test/unit/kernel_fma.sh checks the compiled kernels. */
+__device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ inline float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ inline double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+
 template <typename C> __device__ inline C complex_mul(C a, C b)
 {
-    return C{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    return C{sub_rn(mul_rn(a.re, b.re), mul_rn(a.im, b.im)),
+             add_rn(mul_rn(a.re, b.im), mul_rn(a.im, b.re))};
 }
+
+/* The 16-bit floating-point types as op/half.c reduces them: each step in
+ * float, rounded back to nearest even; a NaN sum or product is the
+ * canonical quiet NaN; max and min return an operand's bits unchanged. */
+struct ol_f16 {
+    unsigned short bits;
+};
+struct ol_bf16 {
+    unsigned short bits;
+};
+
+__device__ inline float to_float(ol_f16 h) { return __half2float(__ushort_as_half(h.bits)); }
+__device__ inline float to_float(ol_bf16 h) { return __uint_as_float((unsigned)h.bits << 16); }
+
+template <typename H> __device__ inline H round_to(float x);
+template <> __device__ inline ol_f16 round_to<ol_f16>(float x)
+{
+    return ol_f16{isnan(x) ? (unsigned short)0x7e00 : __half_as_ushort(__float2half_rn(x))};
+}
+/* By integer rounding, as the host does: the bits cannot depend on how an
+ * architecture converts to bfloat16 (sm_75 has no instruction for it). */
+template <> __device__ inline ol_bf16 round_to<ol_bf16>(float x)
+{
+    unsigned u = __float_as_uint(x);
+    return ol_bf16{isnan(x) ? (unsigned short)0x7fc0
+                            : (unsigned short)((u + 0x7fffu + (u >> 16 & 1u)) >> 16)};
+}
+
+template <typename H> struct half_sum {
+    static __device__ H apply(H a, H b) { return round_to<H>(add_rn(to_float(a), to_float(b))); }
+};
+template <typename H> struct half_prod {
+    static __device__ H apply(H a, H b) { return round_to<H>(mul_rn(to_float(a), to_float(b))); }
+};
+template <typename H> struct half_max {
+    static __device__ H apply(H a, H b) { return to_float(a) > to_float(b) ? a : b; }
+};
+template <typename H> struct half_min {
+    static __device__ H apply(H a, H b) { return to_float(a) < to_float(b) ? a : b; }
+};
 
 /* The operators; integer results are narrowed back to T as C does. */
 template <typename T> struct op_sum {
@@ -61,6 +115,14 @@ template <typename T> struct op_max {
 template <typename T> struct op_min {
     static __device__ T apply(T a, T b) { return a < b ? a : b; }
 };
+template <> struct op_sum<ol_f16> : half_sum<ol_f16> {};
+template <> struct op_prod<ol_f16> : half_prod<ol_f16> {};
+template <> struct op_max<ol_f16> : half_max<ol_f16> {};
+template <> struct op_min<ol_f16> : half_min<ol_f16> {};
+template <> struct op_sum<ol_bf16> : half_sum<ol_bf16> {};
+template <> struct op_prod<ol_bf16> : half_prod<ol_bf16> {};
+template <> struct op_max<ol_bf16> : half_max<ol_bf16> {};
+template <> struct op_min<ol_bf16> : half_min<ol_bf16> {};
 template <typename T> struct op_land {
     static __device__ T apply(T a, T b) { return (T)((a != 0) && (b != 0)); }
 };
@@ -193,6 +255,8 @@ INTEGER_KERNELS(i32, int)
 INTEGER_KERNELS(u32, unsigned int)
 INTEGER_KERNELS(i64, long long)
 INTEGER_KERNELS(u64, unsigned long long)
+ARITH_KERNELS(f16, ol_f16)
+ARITH_KERNELS(bf16, ol_bf16)
 ARITH_KERNELS(f32, float)
 ARITH_KERNELS(f64, double)
 KERNELS(sum, c32, ol_c32)

@@ -24,21 +24,33 @@
  *   itself into address space it reserved (cuMemAddressReserve/cuMemMap)
  *   and later gives back: the five attributes we may ask do not tell it
  *   apart, so such a program must set ACCEL_MEMTYPE_CACHE=0.
- * - Host answers are not cached per page: a host page can be unmapped
- *   (free of a large malloc block) and its address later reserved by the
- *   driver for device memory, which nothing tells us; a stale "host" would
- *   make the CPU copy device memory (a crash). Instead, host memory that
- *   provably cannot change type is recognised without the driver: the brk
- *   heap below the current break (always one mapping), the live part of the
- *   calling thread's stack (from its stack pointer up), and the segments of
- *   the main program (mapped for the life of the process). Any other host
- *   buffer costs one cuPointerGetAttributes call. */
+ * - Except pool memory (cudaMallocAsync): a pool gives its address space
+ *   back when it is trimmed (cuMemPoolTrimTo, or the driver's own release
+ *   threshold), after which host memory may be mapped there, and the free
+ *   that preceded it is stream-ordered and invisible to us. Its ranges are
+ *   not kept: every use costs one driver query.
+ * - Host memory that provably cannot change type is recognised without the
+ *   driver: the brk heap below the current break (always one mapping), the
+ *   live part of the calling thread's stack (from its stack pointer up),
+ *   and the segments of the main program (mapped for the life of the
+ *   process).
+ * - Other host memory (large malloc blocks, thread arenas, mmap) is kept by
+ *   page, and a page is forgotten when it is unmapped: a mapped host page
+ *   cannot become device memory, but once unmapped its address may be
+ *   reserved by the driver for device memory, and a stale "host" would make
+ *   the CPU copy device memory (a crash). Unmaps are reported by UCX's
+ *   memory hooks (libucm, VM_UNMAPPED: munmap, mremap, mmap over a mapping,
+ *   shmdt, brk, also inside libc's free); where they are off
+ *   (UCX_MEM_EVENTS=no) such host buffers cost one query each. Only pages
+ *   the driver knows nothing of are kept (not pinned memory, which the
+ *   driver itself unmaps). */
 #define _GNU_SOURCE
 #include "accel_internal.h"
 #include "ol_log.h"
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <ucm/api/ucm.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -141,6 +153,8 @@ const char *ol_accel_loaded_driver(void)
 
 /* ---- host memory that cannot become device memory ------------------------ */
 
+static bool host_cache_on; /* the unmap hook is installed (below) */
+
 enum { MAX_PROGRAM_SEGMENTS = 16 };
 static struct {
     uintptr_t heap_start;     /* start of the brk heap, 0: unknown */
@@ -218,14 +232,123 @@ static bool on_live_stack(uintptr_t address)
     return frame >= stack_low && frame < stack_high && address >= frame && address < stack_high;
 }
 
+/* The break last read, kept while the unmap hook runs (which lowers it when
+ * the heap shrinks): sbrk(0) is a system call in every process that loads
+ * libucm (UCX's memory hooks replace sbrk), ~0.2-0.5 us. */
+static uintptr_t heap_break_seen;
+/* An address further above the break seen is not taken for heap memory
+ * without asking the driver (it is mmap's area, or the heap grew more). */
+#define HEAP_GROWTH_SLACK ((uintptr_t)1 << 30)
+
+static bool in_heap(uintptr_t address)
+{
+    if (!stable.heap_start || address < stable.heap_start)
+        return false;
+    if (!__atomic_load_n(&host_cache_on, __ATOMIC_ACQUIRE))
+        return address < (uintptr_t)sbrk(0);
+    uintptr_t seen = __atomic_load_n(&heap_break_seen, __ATOMIC_ACQUIRE);
+    if (address < seen)
+        return true;
+    if (address - seen >= HEAP_GROWTH_SLACK)
+        return false;
+    uintptr_t now = (uintptr_t)sbrk(0);
+    /* Fails when the hook lowered it meanwhile: then it stays lowered. */
+    if (now > seen)
+        __atomic_compare_exchange_n(&heap_break_seen, &seen, now, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+    return address < now;
+}
+
 static bool is_stable_host(uintptr_t address)
 {
-    if (stable.heap_start && address >= stable.heap_start && address < (uintptr_t)sbrk(0))
+    if (in_heap(address))
         return true;
     for (int i = 0; i < stable.segments; i++)
         if (address >= stable.segment_start[i] && address < stable.segment_end[i])
             return true;
     return on_live_stack(address);
+}
+
+/* ---- host pages, forgotten when unmapped ---------------------------------- */
+
+/* Direct-mapped by page number (consecutive pages, different slots); a slot
+ * holds page number + 1, 0 when empty. Read and written without a lock: a
+ * page is only unmapped while no buffer in it is in use, so an answer for
+ * it cannot race with its unmap in a correct program. */
+enum { HOST_PAGE_SLOTS = 1024 };
+static uintptr_t host_pages[HOST_PAGE_SLOTS];
+static unsigned page_shift;
+static pthread_once_t host_cache_once = PTHREAD_ONCE_INIT;
+
+static bool in_host_cache(uintptr_t address)
+{
+    uintptr_t page = address >> page_shift;
+    return __atomic_load_n(&host_pages[page % HOST_PAGE_SLOTS], __ATOMIC_ACQUIRE) == page + 1;
+}
+
+static void remember_host(uintptr_t address)
+{
+    uintptr_t page = address >> page_shift;
+    __atomic_store_n(&host_pages[page % HOST_PAGE_SLOTS], page + 1, __ATOMIC_RELEASE);
+}
+
+static void forget_page_in_slot(size_t slot, uintptr_t first, uintptr_t last)
+{
+    uintptr_t held = __atomic_load_n(&host_pages[slot], __ATOMIC_ACQUIRE);
+    if (held && held - 1 >= first && held - 1 <= last)
+        __atomic_compare_exchange_n(&host_pages[slot], &held, 0, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+}
+
+/* The heap shrinks (brk) from start on: the break seen comes down to it. */
+static void lower_heap_break(uintptr_t start)
+{
+    uintptr_t seen = __atomic_load_n(&heap_break_seen, __ATOMIC_ACQUIRE);
+    if (start < stable.heap_start)
+        start = stable.heap_start;
+    while (start < seen && !__atomic_compare_exchange_n(&heap_break_seen, &seen, start, false,
+                                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        ;
+}
+
+/* UCM calls this before memory is unmapped, on the unmapping thread. It
+ * must not allocate (UCM's rule): it only clears slots. */
+static void host_pages_unmapped(ucm_event_type_t type, ucm_event_t *event, void *arg)
+{
+    (void)type;
+    (void)arg;
+    uintptr_t start = (uintptr_t)event->vm_unmapped.address;
+    if (event->vm_unmapped.size == 0)
+        return;
+    lower_heap_break(start);
+    uintptr_t first = start >> page_shift;
+    uintptr_t last = (start + event->vm_unmapped.size - 1) >> page_shift;
+    if (last - first < HOST_PAGE_SLOTS)
+        for (uintptr_t page = first; page <= last; page++)
+            forget_page_in_slot(page % HOST_PAGE_SLOTS, first, last);
+    else
+        for (size_t slot = 0; slot < HOST_PAGE_SLOTS; slot++)
+            forget_page_in_slot(slot, first, last);
+}
+
+static void install_unmap_hook(void)
+{
+    page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
+    ucs_status_t rc = ucm_set_event_handler(UCM_EVENT_VM_UNMAPPED, 0, host_pages_unmapped, NULL);
+    __atomic_store_n(&heap_break_seen, (uintptr_t)sbrk(0), __ATOMIC_RELEASE);
+    __atomic_store_n(&host_cache_on, rc == UCS_OK, __ATOMIC_RELEASE);
+    if (rc != UCS_OK)
+        OL_INFO("accel", "UCX's memory hooks are off (%s): every host buffer outside the heap, "
+                "stack and program costs a CUDA driver query", ucs_status_string(rc));
+}
+
+/* Whether host answers may be kept: installs the hook the first time. */
+static bool host_cache_ready(void)
+{
+    if (!ol_accel_param.memtype_host_cache)
+        return false;
+    pthread_once(&host_cache_once, install_unmap_hook);
+    return __atomic_load_n(&host_cache_on, __ATOMIC_ACQUIRE);
 }
 
 /* ---- device allocations ---------------------------------------------------- */
@@ -288,6 +411,10 @@ static bool driver_open(void)
     return can_query;
 }
 
+/* A driver older than stream-ordered pools (CUDA 11.2) refuses the whole
+ * query when it names MEMPOOL_HANDLE; it has no pool memory either. */
+static bool no_pool_attribute;
+
 ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
 {
     unsigned int type = 0;
@@ -297,13 +424,20 @@ ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
     unsigned long long buffer_id = 0;
     ol_cu_deviceptr_t start = 0;
     size_t size = 0;
+    void *pool = NULL;
     int attributes[] = {OL_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, OL_CU_POINTER_ATTRIBUTE_IS_MANAGED,
                         OL_CU_POINTER_ATTRIBUTE_BUFFER_ID, OL_CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                        OL_CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-    void *data[] = {&type, &managed, &buffer_id, &start, &size};
+                        OL_CU_POINTER_ATTRIBUTE_RANGE_SIZE, OL_CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
+    void *data[] = {&type, &managed, &buffer_id, &start, &size, &pool};
+    unsigned asked = OL_ARRAY_SIZE(attributes) - __atomic_load_n(&no_pool_attribute, __ATOMIC_RELAXED);
     memset(memory, 0, sizeof(*memory));
-    ol_cu_result_t rc = ol_cu.cuPointerGetAttributes(OL_ARRAY_SIZE(attributes), attributes, data,
+    ol_cu_result_t rc = ol_cu.cuPointerGetAttributes(asked, attributes, data,
                                                      (ol_cu_deviceptr_t)(uintptr_t)buf);
+    if (rc == OL_CUDA_ERROR_INVALID_VALUE && asked == OL_ARRAY_SIZE(attributes)) {
+        __atomic_store_n(&no_pool_attribute, true, __ATOMIC_RELAXED);
+        rc = ol_cu.cuPointerGetAttributes(asked - 1, attributes, data,
+                                          (ol_cu_deviceptr_t)(uintptr_t)buf);
+    }
     /* Without a context (none made yet, or none current on this thread)
      * the driver knows no device memory of this process. */
     if (rc == OL_CUDA_ERROR_NOT_INITIALIZED || rc == OL_CUDA_ERROR_INVALID_CONTEXT ||
@@ -314,12 +448,14 @@ ol_status_t ol_accel_memory_query(const void *buf, ol_accel_memory_t *memory)
     memory->managed = managed != 0;
     memory->device = memory->managed || type == OL_CU_MEMORYTYPE_DEVICE ||
                      type == OL_CU_MEMORYTYPE_UNIFIED;
+    memory->known = type != 0 || memory->managed;
     if (!memory->device)
         return OL_OK;
+    memory->pooled = pool != NULL;
     memory->buffer_id = buffer_id;
     memory->start = (uintptr_t)start;
     memory->size = size;
-    if (ol_accel_param.memtype_cache && size > 0)
+    if (ol_accel_param.memtype_cache && size > 0 && !memory->pooled)
         remember_device(memory);
     return OL_OK;
 }
@@ -335,7 +471,8 @@ bool ol_accel_is_device_slow(const void *buf)
     if (!buf || !driver_open())
         return false;
     if (ol_accel_param.memtype_cache) {
-        if (is_stable_host(address))
+        host_cache_ready(); /* so that the heap check needs no system call */
+        if (is_stable_host(address) || in_host_cache(address))
             return false;
         if (in_device_cache(address))
             return true;
@@ -348,6 +485,8 @@ bool ol_accel_is_device_slow(const void *buf)
         OL_WARN("accel", "%s", ol_error_detail_take());
         return false;
     }
+    if (!memory.known && ol_accel_param.memtype_cache && host_cache_ready())
+        remember_host(address);
     return memory.device;
 }
 

@@ -4,7 +4,8 @@
  *
  * A datatype gets a kernel exactly when the host op table (op/) defines
  * the op on it and its C type is one the kernels know: the integers of 1,
- * 2, 4 and 8 bytes, float, double, their complex pairs and C bool. Long
+ * 2, 4 and 8 bytes, binary16, bfloat16, float, double, the complex pairs of
+ * float and double, and C bool. Long
  * double, the MINLOC/MAXLOC pair types and user ops stay on the host. A
  * derived type qualifies when all its data is one such type and lies
  * contiguous.
@@ -29,16 +30,17 @@ extern const unsigned char ol_accel_kernels_fatbin[];
 /* ---- which kernel ---------------------------------------------------------- */
 
 typedef enum {
-    NO_KERNEL, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64, C32, C64, BOOL, KERNEL_TYPES
+    NO_KERNEL, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, C32, C64, BOOL,
+    KERNEL_TYPES
 } kernel_type_t;
 
 static const char *const type_names[KERNEL_TYPES] = {
     [I8] = "i8",   [U8] = "u8",   [I16] = "i16", [U16] = "u16", [I32] = "i32",
-    [U32] = "u32", [I64] = "i64", [U64] = "u64", [F32] = "f32", [F64] = "f64",
-    [C32] = "c32", [C64] = "c64", [BOOL] = "bool",
+    [U32] = "u32", [I64] = "i64", [U64] = "u64", [F16] = "f16", [BF16] = "bf16",
+    [F32] = "f32", [F64] = "f64", [C32] = "c32", [C64] = "c64", [BOOL] = "bool",
 };
 
-enum { OP_BASE = 0x20, OP_COUNT = 0x20, DT_BASE = 0x200, DT_COUNT = 0x100 };
+enum { OP_BASE = 0x20, OP_COUNT = 0x20 };
 
 /* Kernel names of the ops, by handle value; bit masks of the kernel types
  * each op has kernels for. */
@@ -50,7 +52,7 @@ static const char *const op_names[OP_COUNT] = {
 };
 #define BIT(t) (1u << (t))
 #define INTEGERS (BIT(I8) | BIT(U8) | BIT(I16) | BIT(U16) | BIT(I32) | BIT(U32) | BIT(I64) | BIT(U64))
-#define REALS (INTEGERS | BIT(F32) | BIT(F64))
+#define REALS (INTEGERS | BIT(F16) | BIT(BF16) | BIT(F32) | BIT(F64))
 #define COMPLEX (BIT(C32) | BIT(C64))
 static const unsigned kernel_types_of_op[OP_COUNT] = {
     OP(MPI_SUM) = REALS | COMPLEX, OP(MPI_PROD) = REALS | COMPLEX,
@@ -66,9 +68,9 @@ static const unsigned kernel_types_of_op[OP_COUNT] = {
     (sizeof(type) == 1 ? t1 : sizeof(type) == 2 ? t2 : sizeof(type) == 4 ? t4 : t8)
 #define SIGNED(type) SIZED(type, I8, I16, I32, I64)
 #define UNSIGNED(type) SIZED(type, U8, U16, U32, U64)
-#define DT(handle) [(uintptr_t)(handle) - DT_BASE]
+#define DT(handle) [OL_DT_SLOT(handle)]
 _Static_assert(sizeof(_Bool) == 1, "the bool kernels read one byte");
-static const unsigned char kernel_type_of[DT_COUNT] = {
+static const unsigned char kernel_type_of[OL_DT_SLOTS] = {
     DT(MPI_AINT) = SIGNED(MPI_Aint),
     DT(MPI_COUNT) = SIGNED(MPI_Count),
     DT(MPI_OFFSET) = SIGNED(MPI_Offset),
@@ -101,6 +103,9 @@ static const unsigned char kernel_type_of[DT_COUNT] = {
     DT(MPI_LOGICAL2) = I16,
     DT(MPI_LOGICAL4) = I32,
     DT(MPI_LOGICAL8) = I64,
+    DT(MPI_REAL2) = F16,
+    DT(MPIX_C_FLOAT16) = F16,
+    DT(MPIX_C_BF16) = BF16,
     DT(MPI_FLOAT) = F32,
     DT(MPI_REAL4) = F32,
     DT(MPI_DOUBLE) = F64,
@@ -128,10 +133,10 @@ static bool choose_kernel(const ol_op_t *op, const ol_datatype_t *dt, kernel_cho
     const ol_datatype_t *basic = ol_dt_basic_type(dt);
     if (!basic || (dt != basic && !dt->contiguous))
         return false;
-    uintptr_t handle = (uintptr_t)ol_dt_to_handle(ol_dt_sized_twin(basic));
-    if (handle < DT_BASE || handle >= DT_BASE + DT_COUNT)
+    int slot = ol_dt_slot((uintptr_t)ol_dt_to_handle(ol_dt_sized_twin(basic)));
+    if (slot < 0)
         return false;
-    kernel_type_t type = kernel_type_of[handle - DT_BASE];
+    kernel_type_t type = kernel_type_of[slot];
     if (type == NO_KERNEL || !(kernel_types_of_op[op->index] & BIT(type)))
         return false;
     *choice = (kernel_choice_t){op->index, type, basic->size};

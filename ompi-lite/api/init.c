@@ -22,7 +22,8 @@ static int start(int required, int *provided)
     if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
         level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
         level = MPI_THREAD_SINGLE;
-    static const ol_rt_device_t accel = {ol_accel_init, ol_accel_finalize};
+    static const ol_rt_device_t accel = {ol_accel_init, ol_accel_finalize,
+                                         ol_accel_release_peers};
     ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec, &accel);
     ol_coll_params_load();
     if (rc == OL_OK)

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 
 #define DERIVED_BASE 0x10000
-/* The ABI keeps handle values below this for predefined constants. */
-#define PREDEFINED_LIMIT 0x400
+/* The ABI keeps handle values below this for predefined constants (ours of
+ * mpi-ext.h among them). */
+#define PREDEFINED_LIMIT 0x1000
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ol_datatype_t **slots;

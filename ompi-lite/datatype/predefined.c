@@ -1,4 +1,4 @@
-/* The predefined datatypes, indexed by ABI handle value - 0x200, and the
+/* The predefined datatypes, indexed by OL_DT_SLOT(handle), and the
  * translation between handles and datatype objects.
  *
  * Sizes come from this platform's C types; Fortran types use the sizes of
@@ -15,14 +15,12 @@
 #include <stddef.h>
 #include <wchar.h>
 
-#define DT_BASE 0x200
-#define DT_COUNT 0x100
 /* Handles below this are the ABI's predefined constants, never an object. */
 #define DT_RESERVED_HANDLES 0x1000
 
-static ol_datatype_t predefined[DT_COUNT];
+static ol_datatype_t predefined[OL_DT_SLOTS];
 
-#define BASIC(handle) (&predefined[(uintptr_t)(handle) - DT_BASE])
+#define BASIC(handle) (&predefined[OL_DT_SLOT(handle)])
 
 /* A pair type's layout: its two members as the C struct lays them out. */
 #define PAIR_LAYOUT(id, a, ha, b, hb, ext32)                                                         \
@@ -60,7 +58,7 @@ FORTRAN_PAIR_LAYOUT(two_integer, MPI_INTEGER, 4);
 /* Each macro names the type itself (#handle): one level further down, the
  * argument would already be expanded to its value. */
 #define ENTRY(handle, nm, sz, ext, true_ext, lay)                                               \
-    [(uintptr_t)(handle) - DT_BASE] = {                                                         \
+    [OL_DT_SLOT(handle)] = {                                                                    \
         .refcount = 1, .predefined = true, .committed = true,                                   \
         .contiguous = (sz) == (size_t)(ext), .size = (sz), .extent = (MPI_Aint)(ext),           \
         .true_extent = (MPI_Aint)(true_ext), .name = nm, .layout = (lay)}
@@ -74,7 +72,7 @@ FORTRAN_PAIR_LAYOUT(two_integer, MPI_INTEGER, 4);
     ENTRY(handle, #handle, MEMBER_SIZE(id, first) + MEMBER_SIZE(id, second), sizeof(struct id), \
           offsetof(struct id, second) + MEMBER_SIZE(id, second), &id##_layout)
 
-static ol_datatype_t predefined[DT_COUNT] = {
+static ol_datatype_t predefined[OL_DT_SLOTS] = {
     SIMPLE(MPI_AINT, MPI_Aint),
     SIMPLE(MPI_COUNT, MPI_Count),
     SIMPLE(MPI_OFFSET, MPI_Offset),
@@ -146,15 +144,19 @@ static ol_datatype_t predefined[DT_COUNT] = {
     BYTES(MPI_REAL16, 16),
     BYTES(MPI_COMPLEX16, 16),
     BYTES(MPI_COMPLEX32, 32),
+    /* mpi-ext.h: IEEE binary16 and bfloat16 */
+    ENTRY(MPIX_C_FLOAT16, "MPIX_C_FLOAT16", 2, 2, 2, NULL),
+    ENTRY(MPIX_C_BF16, "MPIX_C_BF16", 2, 2, 2, NULL),
 };
 
 ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle)
 {
     uintptr_t value = (uintptr_t)handle;
     if (value < DT_RESERVED_HANDLES) {
-        if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
+        int slot = ol_dt_slot(value);
+        if (slot < 0)
             return NULL;
-        ol_datatype_t *dt = &predefined[value - DT_BASE];
+        ol_datatype_t *dt = &predefined[slot];
         return dt->predefined && !dt->unsupported ? dt : NULL;
     }
     /* A derived type's handle is its address; the magic number and the
@@ -167,9 +169,12 @@ ol_datatype_t *ol_dt_from_handle(MPI_Datatype handle)
 
 MPI_Datatype ol_dt_to_handle(const ol_datatype_t *dt)
 {
-    if (dt->predefined)
-        return (MPI_Datatype)(uintptr_t)(DT_BASE + (size_t)(dt - predefined));
-    return (MPI_Datatype)dt;
+    if (!dt->predefined)
+        return (MPI_Datatype)dt;
+    size_t slot = (size_t)(dt - predefined);
+    return (MPI_Datatype)(uintptr_t)(slot < OL_DT_STANDARD_COUNT
+                                         ? OL_DT_STANDARD_BASE + slot
+                                         : OL_DT_EXTENSION_BASE + slot - OL_DT_STANDARD_COUNT);
 }
 
 /* ---- the Fortran types' sizes and the optional types ------------------- */
@@ -263,5 +268,6 @@ void ol_dt_set_supported(MPI_Datatype handle, bool supported)
 bool ol_dt_is_unsupported(MPI_Datatype handle)
 {
     uintptr_t value = (uintptr_t)handle;
-    return value >= DT_BASE && value < DT_BASE + DT_COUNT && BASIC(handle)->unsupported;
+    int slot = ol_dt_slot(value);
+    return slot >= 0 && predefined[slot].unsupported;
 }

@@ -14,6 +14,22 @@ extern "C" {
 int MPIX_Query_cuda_support(void);
 int PMPIX_Query_cuda_support(void);
 
+/* Half-precision floating point, as ML codes send it: IEEE binary16 (C's
+ * _Float16, CUDA's __half; the same format as MPI_REAL2) and bfloat16
+ * (__nv_bfloat16: a float's upper 16 bits). Point-to-point, constructors,
+ * collectives, and MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX on host and device
+ * buffers; each pairwise step is computed in float and rounded back to the
+ * type (to nearest, ties to even), as NCCL does.
+ *
+ * Their handles lie outside the MPI-5.0 ABI's handle code, which uses the
+ * low 10 bits of the 12 bits reserved for predefined handles (1 ... 4095):
+ * bits 11:10 are 01 (the standard's are 00), bits 9:0 are coded as the
+ * standard codes a 2-byte fixed-size C type (0x248 int16_t, 0x249
+ * uint16_t), so that a tool that reads the low 10 bits sees a datatype of 2
+ * bytes. See ompi-lite/abi/README.md. */
+#define MPIX_C_FLOAT16 ((MPI_Datatype)0x0000064a)
+#define MPIX_C_BF16 ((MPI_Datatype)0x0000064b)
+
 #ifdef __cplusplus
 }
 #endif

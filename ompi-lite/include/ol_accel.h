@@ -29,6 +29,12 @@
 ol_status_t ol_accel_init(int local_rank, int local_size);
 /* Closes IPC mappings, frees pools, releases the context. */
 void ol_accel_finalize(void);
+/* Closes what this process mapped of its peers' device memory (IPC
+ * mappings and events). Every rank calls it before the closing fence of
+ * MPI_Finalize, so that after the fence each may free what it exported:
+ * the driver leaves freeing memory or an event a peer still has open
+ * undefined. */
+void ol_accel_release_peers(void);
 
 /* ---- what a buffer is --------------------------------------------------- */
 
@@ -100,20 +106,36 @@ void ol_accel_device_free(void *ptr);
 /* What a rank sends a peer so that the peer can map one of its buffers. */
 typedef struct {
     uint8_t handle[64];    /* CUipcMemHandle of the allocation holding the buffer */
+    uint8_t event[64];     /* CUipcEventHandle: recorded at export, awaited by the reader */
     uint64_t buffer_id;    /* CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation */
     uint64_t offset;       /* of the buffer from the allocation's start */
     uint64_t alloc_base;   /* the allocation's address in the exporting process */
     uint64_t alloc_size;   /* the allocation's size */
+    uint32_t flags;        /* OL_ACCEL_IPC_SCRATCH */
+    uint32_t pad;
 } ol_accel_ipc_t;
+/* The buffer is the exporter's scratch, which it frees or reuses once
+ * the importers released it: they close the mapping at release. */
+#define OL_ACCEL_IPC_SCRATCH 1u
 
-/* Describes the allocation that holds buf; MPI_ERR_UNSUPPORTED_OPERATION
- * when it cannot be shared (not cudaMalloc memory, e.g. managed or VMM). */
+/* Describes the allocation that holds buf, and records an event after the
+ * work queued so far on the legacy default stream (and so on every
+ * blocking stream: the per-thread default streams, the library's), which
+ * the importer waits for; MPI_ERR_UNSUPPORTED_OPERATION when it cannot be
+ * shared (not cudaMalloc memory, e.g. managed or VMM). Call it when the
+ * data is final: work queued later is not waited for. */
 ol_status_t ol_accel_ipc_export(const void *buf, ol_accel_ipc_t *ipc);
-/* The peer's buffer mapped into this process: *ptr = mapped base + offset.
- * Mappings are cached per (peer, buffer_id); one is closed when the peer
- * shows a new allocation over its addresses (the old one was freed: the
- * mapping would keep its memory alive), the rest at finalize. */
+/* The peer's buffer mapped into this process: *ptr = mapped base + offset;
+ * the library's stream then waits for the exporter's event, so the copies
+ * and reductions queued on it afterwards see the exporter's data. Every
+ * success is paired with ol_accel_ipc_release once nothing reads *ptr any
+ * more. Mappings are cached per (peer, buffer_id), at most
+ * OMPI_LITE_ACCEL_IPC_CACHE open (least recently used closed first); one is
+ * closed when the peer shows a new allocation over its addresses (the old
+ * one was freed: the mapping would keep its memory alive), scratch at its
+ * release, the rest by ol_accel_release_peers. */
 ol_status_t ol_accel_ipc_import(int peer_world_rank, const ol_accel_ipc_t *ipc, void **ptr);
+void ol_accel_ipc_release(int peer_world_rank, const ol_accel_ipc_t *ipc);
 
 /* ---- reductions on device memory --------------------------------------- */
 

@@ -1,14 +1,41 @@
 /* Datatypes: the object behind an MPI_Datatype handle, and the engine that
  * moves typed data (pack and unpack through a resumable cursor).
  *
- * Predefined types are a table indexed by their ABI handle value (0x200 ...
- * 0x2ff); derived types are ol_datatype_t objects whose address is the
- * handle. ol_dt_from_handle tells them apart by value. */
+ * Predefined types are a table indexed by their ABI handle value (below);
+ * derived types are ol_datatype_t objects whose address is the handle.
+ * ol_dt_from_handle tells them apart by value. */
 #ifndef OL_DATATYPE_H
 #define OL_DATATYPE_H
 
 #include "ol_common.h"
+#include "mpi-ext.h" /* ompi-lite's own predefined types */
 #include <stdbool.h>
+
+/* Predefined datatype handles are the standard's, 0x200 ... 0x2ff, and
+ * ompi-lite's own of mpi-ext.h, 0x640 ... 0x64f (MPIX_C_FLOAT16,
+ * MPIX_C_BF16), which lie outside the 10 bits the standard's code uses
+ * (abi/README.md). Tables over the predefined types have OL_DT_SLOTS rows,
+ * indexed by OL_DT_SLOT(handle), a constant expression for a constant
+ * handle; ol_dt_slot checks a value first. */
+#define OL_DT_STANDARD_BASE 0x200
+#define OL_DT_STANDARD_COUNT 0x100
+#define OL_DT_EXTENSION_BASE 0x640
+#define OL_DT_EXTENSION_COUNT 0x10
+#define OL_DT_SLOTS (OL_DT_STANDARD_COUNT + OL_DT_EXTENSION_COUNT)
+#define OL_DT_SLOT(handle)                                                                     \
+    ((uintptr_t)(handle) >= OL_DT_EXTENSION_BASE                                               \
+         ? (uintptr_t)(handle) - OL_DT_EXTENSION_BASE + OL_DT_STANDARD_COUNT                   \
+         : (uintptr_t)(handle) - OL_DT_STANDARD_BASE)
+
+/* The slot of a handle value in the predefined range, -1 for any other. */
+static inline int ol_dt_slot(uintptr_t value)
+{
+    bool standard = value >= OL_DT_STANDARD_BASE &&
+                    value < OL_DT_STANDARD_BASE + OL_DT_STANDARD_COUNT;
+    bool extension = value >= OL_DT_EXTENSION_BASE &&
+                     value < OL_DT_EXTENSION_BASE + OL_DT_EXTENSION_COUNT;
+    return standard || extension ? (int)OL_DT_SLOT(value) : -1;
+}
 
 #define OL_DATATYPE_MAGIC 0x6f6c6474U /* "oldt": a live derived datatype */
 

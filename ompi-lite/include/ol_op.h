@@ -36,6 +36,12 @@ MPI_Op ol_op_to_handle(const ol_op_t *op);
  * standard does not define the op on that type. */
 ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt);
 
+/* The binary16 loops (MPIX_C_FLOAT16, MPI_REAL2) convert with F16C where
+ * the CPU has it, else with scalar code that gives the same bits. For
+ * tests: vector false forces the scalar loops, true the F16C ones (false
+ * returned, nothing changed, where the CPU lacks F16C). */
+bool ol_op_half_use_vector(bool vector);
+
 /* The literals of Fortran's .TRUE. and .FALSE. for a LOGICAL of size
  * bytes, which MPI_LAND, MPI_LOR and MPI_LXOR read (anything but .FALSE. is
  * true) and write: 1 and 0 until a Fortran layer sets those of its compiler

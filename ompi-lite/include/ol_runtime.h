@@ -45,12 +45,15 @@ typedef struct {
 
 /* The device layer above (accel): started between PMIx and UCX, so that
  * UCX's CUDA transports find the GPU it chose, and ended after the closing
- * fence, when no peer reads this process's device memory any more. The
+ * fence, when no peer reads this process's device memory any more. Before
+ * that fence, release_peers closes what this process mapped of its peers'
+ * memory, so that after it every process may free what it shared. The
  * caller of ol_rt_init passes it down, as the runtime links against no
  * layer above it. */
 typedef struct {
     ol_status_t (*init)(int local_rank, int local_size);
     void (*finalize)(void);
+    void (*release_peers)(void);
 } ol_rt_device_t;
 
 /* Starts PMIx (or a singleton), the device layer (device may be NULL) and

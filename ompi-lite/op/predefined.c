@@ -2,6 +2,7 @@
  * as plain indexed loops over restrict pointers so that the compiler
  * vectorises them (GCC 12 at -O2 with -fvect-cost-model=dynamic, which
  * configure adds: see there), and a table from (op, datatype) to the loop. */
+#include "half.h"
 #include "ol_op.h"
 
 #include <complex.h>
@@ -126,7 +127,7 @@ PAIR_LOOPS(2i64, int64_t, int64_t)
 
 /* ---- the table ------------------------------------------------------------ */
 
-enum { OP_BASE = 0x20, OP_COUNT = 0x20, DT_BASE = 0x200, DT_COUNT = 0x100 };
+enum { OP_BASE = 0x20, OP_COUNT = 0x20 };
 
 typedef struct {
     ol_op_loop_t sum, prod, max, min, land, lor, lxor, band, bor, bxor, minloc, maxloc;
@@ -151,13 +152,18 @@ static const type_loops_t signed_loops[] = {INT_ENTRY(i8), INT_ENTRY(i16), INT_E
 static const type_loops_t unsigned_loops[] = {INT_ENTRY(u8), INT_ENTRY(u16), INT_ENTRY(u32),
                                               INT_ENTRY(u64)};
 
-#define DT(handle) [(uintptr_t)(handle) - DT_BASE]
+#define DT(handle) [OL_DT_SLOT(handle)]
 #define SIGNED(handle, type) DT(handle) = &signed_loops[SIGNED_OF(type)]
 #define UNSIGNED(handle, type) DT(handle) = &unsigned_loops[SIGNED_OF(type)]
 
 static const type_loops_t float_loops[] = {FLOAT_ENTRY(f32), FLOAT_ENTRY(f64), FLOAT_ENTRY(ldbl)};
 static const type_loops_t complex_loops[] = {COMPLEX_ENTRY(c32), COMPLEX_ENTRY(c64),
                                              COMPLEX_ENTRY(cld)};
+/* binary16 (MPIX_C_FLOAT16, MPI_REAL2) and bfloat16: half.c */
+static const type_loops_t f16_loops = {
+    .sum = ol_op_f16_sum, .prod = ol_op_f16_prod, .max = ol_op_f16_max, .min = ol_op_f16_min};
+static const type_loops_t bf16_loops = {
+    .sum = ol_op_bf16_sum, .prod = ol_op_bf16_prod, .max = ol_op_bf16_max, .min = ol_op_bf16_min};
 static const type_loops_t bool_loops = LOGICAL_ENTRY(bool);
 static const type_loops_t fortran_logical_loops[] = {
     FORTRAN_LOGICAL_ENTRY(8), FORTRAN_LOGICAL_ENTRY(16), FORTRAN_LOGICAL_ENTRY(32),
@@ -175,8 +181,8 @@ static const type_loops_t real_pair_loops[] = {PAIR_ENTRY(2f32), PAIR_ENTRY(2f64
 
 /* INTEGER, REAL and the other Fortran types whose size may change have no
  * row: they reduce as their sized twin (ol_dt_sized_twin). Nor do the types
- * of no C type (REAL2, REAL16, INTEGER16, COMPLEX4, COMPLEX32, LOGICAL16). */
-static const type_loops_t *const loops_of_type[DT_COUNT] = {
+ * of no C type (REAL16, INTEGER16, COMPLEX4, COMPLEX32, LOGICAL16). */
+static const type_loops_t *const loops_of_type[OL_DT_SLOTS] = {
     SIGNED(MPI_AINT, MPI_Aint),
     SIGNED(MPI_COUNT, MPI_Count),
     SIGNED(MPI_OFFSET, MPI_Offset),
@@ -209,6 +215,9 @@ static const type_loops_t *const loops_of_type[DT_COUNT] = {
     DT(MPI_LONG_DOUBLE) = &float_loops[2],
     DT(MPI_REAL4) = &float_loops[0],
     DT(MPI_REAL8) = &float_loops[1],
+    DT(MPI_REAL2) = &f16_loops,
+    DT(MPIX_C_FLOAT16) = &f16_loops,
+    DT(MPIX_C_BF16) = &bf16_loops,
     DT(MPI_C_FLOAT_COMPLEX) = &complex_loops[0],
     DT(MPI_CXX_FLOAT_COMPLEX) = &complex_loops[0],
     DT(MPI_COMPLEX8) = &complex_loops[0],
@@ -289,11 +298,10 @@ static const type_loops_t *fortran_pair_loops(MPI_Datatype pair, size_t member)
 static const type_loops_t *loops_of(const ol_datatype_t *dt)
 {
     MPI_Datatype handle = ol_dt_to_handle(ol_dt_sized_twin(dt));
-    uintptr_t value = (uintptr_t)handle;
-    if (value < DT_BASE || value >= DT_BASE + DT_COUNT)
+    int slot = ol_dt_slot((uintptr_t)handle);
+    if (slot < 0)
         return NULL;
-    return loops_of_type[value - DT_BASE] ? loops_of_type[value - DT_BASE]
-                                          : fortran_pair_loops(handle, dt->size / 2);
+    return loops_of_type[slot] ? loops_of_type[slot] : fortran_pair_loops(handle, dt->size / 2);
 }
 
 ol_op_loop_t ol_op_loop(const ol_op_t *op, const ol_datatype_t *dt)

@@ -485,11 +485,13 @@ ol_status_t ol_rt_fence(void)
 
 ol_status_t ol_rt_finalize(void)
 {
+    if (device_layer)
+        device_layer->release_peers();
     /* No rank may tear down its worker while a peer may still need it. */
     ol_status_t rc = ol_pmix_fence();
     if (ol_rt_channel)
         ol_rt_channel->close();
-    /* After the fence: no peer reads our memory through IPC any more. */
+    /* After the fence: no peer reads or maps our memory through IPC any more. */
     device_finalize();
     ucx_stop();
     ol_pmix_stop();

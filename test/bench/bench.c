@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 int bench_rank, bench_size;
+static int malloc_buffers; /* -M */
 
 static void usage(const struct bench *b, FILE *f)
 {
@@ -28,7 +29,11 @@ static void usage(const struct bench *b, FILE *f)
             o->batches, o->batch_bytes);
     if (b->has_window)
         fprintf(f, "  -W N        messages in flight per window (default %d)\n", o->window);
-    fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n");
+    fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n"
+               "  -M          message buffers from malloc, at least 1 MiB each, %d bytes in (glibc\n"
+               "              maps blocks this big outside the heap: the memory-type check an\n"
+               "              MPI makes per call on host buffers is not the cheap one)\n",
+            BENCH_MALLOC_OFFSET);
     if (b->open_device)
         fprintf(f, "  -d cuda     buffers in GPU memory (exit 77 when no GPU is usable)\n"
                    "  -g          open a CUDA context on the GPU first; buffers stay on the host\n");
@@ -122,7 +127,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bench_size);
     opterr = 0;
-    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:cd:gh")) != -1) {
+    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:cd:gMh")) != -1) {
         switch (c) {
         case 'm': bad |= parse_range(optarg, &o->min_size, &o->max_size); break;
         case 'i': bad |= parse_int(optarg, &o->iters) || o->iters < 1; break;
@@ -134,6 +139,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
         case 'c': o->check = 1; break;
         case 'd': bad |= parse_memory(optarg, &o->device); break;
         case 'g': o->cuda_context = 1; break;
+        case 'M': o->malloc_buffers = 1; break;
         case 'h':
             if (bench_rank == 0)
                 usage(b, stdout);
@@ -143,6 +149,8 @@ void bench_init(struct bench *b, int *argc, char ***argv)
         }
     }
     if (o->max_size > ((size_t)1 << 30))  /* counts are int; windows multiply it */
+        bad = 1;
+    if (o->malloc_buffers && o->device)
         bad = 1;
     if (bad || optind != *argc) {
         if (bench_rank == 0)
@@ -154,6 +162,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
                  b->even_ranks ? "an even number of, " : "", b->min_ranks, bench_size);
         leave(2, msg);
     }
+    malloc_buffers = o->malloc_buffers;
     if (o->device || o->cuda_context)
         open_device(b);
     b->time_scale = 1.0;
@@ -187,9 +196,24 @@ static void host_download(void *host, const void *buf, size_t bytes)
 
 struct bench_memory bench_memory = { "host", bench_alloc, host_upload, host_download };
 
+/* -M: never freed, like bench_alloc's buffers. */
+static void *malloc_buffer(size_t bytes)
+{
+    size_t block = bytes + BENCH_MALLOC_OFFSET;
+    if (block < BENCH_MALLOC_MIN)
+        block = BENCH_MALLOC_MIN;
+    char *p = malloc(block);
+    if (!p) {
+        fprintf(stderr, "bench: cannot allocate %zu bytes\n", block);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(p, 0xa5, block); /* fault every page in now, not in the timed loop */
+    return p + BENCH_MALLOC_OFFSET;
+}
+
 void *bench_buffer(size_t bytes)
 {
-    return bench_memory.alloc(bytes);
+    return malloc_buffers ? malloc_buffer(bytes) : bench_memory.alloc(bytes);
 }
 
 void bench_upload(void *buf, const void *host, size_t bytes)
@@ -293,6 +317,9 @@ static void header(const struct bench *b)
     if (b->opts.device || b->opts.cuda_context)
         printf("# buffers in %s memory%s\n", bench_memory.name,
                b->opts.cuda_context ? "; a CUDA context is open (-g)" : "");
+    if (b->opts.malloc_buffers)
+        printf("# message buffers from malloc (at least %d bytes), %d bytes in (-M)\n",
+               BENCH_MALLOC_MIN, BENCH_MALLOC_OFFSET);
     printf("# median, min and max over %d batches; iterations per batch -i %d, -I %d; warm-up %d\n",
            b->opts.batches, b->opts.iters, b->opts.large_iters, b->opts.warmup);
     if (b->metric == BENCH_LATENCY)

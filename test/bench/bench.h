@@ -18,6 +18,10 @@
 
 /* Messages above this size are "large": they use -I iterations, not -i. */
 #define BENCH_LARGE 8192
+/* -M: message buffers are malloc blocks of at least this many bytes (which
+ * glibc maps outside the brk heap), used from this offset on. */
+#define BENCH_MALLOC_MIN (1 << 20)
+#define BENCH_MALLOC_OFFSET 64
 
 struct bench_opts {
     size_t min_size, max_size; /* -m MIN:MAX, bytes */
@@ -30,6 +34,7 @@ struct bench_opts {
     int check;                 /* -c: check the data once per size */
     int device;                /* -d cuda: buffers in GPU memory */
     int cuda_context;          /* -g: a CUDA context open, buffers on the host */
+    int malloc_buffers;        /* -M: host buffers from malloc, 1 MiB or more, at an offset */
 };
 
 /* What a benchmark reports per size: a latency in microseconds, or a

@@ -9,7 +9,10 @@
  * largest buffer of a rank: the vector (allreduce, bcast), the gathered
  * result (allgather), the input (reduce_scatter), all blocks (alltoall). The
  * time is the median over -r batches of -n calls of the slowest rank's time
- * per call. One call per size is checked (#wrong) unless -c 0. */
+ * per call. One call per size is checked (#wrong) unless -c 0.
+ *
+ * The library measured is behind coll_perf.h: MPI (coll_mpi.c, the program
+ * coll_perf) or NCCL (coll_nccl.c, coll_perf_nccl). */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,19 +20,17 @@
 #include <string.h>
 
 #include "bench.h"
+#include "coll_perf.h"
 #include "devmem.h"
 
-enum coll { ALLREDUCE, ALLGATHER, REDUCE_SCATTER, BCAST, ALLTOALL };
 static const char *const coll_names[] = { "allreduce", "allgather", "reduce_scatter", "bcast",
                                           "alltoall" };
 
-enum type { F32, F64, I8, U8, I32, U32, I64, U64 };
 static const struct { const char *name; size_t size; } types[] = {
     [F32] = { "float", 4 }, [F64] = { "double", 8 }, [I8] = { "int8", 1 },  [U8] = { "uint8", 1 },
     [I32] = { "int32", 4 }, [U32] = { "uint32", 4 }, [I64] = { "int64", 8 }, [U64] = { "uint64", 8 },
 };
 static const char *const op_names[] = { "sum", "prod", "max", "min" };
-enum op { SUM, PROD, MAX, MIN };
 
 static struct {
     enum coll coll;
@@ -39,30 +40,6 @@ static struct {
     double factor;
     int iters, warmup, batches, check, device;
 } opt = { ALLREDUCE, F32, SUM, 8, 32 << 20, 2, 20, 5, 5, 1, 0 }; /* checked, as nccl-tests */
-
-static MPI_Datatype mpi_type(enum type t)
-{
-    switch (t) {
-    case F32: return MPI_FLOAT;
-    case F64: return MPI_DOUBLE;
-    case I8: return MPI_INT8_T;
-    case U8: return MPI_UINT8_T;
-    case I32: return MPI_INT32_T;
-    case U32: return MPI_UINT32_T;
-    case I64: return MPI_INT64_T;
-    default: return MPI_UINT64_T;
-    }
-}
-
-static MPI_Op mpi_op(enum op o)
-{
-    switch (o) {
-    case SUM: return MPI_SUM;
-    case PROD: return MPI_PROD;
-    case MAX: return MPI_MAX;
-    default: return MPI_MIN;
-    }
-}
 
 /* Element i of buf, as a double, and back: the check works on small
  * integers, exact in every type. */
@@ -150,17 +127,8 @@ static double bus_factor(void)
 
 static void call(void *send, void *recv, const struct counts *c)
 {
-    MPI_Datatype t = mpi_type(opt.type);
-    int b = (int)c->block;
-    switch (opt.coll) {
-    case ALLREDUCE: MPI_Allreduce(send, recv, b, t, mpi_op(opt.op), MPI_COMM_WORLD); break;
-    case BCAST: MPI_Bcast(recv, b, t, 0, MPI_COMM_WORLD); break;
-    case ALLGATHER: MPI_Allgather(send, b, t, recv, b, t, MPI_COMM_WORLD); break;
-    case REDUCE_SCATTER:
-        MPI_Reduce_scatter_block(send, recv, b, t, mpi_op(opt.op), MPI_COMM_WORLD);
-        break;
-    case ALLTOALL: MPI_Alltoall(send, b, t, recv, b, t, MPI_COMM_WORLD); break;
-    }
+    struct coll_call one = { opt.coll, opt.type, opt.op, c->block, types[opt.type].size, send, recv };
+    coll_lib_call(&one);
 }
 
 static double expected(size_t k, size_t block)
@@ -175,6 +143,33 @@ static double expected(size_t k, size_t block)
     }
 }
 
+static void device_copy_failed(const char *what)
+{
+    fprintf(stderr, "%s: rank %d: copying %s failed\n", coll_lib_program, bench_rank, what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Copies from the host staging buffer into a buffer of the collective. */
+static void upload(void *buf, const void *host, size_t bytes)
+{
+    if (!opt.device) {
+        memcpy(buf, host, bytes);
+        return;
+    }
+    /* From pageable memory the copy may still be in flight on return, and
+     * NCCL's stream does not wait for the legacy stream that runs it. */
+    if (devmem_to_device(buf, host, bytes) != 0 || devmem_sync() != 0)
+        device_copy_failed("the input to the GPU");
+}
+
+static void download(void *host, const void *buf, size_t bytes)
+{
+    if (!opt.device)
+        memcpy(host, buf, bytes);
+    else if (devmem_to_host(host, buf, bytes) != 0)
+        device_copy_failed("the result from the GPU");
+}
+
 /* host: staging buffer; send, recv: the buffers the collective uses (device
  * or host). Returns this rank's wrong elements. */
 static long check(void *host, void *send, void *recv, const struct counts *c)
@@ -185,21 +180,13 @@ static long check(void *host, void *send, void *recv, const struct counts *c)
 
     for (size_t k = 0; k < c->nsend; k++)
         put(host, k, value(bench_rank, k));
-    if (opt.device)
-        devmem_to_device(send, host, c->nsend * tsize);
-    else
-        memcpy(send, host, c->nsend * tsize);
+    upload(send, host, c->nsend * tsize);
     for (size_t k = 0; k < c->nrecv; k++)
         put(host, k, opt.coll == BCAST && bench_rank == 0 ? value(0, k) : 111);
-    if (opt.device)
-        devmem_to_device(recv, host, c->nrecv * tsize);
-    else
-        memcpy(recv, host, c->nrecv * tsize);
+    upload(recv, host, c->nrecv * tsize);
     call(send, recv, c);
-    if (opt.device)
-        devmem_to_host(host, recv, c->nrecv * tsize);
-    else
-        memcpy(host, recv, c->nrecv * tsize);
+    coll_lib_wait();
+    download(host, recv, c->nrecv * tsize);
     for (size_t k = 0; k < c->nrecv; k++) {
         put(one, 0, expected(k, c->block)); /* in the type, as the library computes it */
         wrong += get(host, k) != get(one, 0);
@@ -209,8 +196,9 @@ static long check(void *host, void *send, void *recv, const struct counts *c)
 
 static void usage(FILE *f)
 {
+    fprintf(f, "usage: %s [options]  (nccl-tests style; see test/bench/README.md)\n",
+            coll_lib_program);
     fprintf(f,
-            "usage: coll_perf [options]  (nccl-tests style; see test/bench/README.md)\n"
             "  -C, --coll NAME   allreduce (default), allgather, reduce_scatter, bcast, alltoall\n"
             "  -b, --minbytes N  smallest size (default 8; K M G suffixes)\n"
             "  -e, --maxbytes N  largest size (default 32M)\n"
@@ -224,6 +212,8 @@ static void usage(FILE *f)
             "      --device      device buffers (cudaMalloc'd through the CUDA driver); exits 77\n"
             "                    when no GPU is found. The MPI must accept device pointers.\n"
             "  -h, --help        this help\n");
+    if (coll_lib_device_only)
+        fprintf(f, "%s: device buffers always (--device is implied)\n", coll_lib_program);
 }
 
 static int lookup(const char *s, const char *const *names, int n)
@@ -278,31 +268,43 @@ static int parse(int argc, char **argv)
     return 0;
 }
 
-/* Every rank gets a device or all leave with 77. */
-static void open_device(void)
+void coll_skip_unless_all_ok(int bad, const char *why, int local_rank)
+{
+    int any_bad;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any_bad)
+        return;
+    if (bad && (bench_rank == 0 || local_rank == 0)) /* one line per host */
+        fprintf(stderr, "%s: rank %d: %s\n", coll_lib_program, bench_rank, why);
+    MPI_Finalize();
+    exit(77);
+}
+
+/* This rank's place among the ranks of its host. */
+static void local_place(int *local_rank, int *local_size)
 {
     MPI_Comm node;
-    int local, bad, any_bad;
-    char why[160];
-
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
+    MPI_Comm_rank(node, local_rank);
+    MPI_Comm_size(node, local_size);
     MPI_Comm_free(&node);
-    bad = devmem_init(local, why, sizeof why) != 0;
-    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any_bad) {
-        if (bad && (bench_rank == 0 || local == 0))  /* one line per host */
-            fprintf(stderr, "coll_perf: rank %d: --device: %s\n", bench_rank, why);
-        MPI_Finalize();
-        exit(77);
-    }
+}
+
+/* Every rank gets a device or all leave with 77. */
+static void open_device(int local_rank)
+{
+    char why[160] = "--device: ";
+    size_t used = strlen(why);
+    int bad = devmem_init(local_rank, why + used, sizeof why - used) != 0;
+    coll_skip_unless_all_ok(bad, why, local_rank);
 }
 
 static void *buffer(size_t bytes)
 {
     void *p = opt.device ? devmem_alloc(bytes) : bench_alloc(bytes);
     if (!p) {
-        fprintf(stderr, "coll_perf: cannot allocate %zu bytes of device memory\n", bytes);
+        fprintf(stderr, "%s: cannot allocate %zu bytes of %s memory\n", coll_lib_program, bytes,
+                opt.device ? "device" : "host");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     return p;
@@ -310,11 +312,9 @@ static void *buffer(size_t bytes)
 
 static void header(void)
 {
-    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(ver, &len);
-    ver[strcspn(ver, "\n")] = '\0';
-    printf("# coll_perf %s: %d ranks, %s memory; %s\n", coll_names[opt.coll], bench_size,
+    char ver[256];
+    coll_lib_version(ver, sizeof ver);
+    printf("# %s %s: %d ranks, %s memory; %s\n", coll_lib_program, coll_names[opt.coll], bench_size,
            opt.device ? "device" : "host", ver);
     printf("# minBytes %zu maxBytes %zu step: %g(factor) warmup iters: %d iters: %d batches: %d validation: %d\n",
            opt.min_bytes, opt.max_bytes, opt.factor, opt.warmup, opt.iters, opt.batches, opt.check);
@@ -327,7 +327,7 @@ static void header(void)
 
 int main(int argc, char **argv)
 {
-    int status = 0, rows = 0;
+    int status = 0, rows = 0, local_rank, local_size;
     long total_wrong = 0;
     double busbw_sum = 0, *t;
     void *send, *recv, *host;
@@ -342,8 +342,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status > 0 ? 0 : 2;
     }
+    opt.device |= coll_lib_device_only;
+    local_place(&local_rank, &local_size);
     if (opt.device)
-        open_device();
+        open_device(local_rank);
+    coll_lib_open(local_rank, local_size);
     tsize = types[opt.type].size;
     send = buffer(opt.max_bytes);
     recv = buffer(opt.max_bytes);
@@ -364,11 +367,13 @@ int main(int argc, char **argv)
         last = size;
         for (int i = 0; i < opt.warmup; i++)
             call(send, recv, &c);
+        coll_lib_wait();
         for (int b = 0; b < opt.batches; b++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             for (int i = 0; i < opt.iters; i++)
                 call(send, recv, &c);
+            coll_lib_wait();
             t[b] = bench_max((MPI_Wtime() - t0) / opt.iters);
         }
         if (opt.check) {
@@ -392,8 +397,9 @@ int main(int argc, char **argv)
     if (bench_rank == 0) {
         printf("# Avg bus bandwidth    : %g\n", rows ? busbw_sum / rows : 0.0);
         if (total_wrong)
-            fprintf(stderr, "coll_perf: %ld wrong elements\n", total_wrong);
+            fprintf(stderr, "%s: %ld wrong elements\n", coll_lib_program, total_wrong);
     }
+    coll_lib_close();
     MPI_Finalize();
     return total_wrong ? 1 : 0;
 }

@@ -22,6 +22,7 @@ static struct {
     cu_result (*ctx_retain)(cu_context *, cu_device);
     cu_result (*ctx_set)(cu_context);
     cu_result (*stream_sync)(void *);
+    cu_result (*stream_create)(void **, unsigned);
     cu_result (*alloc)(cu_ptr *, size_t);
     cu_result (*alloc_async)(cu_ptr *, size_t, void *);   /* optional */
     cu_result (*alloc_managed)(cu_ptr *, size_t, unsigned); /* optional */
@@ -52,6 +53,7 @@ static int load_all(void *lib)
            load(lib, &cu.ctx_retain, "cuDevicePrimaryCtxRetain") ||
            load(lib, &cu.ctx_set, "cuCtxSetCurrent") ||
            load(lib, &cu.stream_sync, "cuStreamSynchronize") ||
+           load(lib, &cu.stream_create, "cuStreamCreate") ||
            load(lib, &cu.alloc, "cuMemAlloc_v2") || load(lib, &cu.free, "cuMemFree_v2") ||
            load(lib, &cu.memset8, "cuMemsetD8_v2") || load(lib, &cu.htod, "cuMemcpyHtoD_v2") ||
            load(lib, &cu.dtoh, "cuMemcpyDtoH_v2") || load(lib, &cu.dtod, "cuMemcpyDtoD_v2");
@@ -160,4 +162,15 @@ int devmem_set(void *p, unsigned char value, size_t bytes)
 int devmem_sync(void)
 {
     return cu.stream_sync(NULL) ? -1 : 0;
+}
+
+void *devmem_stream_create(void)
+{
+    void *stream;
+    return cu.stream_create(&stream, 1 /* CU_STREAM_NON_BLOCKING */) ? NULL : stream;
+}
+
+int devmem_stream_sync(void *stream)
+{
+    return cu.stream_sync(stream) ? -1 : 0;
 }

@@ -35,5 +35,11 @@ int devmem_copy(void *dst, const void *src, size_t bytes);
 int devmem_set(void *p, unsigned char value, size_t bytes);
 /* Waits for the work the calls above queued (the legacy default stream). */
 int devmem_sync(void);
+/* A stream of the caller's own that does not wait for the legacy default
+ * stream (CU_STREAM_NON_BLOCKING, as nccl-tests' streams); NULL on failure.
+ * The driver's CUstream is the CUDA runtime's cudaStream_t. */
+void *devmem_stream_create(void);
+/* Waits for the work queued on that stream. */
+int devmem_stream_sync(void *stream);
 
 #endif

@@ -89,6 +89,20 @@ test_bench_osu_alltoall_SOURCES = test/bench/osu_alltoall.c $(BENCH_COLL)
 test_bench_osu_alltoall_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_alltoall_LDADD = $(MPI_TEST_LIBS)
 
-test_bench_coll_perf_SOURCES = test/bench/coll_perf.c $(BENCH_DEVMEM) $(BENCH_COMMON)
+# coll_perf.c is the measuring loop of both coll_perf (MPI's collectives,
+# coll_mpi.c) and its twin coll_perf_nccl (NCCL's, coll_nccl.c).
+BENCH_COLL_PERF = test/bench/coll_perf.c test/bench/coll_perf.h $(BENCH_DEVMEM) $(BENCH_COMMON)
+test_bench_coll_perf_SOURCES = test/bench/coll_mpi.c $(BENCH_COLL_PERF)
 test_bench_coll_perf_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_coll_perf_LDADD = $(MPI_TEST_LIBS) -ldl
+
+# Where configure found NCCL (nccl.h and libnccl): coll_perf_nccl, the same
+# measurements of NCCL on device buffers, one rank per GPU, bootstrapped over
+# MPI. test/gpu/gpu_nccl.sh checks it; run-gpu-suite.sh compares the two.
+if OL_HAVE_NCCL
+bin_PROGRAMS += test/bench/coll_perf_nccl
+test_bench_coll_perf_nccl_SOURCES = test/bench/coll_nccl.c $(BENCH_COLL_PERF)
+test_bench_coll_perf_nccl_CPPFLAGS = $(MPI_TEST_INCLUDES) $(NCCL_CPPFLAGS)
+test_bench_coll_perf_nccl_LDFLAGS = $(NCCL_LDFLAGS)
+test_bench_coll_perf_nccl_LDADD = $(MPI_TEST_LIBS) $(NCCL_LIBS) -ldl
+endif

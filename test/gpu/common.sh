@@ -57,3 +57,36 @@ run_gpu() {
     [ "$rc" -eq 0 ] || fail "$test_name $* on $np ranks: the job exited with status $rc, expected 0"
     grep -Eq "^$test_name: OK" "$work/out" || fail "$test_name $* on $np ranks: no \"$test_name: OK\" line"
 }
+
+# ---- the device benchmarks (gpu_bench.sh, gpu_nccl.sh) ----------------------
+# skipped_if_no_gpu PROGRAM: exit 77 when PROGRAM found no GPU (its exit
+# status, or its message, as mpirun may lose a status given after
+# MPI_Finalize).
+skipped_if_no_gpu() {
+    if [ "$rc" -eq 77 ] || grep -Eq "skipped|--device: " "$work/err"; then
+        skip "$1: no usable GPU"
+    fi
+}
+
+# expect_rows WHAT ROWS: the captured run exited 0 and printed ROWS rows of
+# numbers (and words: types, ops) whose last column (#wrong) is 0.
+expect_rows() {
+    [ "$rc" -eq 0 ] || fail "$1: the job exited with status $rc"
+    got=$(grep -v '^#' "$work/out" | awk '
+        { for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/ && $i !~ /^[a-z0-9]+$/) bad = 1
+          if ($NF != 0) bad = 1 }
+        END { print bad ? "bad" : NR }')
+    [ "$got" != bad ] || fail "$1: a row is not numbers, or its #wrong column is not 0"
+    [ "$got" -eq "$2" ] || fail "$1: $got rows, expected $2"
+}
+
+# bench NP ROWS PROGRAM ARGS...: exit 0 (77: skipped), ROWS rows of numbers
+# whose last column (#wrong) is 0.
+bench() {
+    np=$1 rows=$2 program=$3
+    shift 3
+    # shellcheck disable=SC2086
+    capture $MPIRUN -np "$np" "$bench_bindir/$program" "$@"
+    skipped_if_no_gpu "$program"
+    expect_rows "$program $*" "$rows"
+}

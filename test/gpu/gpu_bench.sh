@@ -1,6 +1,7 @@
 #!/bin/sh
 # The device benchmarks run briefly with their data checked: devcopy_bw,
-# osu_bw -d cuda, osu_latency -d cuda and -g (a CUDA context, host buffers),
+# osu_bw -d cuda, osu_latency -d cuda, -g (a CUDA context, host buffers) and
+# -g -M (host buffers from malloc, 1 MiB and more),
 # coll_perf --device. Times are not asserted (run-gpu-suite.sh prints them).
 # shellcheck source=test/gpu/common.sh
 . "$(dirname "$0")/common.sh"
@@ -9,40 +10,15 @@ for b in devcopy_bw osu_bw osu_latency coll_perf; do
     [ -x "$bench_bindir/$b" ] || hard_error "$bench_bindir/$b was not built"
 done
 
-# skipped_if_no_gpu PROGRAM: exit 77 when PROGRAM found no GPU (its exit
-# status, or its message, as mpirun may lose a status given after
-# MPI_Finalize).
-skipped_if_no_gpu() {
-    if [ "$rc" -eq 77 ] || grep -Eq "skipped|--device: " "$work/err"; then
-        skip "$1: no usable GPU"
-    fi
-}
-
 capture "$bench_bindir/devcopy_bw" -s 16M -n 3
 skipped_if_no_gpu devcopy_bw
 [ "$rc" -eq 0 ] || fail "devcopy_bw exited with status $rc"
 grep -v '^#' "$work/out" | awk 'NF != 4 || !($1 > 0) { bad = 1 } END { exit bad || NR != 1 }' ||
     fail "devcopy_bw: expected one row of four positive numbers"
 
-# bench NP ROWS PROGRAM ARGS...: exit 0 (77: skipped), ROWS rows of numbers
-# whose last column (#wrong) is 0.
-bench() {
-    np=$1 rows=$2 program=$3
-    shift 3
-    # shellcheck disable=SC2086
-    capture $MPIRUN -np "$np" "$bench_bindir/$program" "$@"
-    skipped_if_no_gpu "$program"
-    [ "$rc" -eq 0 ] || fail "$program $*: the job exited with status $rc"
-    got=$(grep -v '^#' "$work/out" | awk '
-        { for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/ && $i !~ /^[a-z0-9]+$/) bad = 1
-          if ($NF != 0) bad = 1 }
-        END { print bad ? "bad" : NR }')
-    [ "$got" != bad ] || fail "$program $*: a row is not numbers, or its #wrong column is not 0"
-    [ "$got" -eq "$rows" ] || fail "$program $*: $got rows, expected $rows"
-}
-
 bench 2 5 osu_bw -d cuda -c -m 64K:1M -W 4 -i 2 -I 2 -x 1 -n 2
 bench 2 5 osu_latency -d cuda -c -m 0:8 -i 5 -I 2 -x 1 -n 2
 bench 2 5 osu_latency -g -c -m 0:8 -i 5 -I 2 -x 1 -n 2
+bench 2 5 osu_latency -g -M -c -m 0:8 -i 5 -I 2 -x 1 -n 2
 bench 3 18 coll_perf -C allreduce --device -b 8 -e 1M -f 2 -c 1 -n 2 -w 1 -r 1
 bench 2 15 coll_perf -C bcast --device -b 16 -e 256K -f 2 -c 1 -n 2 -w 1 -r 1

@@ -112,6 +112,19 @@ void gt_init(const char *name, int *argc, char ***argv)
         gt_skip();
 }
 
+void gt_init_threads(const char *name, int *argc, char ***argv)
+{
+    int provided;
+    test_name = name;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &gt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &gt_size);
+    if (provided < MPI_THREAD_MULTIPLE)
+        gt_die("MPI_Init_thread provided thread level %d, not MPI_THREAD_MULTIPLE", provided);
+    if (!gt_open_gpu())
+        gt_skip();
+}
+
 int gt_finish(void)
 {
     int total = 0;

@@ -22,6 +22,9 @@ void gt_init(const char *name, int *argc, char ***argv);
  * result is agreed (true when all could; else rank 0 printed why). */
 void gt_start(const char *name, int *argc, char ***argv);
 int gt_open_gpu(void);
+/* gt_init with MPI_Init_thread(MPI_THREAD_MULTIPLE); dies when the library
+ * provides less. */
+void gt_init_threads(const char *name, int *argc, char ***argv);
 /* Leaves the way gt_init does without a GPU: MPI_Finalize, exit 77 (or 1
  * when OL_GPU_TEST_REQUIRE_GPU=1). */
 void gt_skip(void) __attribute__((noreturn));

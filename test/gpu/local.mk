@@ -75,6 +75,11 @@ test_gpu_scripts = \
 	test/gpu/gpu_misaligned.sh \
 	test/gpu/gpu_old_driver.sh \
 	test/gpu/gpu_unusable_driver.sh \
+	test/gpu/gpu_memtype.sh \
+	test/gpu/gpu_pools.sh \
+	test/gpu/gpu_ipc_order.sh \
+	test/gpu/gpu_ipc_cache.sh \
+	test/gpu/gpu_half.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -85,7 +90,12 @@ test_gpu_programs = \
 	test/gpu/gpu_reduce \
 	test/gpu/gpu_bad_input \
 	test/gpu/gpu_context \
-	test/gpu/gpu_misaligned
+	test/gpu/gpu_misaligned \
+	test/gpu/gpu_memtype \
+	test/gpu/gpu_pools \
+	test/gpu/gpu_ipc_order \
+	test/gpu/gpu_ipc_cache \
+	test/gpu/gpu_half
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -140,6 +150,53 @@ test_gpu_gpu_misaligned_SOURCES = test/gpu/gpu_misaligned.c $(GPU_TEST_UTIL)
 test_gpu_gpu_misaligned_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_misaligned_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_misaligned_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_memtype_SOURCES = test/gpu/gpu_memtype.c $(GPU_TEST_UTIL)
+test_gpu_gpu_memtype_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_memtype_LDADD = $(GPU_TEST_LIBS) -lpthread
+test_gpu_gpu_memtype_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_pools_SOURCES = test/gpu/gpu_pools.c $(GPU_TEST_UTIL)
+test_gpu_gpu_pools_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_pools_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_pools_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+# What ol_accel_is_device costs with a driver loaded (ompi-lite/accel/README.md);
+# a measurement, built by make check but not run by it.
+check_PROGRAMS += test/gpu/memtype_cost
+test_gpu_memtype_cost_SOURCES = test/gpu/memtype_cost.c test/bench/devmem.c test/bench/devmem.h
+test_gpu_memtype_cost_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/test/bench
+test_gpu_memtype_cost_LDADD = libol_core.la libmpi_abi.la -ldl
+test_gpu_gpu_ipc_order_SOURCES = test/gpu/gpu_ipc_order.c $(GPU_TEST_UTIL)
+test_gpu_gpu_ipc_order_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_ipc_order_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_ipc_order_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_ipc_cache_SOURCES = test/gpu/gpu_ipc_cache.c $(GPU_TEST_UTIL)
+test_gpu_gpu_ipc_cache_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_ipc_cache_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_ipc_cache_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_half_SOURCES = test/gpu/gpu_half.c test/mpi/half_ref.h $(GPU_TEST_UTIL)
+test_gpu_gpu_half_CPPFLAGS = $(GPU_TEST_CPPFLAGS) -I$(top_srcdir)/test/mpi
+test_gpu_gpu_half_LDADD = $(GPU_TEST_LIBS) -lm
+test_gpu_gpu_half_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+# coll_perf_nccl (test/bench/local.mk, where configure found NCCL): skips
+# cleanly, and with a real GPU gives right results.
+if OL_HAVE_NCCL
+TESTS += test/gpu/gpu_nccl.sh
+if OL_HAVE_CUDA
+TESTS += test/gpu/gpu_nccl.fake.sh
+endif
+endif
+EXTRA_DIST += test/gpu/gpu_nccl.sh test/gpu/gpu_nccl.fake.sh
+
+# run-gpu-suite.sh's own checks before it runs anything (no GPU, a C library
+# too old), on a tree laid out like the carried one.
+TESTS += test/gpu/run_gpu_suite_checks.sh
+EXTRA_DIST += test/gpu/run_gpu_suite_checks.sh
+
 
 # The GPU machine's suite (run-gpu-suite.sh) takes the programs from a
 # directory carried there; contrib/gpu-carry.sh builds them with this target.

@@ -24,3 +24,18 @@ TESTS += test/unit/shm_file
 test_unit_shm_file_SOURCES = test/unit/shm_file.c
 test_unit_shm_file_CPPFLAGS = $(OL_CORE_CPPFLAGS)
 test_unit_shm_file_LDADD = libol_core.la libmpi_abi.la
+# The reduction loops of the 16-bit floating-point types, scalar and F16C,
+# bit for bit against the tests' reference (test/mpi/half_ref.h).
+check_PROGRAMS += test/unit/op_half
+TESTS += test/unit/op_half
+test_unit_op_half_SOURCES = test/unit/op_half.c test/mpi/half_ref.h
+test_unit_op_half_CPPFLAGS = $(OL_CORE_CPPFLAGS) -I$(top_srcdir)/test/mpi
+test_unit_op_half_LDADD = libol_core.la libmpi_abi.la -lm
+# The complex-product kernels are compiled without fused multiply-adds, so
+# that they round as the host does (needs nvcc: only where configure found
+# CUDA).
+EXTRA_DIST += test/unit/kernel_fma.sh
+if OL_HAVE_CUDA
+TESTS += test/unit/kernel_fma.sh
+AM_TESTS_ENVIRONMENT += NVCC='$(NVCC)'; export NVCC;
+endif

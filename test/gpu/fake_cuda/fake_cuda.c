@@ -52,11 +52,25 @@ struct CUctx_st {
     struct CUstream_st *legacy_stream;  /* NULL stream, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
 };
 
+/* What an interprocess event shares between the processes that hold it:
+ * one page of a memfd, mapped by the owner (cuEventCreate with
+ * CU_EVENT_INTERPROCESS) and by every process that opened its handle.
+ * Generations count the owner's records; a waiter in another process asks
+ * for one by raising `wanted`, and the owner's device thread runs the
+ * owner's queued work up to that record (a GPU finishes work nobody waits
+ * for too, but later than any test could rely on). */
+typedef struct {
+    uint64_t recorded;      /* generation of the owner's last cuEventRecord */
+    uint64_t completed;     /* the last generation whose work is done */
+    uint64_t wanted;        /* the last generation a waiter elsewhere needs */
+    int32_t importers;      /* processes that have the event open */
+} ipc_event_state_t;
+
 /* Work a stream holds until the program synchronises with it. */
 typedef struct pending_op {
     struct pending_op *next;
     uint64_t seq;           /* position in its stream */
-    enum { OP_COPY, OP_SET8, OP_SET32, OP_KERNEL } kind;
+    enum { OP_COPY, OP_SET8, OP_SET32, OP_KERNEL, OP_WAIT } kind;
     void *dst;              /* alias or host address; kernels: out */
     const void *src;
     size_t bytes;           /* copies and sets: bytes; kernels: elements */
@@ -64,6 +78,8 @@ typedef struct pending_op {
     fake_kernel_t kernel;
     void *ins[FAKE_KERNEL_MAX_INPUTS];
     int n_ins;
+    const ipc_event_state_t *wait_for; /* OP_WAIT: the stream stops here until */
+    uint64_t wait_generation;           /* wait_for->completed reaches this */
 } pending_op_t;
 
 struct CUstream_st {
@@ -83,6 +99,11 @@ struct CUevent_st {
     struct CUstream_st *stream; /* where it was last recorded; NULL: complete */
     uint64_t seq;           /* complete once stream->done reaches it */
     int not_ready_left;     /* queries still to answer NOT_READY */
+    unsigned flags;         /* of cuEventCreate */
+    ipc_event_state_t *shared;  /* interprocess events (own or opened); else NULL */
+    int shared_fd;          /* own interprocess events: the memfd of `shared` */
+    bool opened;            /* from cuIpcOpenEventHandle: another process records it */
+    uint64_t generation;    /* own interprocess events: of the last record */
 };
 
 struct CUfunc_st {
@@ -120,7 +141,25 @@ typedef struct device_range {
     uint64_t owner_buffer_id;
     int import_refs;
     memory_kind_t kind;
+    bool outside;           /* not carved from the reservation: pool memory, placed allocations */
+    /* The page after the data in the memfd, shared by the owner and every
+     * importer: how many processes have the allocation open through IPC
+     * (freeing it before they closed it is undefined on the real driver). */
+    int32_t *ipc_importers;
+    bool sync_memops;       /* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS (cuPointerSetAttribute) */
 } device_range_t;
+
+/* Addresses of freed allocations made outside the reservation, which the
+ * fake keeps reserved (PROT_NONE) as a driver keeps address space it
+ * reserved: pool memory until cuMemPoolTrimTo gives it back to the system
+ * (a later pool allocation may reuse it first), placed allocations for
+ * good. */
+typedef struct retired_range {
+    struct retired_range *next;
+    uintptr_t base;
+    size_t mapped;
+    bool pool;
+} retired_range_t;
 
 /* Pinned host memory from cuMemHostAlloc. */
 typedef struct host_block {
@@ -172,6 +211,8 @@ static struct {
     struct { char name[64]; CUresult code; } fail[MAX_FAIL_RULES];
     int fail_rules;
     long fail_after;        /* matching calls that still succeed */
+    bool ipc_strict;        /* FAKE_CUDA_IPC_STRICT: IPC misuse aborts */
+    int ipc_max_open;       /* FAKE_CUDA_IPC_MAX_OPEN: more mappings open at once abort */
 
     /* state */
     bool initialized;
@@ -181,13 +222,21 @@ static struct {
     struct CUctx_st *contexts;
     uint64_t last_buffer_id;
     device_range_t *ranges;
+    retired_range_t *retired;
     host_block_t *host_blocks;
     struct CUstream_st *streams;
     struct CUevent_st *events;
     struct CUmod_st *modules;
     struct CUfunc_st *functions;
     char pool;              /* its address is the device's default memory pool handle */
+    struct { const char *name; unsigned long calls; } counts[96]; /* fake_cuda_call_count */
+    int ipc_open;           /* other processes' allocations mapped here now */
+    uint64_t ipc_events_made;   /* names the memfds of interprocess events */
 } fake;
+
+/* fake_cuda_place_next_allocation: where this thread's next device
+ * allocation goes (0: the fake chooses). */
+static _Thread_local uintptr_t place_next;
 
 /* ==== configuration, tracing, failure injection ========================== */
 
@@ -283,6 +332,8 @@ static void read_config(void)
     fake.driver_version = (int)env_long("FAKE_CUDA_DRIVER_VERSION", CUDA_VERSION);
     read_compute_capability();
     fake.page = (size_t)sysconf(_SC_PAGESIZE);
+    fake.ipc_strict = env_long("FAKE_CUDA_IPC_STRICT", 0) != 0;
+    fake.ipc_max_open = (int)env_long("FAKE_CUDA_IPC_MAX_OPEN", 0);
     read_fail_rules();
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 }
@@ -336,10 +387,24 @@ static CUresult check_context(struct CUctx_st *ctx)
     return ctx->fault;
 }
 
+/* Entry point names are string literals: one slot per distinct pointer. */
+static void count_call(const char *fn)
+{
+    for (size_t i = 0; i < sizeof fake.counts / sizeof fake.counts[0]; i++) {
+        if (fake.counts[i].name == NULL)
+            fake.counts[i].name = fn;
+        if (fake.counts[i].name == fn) {
+            fake.counts[i].calls++;
+            return;
+        }
+    }
+}
+
 static CUresult api_enter(const char *fn, unsigned needs)
 {
     pthread_once(&config_once, read_config);
     pthread_mutex_lock(&fake_lock);
+    count_call(fn);
     CUresult code;
     /* A forked child of an initialized process cannot use the driver: the
      * real one reports code 3 ("initialization error") there too. */
@@ -377,6 +442,25 @@ static void trace_note(const char *fmt, ...)
     vfprintf(stderr, fmt, args);
     fputc('\n', stderr);
     va_end(args);
+}
+
+/* What the real driver documents as undefined for CUDA IPC (freeing memory
+ * or an event that another process still has open): always said on
+ * stderr, whatever FAKE_CUDA_TRACE is, and fatal with FAKE_CUDA_IPC_STRICT=1
+ * so that a test fails where a GPU might corrupt data silently. */
+__attribute__((format(printf, 1, 2)))
+static void ipc_misuse(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "fake_cuda[%d] IPC MISUSE: ", (int)getpid());
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+    if (fake.ipc_strict) {
+        fprintf(stderr, "fake_cuda[%d] aborting (FAKE_CUDA_IPC_STRICT=1)\n", (int)getpid());
+        abort();
+    }
 }
 
 /* ==== error names ======================================================== */
@@ -466,12 +550,23 @@ static uintptr_t find_free_addresses(size_t len, device_range_t **prev_out)
     uintptr_t end = candidate + RESERVED_VA_SIZE;
     device_range_t *prev = NULL;
     for (device_range_t *r = fake.ranges; r != NULL; prev = r, r = r->next) {
+        if (r->base + r->mapped <= candidate)
+            continue;   /* outside, below the reservation */
         if (r->base - candidate >= len)
             break;
         candidate = r->base + r->mapped;
     }
     *prev_out = prev;
     return end - candidate >= len ? candidate : 0;
+}
+
+/* The range that a new range at base follows in the sorted list. */
+static device_range_t *range_before(uintptr_t base)
+{
+    device_range_t *prev = NULL;
+    for (device_range_t *r = fake.ranges; r != NULL && r->base < base; r = r->next)
+        prev = r;
+    return prev;
 }
 
 static void insert_range(device_range_t *range, device_range_t *prev)
@@ -482,15 +577,21 @@ static void insert_range(device_range_t *range, device_range_t *prev)
 }
 
 /* Maps the shared file twice: PROT_NONE at the device address, read-write
- * at the alias. */
+ * at the alias; and its header page (after the data) read-write. */
 static CUresult map_views(device_range_t *range, int fd)
 {
     range->alias = mmap(NULL, range->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (range->alias == MAP_FAILED)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    void *view = mmap((void *)range->base, range->mapped, PROT_NONE, MAP_SHARED | MAP_FIXED,
-                      fd, 0);
+    range->ipc_importers = mmap(NULL, fake.page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                                (off_t)range->mapped);
+    void *view = range->ipc_importers == MAP_FAILED
+                     ? MAP_FAILED
+                     : mmap((void *)range->base, range->mapped, PROT_NONE,
+                            MAP_SHARED | MAP_FIXED, fd, 0);
     if (view == MAP_FAILED) {
+        if (range->ipc_importers != MAP_FAILED)
+            munmap(range->ipc_importers, fake.page);
         munmap(range->alias, range->mapped);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -503,6 +604,7 @@ static void unmap_views(device_range_t *range)
     mmap((void *)range->base, range->mapped, PROT_NONE,
          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     munmap(range->alias, range->mapped);
+    munmap(range->ipc_importers, fake.page);
 }
 
 static device_range_t *new_range(struct CUctx_st *ctx, size_t bytes)
@@ -526,19 +628,71 @@ static void poison(void *memory, size_t bytes)
         memset(memory, 0xcb, bytes);
 }
 
-static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, device_range_t **out)
+static retired_range_t *take_retired_pool_range(size_t len)
+{
+    for (retired_range_t **link = &fake.retired; *link != NULL; link = &(*link)->next) {
+        retired_range_t *r = *link;
+        if (r->pool && r->mapped >= len) {
+            *link = r->next;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* Address space outside the reservation, as a driver gets it from the
+ * system: where the thread asked (only if nothing is mapped there), or, for
+ * pool memory, what the pool kept of a freed allocation, else where the
+ * system puts it. Sets range->base (0: none) and may grow range->mapped. */
+static void reserve_outside(device_range_t *range)
+{
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    retired_range_t *kept = place_next == 0 && range->kind == KIND_POOL
+                                ? take_retired_pool_range(range->mapped) : NULL;
+    range->outside = true;
+    range->base = 0;
+    if (kept != NULL) {
+        range->base = kept->base;
+        range->mapped = kept->mapped;
+        free(kept);
+        return;
+    }
+    void *want = (void *)place_next;
+    void *va = mmap(want, range->mapped, PROT_NONE,
+                    flags | (want != NULL ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+    if (va != MAP_FAILED && want != NULL && va != want) {
+        munmap(va, range->mapped);      /* a kernel that took the address as a hint */
+        va = MAP_FAILED;
+    }
+    if (va == MAP_FAILED)
+        trace_note("cannot reserve %zu bytes at %p: %s", range->mapped, want, strerror(errno));
+    else
+        range->base = (uintptr_t)va;
+}
+
+static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, memory_kind_t kind,
+                                device_range_t **out)
 {
     device_range_t *prev, *range = new_range(ctx, bytes);
     if (range == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    range->base = find_free_addresses(range->mapped, &prev);
+    range->kind = kind;
+    if (place_next != 0 || kind == KIND_POOL) {
+        reserve_outside(range);
+        place_next = 0;
+        prev = range_before(range->base);
+    } else {
+        range->base = find_free_addresses(range->mapped, &prev);
+    }
     char name[64];
     snprintf(name, sizeof name, "fake_cuda.%d.%" PRIu64, (int)getpid(), range->buffer_id);
     range->fd = range->base != 0 ? memfd_create(name, MFD_CLOEXEC) : -1;
-    if (range->fd < 0 || ftruncate(range->fd, (off_t)range->mapped) != 0 ||
+    if (range->fd < 0 || ftruncate(range->fd, (off_t)(range->mapped + fake.page)) != 0 ||
         map_views(range, range->fd) != CUDA_SUCCESS) {
         if (range->fd >= 0)
             close(range->fd);
+        if (range->outside && range->base != 0)
+            munmap((void *)range->base, range->mapped);
         free(range);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -550,6 +704,10 @@ static CUresult allocate_device(struct CUctx_st *ctx, size_t bytes, device_range
 
 static void release_range(device_range_t *range)
 {
+    if (range->imported) {
+        __atomic_sub_fetch(range->ipc_importers, 1, __ATOMIC_ACQ_REL);
+        fake.ipc_open--;
+    }
     device_range_t **link = &fake.ranges;
     while (*link != range)
         link = &(*link)->next;
@@ -557,7 +715,21 @@ static void release_range(device_range_t *range)
     unmap_views(range);
     if (range->fd >= 0)
         close(range->fd);
+    retired_range_t *retired = range->outside ? malloc(sizeof *retired) : NULL;
+    if (retired != NULL) {
+        *retired = (retired_range_t){fake.retired, range->base, range->mapped,
+                                     range->kind == KIND_POOL};
+        fake.retired = retired;
+    }
     free(range);
+}
+
+static retired_range_t *find_retired(uintptr_t addr)
+{
+    for (retired_range_t *r = fake.retired; r != NULL; r = r->next)
+        if (addr >= r->base && addr - r->base < r->mapped)
+            return r;
+    return NULL;
 }
 
 /* The live device range holding addr (within the bytes asked for). */
@@ -582,6 +754,7 @@ typedef enum { MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE } mem_kind_t;
 typedef struct {
     mem_kind_t kind;
     char *access;           /* alias for device memory, the address itself for host */
+    device_range_t *range;  /* device memory: its allocation */
 } located_t;
 
 /* Device memory must hold all `bytes`; an address in the device range that
@@ -599,9 +772,10 @@ static CUresult locate(CUdeviceptr ptr, size_t bytes, located_t *loc)
         }
         loc->kind = MEM_DEVICE;
         loc->access = range->alias + (addr - range->base);
+        loc->range = range;
         return CUDA_SUCCESS;
     }
-    if (in_reserved_range(addr)) {
+    if (in_reserved_range(addr) || find_retired(addr) != NULL) {
         trace_note("%#" PRIxPTR " is not live device memory (freed?)", addr);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -611,6 +785,7 @@ static CUresult locate(CUdeviceptr ptr, size_t bytes, located_t *loc)
     bool pinned = block != NULL && bytes <= (uintptr_t)block->base + block->size - addr;
     loc->kind = pinned ? MEM_PINNED : MEM_PAGEABLE;
     loc->access = (char *)addr;
+    loc->range = NULL;
     return CUDA_SUCCESS;
 }
 
@@ -632,15 +807,61 @@ static void run_op(const pending_op_t *op)
     case OP_KERNEL:
         op->kernel.loop(op->kernel.op, op->dst, op->ins, op->n_ins, op->bytes);
         break;
+    case OP_WAIT:   /* nothing to run once the other process's work is done */
+        break;
+    }
+}
+
+static bool generation_done(const ipc_event_state_t *state, uint64_t generation)
+{
+    return __atomic_load_n(&state->completed, __ATOMIC_ACQUIRE) >= generation;
+}
+
+/* Waits until another process finished the work of an event's record,
+ * with the lock released meanwhile: this process's device thread may have
+ * to serve that process in turn. Callers must look again at whatever they
+ * found under the lock. */
+static void wait_for_generation(const ipc_event_state_t *state, uint64_t generation)
+{
+    while (!generation_done(state, generation)) {
+        pthread_mutex_unlock(&fake_lock);
+        usleep(100);
+        pthread_mutex_lock(&fake_lock);
+    }
+}
+
+/* The stream's own interprocess events that its work has caught up with
+ * are complete in every process that opened them. */
+static void publish_completions(const struct CUstream_st *s)
+{
+    for (struct CUevent_st *e = fake.events; e != NULL; e = e->next) {
+        if (e->stream != s || e->seq > s->done)
+            continue;
+        e->not_ready_left = 0;
+        if (e->shared != NULL && !e->opened &&
+            __atomic_load_n(&e->shared->completed, __ATOMIC_ACQUIRE) < e->generation)
+            __atomic_store_n(&e->shared->completed, e->generation, __ATOMIC_RELEASE);
     }
 }
 
 /* Runs the stream's work up to seq; events it completes stop answering
- * NOT_READY (the GPU has caught up with them). */
-static void drain_stream(struct CUstream_st *s, uint64_t up_to)
+ * NOT_READY (the GPU has caught up with them). A wait for another
+ * process's event (OP_WAIT) holds the stream there: with `block`, until
+ * that process's work is done (the lock released meanwhile), else this
+ * returns with the stream stopped. Returns true when the lock was
+ * released, so that callers walking a list start again. */
+static bool run_stream(struct CUstream_st *s, uint64_t up_to, bool block)
 {
+    bool released = false;
     while (s->head != NULL && s->head->seq <= up_to) {
         pending_op_t *op = s->head;
+        if (op->kind == OP_WAIT && !generation_done(op->wait_for, op->wait_generation)) {
+            if (!block)
+                break;
+            wait_for_generation(op->wait_for, op->wait_generation);
+            released = true;
+            continue;   /* another thread may have run it meanwhile */
+        }
         run_op(op);
         s->done = op->seq;
         s->head = op->next;
@@ -650,18 +871,24 @@ static void drain_stream(struct CUstream_st *s, uint64_t up_to)
         s->tail = NULL;
         s->done = s->enqueued;
     }
-    for (struct CUevent_st *e = fake.events; e != NULL; e = e->next)
-        if (e->stream == s && e->seq <= s->done)
-            e->not_ready_left = 0;
+    publish_completions(s);
+    return released;
 }
 
-static void drain_all(struct CUstream_st *s) { drain_stream(s, s->enqueued); }
+static bool drain_stream(struct CUstream_st *s, uint64_t up_to)
+{
+    return run_stream(s, up_to, true);
+}
+
+static bool drain_all(struct CUstream_st *s) { return drain_stream(s, s->enqueued); }
 
 static void drain_context(struct CUctx_st *ctx)
 {
-    for (struct CUstream_st *s = fake.streams; s != NULL; s = s->next)
-        if (s->ctx == ctx)
-            drain_all(s);
+    struct CUstream_st *s = fake.streams;
+    while (s != NULL) {
+        bool released = s->ctx == ctx && drain_all(s);
+        s = released ? fake.streams : s->next;  /* the list may have changed */
+    }
 }
 
 /* The legacy stream waits for all blocking streams and they wait for it:
@@ -673,9 +900,12 @@ static void order_against_legacy(struct CUstream_st *s)
             drain_all(s->ctx->legacy_stream);
         return;
     }
-    for (struct CUstream_st *other = fake.streams; other != NULL; other = other->next)
-        if (other->ctx == s->ctx && other->blocking && !other->is_legacy)
-            drain_all(other);
+    struct CUstream_st *other = fake.streams;
+    while (other != NULL) {
+        bool released = other->ctx == s->ctx && other->blocking && !other->is_legacy &&
+                        drain_all(other);
+        other = released ? fake.streams : other->next;
+    }
 }
 
 /* Queues op, or runs it now when deferral is off; takes ownership. */
@@ -685,6 +915,8 @@ static void submit(struct CUstream_st *s, pending_op_t *op)
     s->work_since_record = true;
     if (fake.async_polls == 0) {
         drain_all(s);
+        if (op->kind == OP_WAIT)
+            wait_for_generation(op->wait_for, op->wait_generation);
         run_op(op);
         free(op);
         return;
@@ -768,6 +1000,7 @@ static bool event_complete(const struct CUevent_st *e)
 
 static struct CUctx_st *find_created_context(CUcontext h);
 static void set_current(struct CUctx_st *ctx);
+static void forget_event(struct CUevent_st *e);
 
 static struct CUctx_st *find_context(CUcontext h)
 {
@@ -804,6 +1037,7 @@ static void reset_context(struct CUctx_st *ctx)
             continue;
         }
         *link = e->next;
+        forget_event(e);    /* the context is drained: this does not wait */
         free(e);
     }
     for (struct CUstream_st *s = fake.streams, *next; s != NULL; s = next) {
@@ -1167,7 +1401,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     if (rc == CUDA_SUCCESS && (dptr == NULL || bytesize == 0))
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        rc = allocate_device(current_ctx, bytesize, &range);
+        rc = allocate_device(current_ctx, bytesize, KIND_DEVICE, &range);
     if (rc == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)range->base;
     return api_leave("cuMemAlloc_v2", rc, "%zu -> %#" PRIxPTR " id=%" PRIu64, bytesize,
@@ -1183,10 +1417,9 @@ static CUresult allocate_kind(CUdeviceptr *dptr, size_t bytes, memory_kind_t kin
 {
     if (dptr == NULL || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = allocate_device(current_ctx, bytes, range);
+    CUresult rc = allocate_device(current_ctx, bytes, kind, range);
     if (rc != CUDA_SUCCESS)
         return rc;
-    (*range)->kind = kind;
     if (kind == KIND_MANAGED)
         mprotect((void *)(*range)->base, (*range)->mapped, PROT_READ | PROT_WRITE);
     *dptr = (CUdeviceptr)(*range)->base;
@@ -1232,9 +1465,108 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
     if (rc == CUDA_SUCCESS) {
         /* The real cuMemFree waits for work that may still use the memory. */
         drain_context(range->ctx);
+        int importers = __atomic_load_n(range->ipc_importers, __ATOMIC_ACQUIRE);
+        if (importers > 0)
+            ipc_misuse("cuMemFree_v2(%#llx): %d other process(es) still have this "
+                       "allocation open through CUDA IPC (undefined behaviour on a real "
+                       "GPU)", (unsigned long long)dptr, importers);
         release_range(range);
     }
     return api_leave("cuMemFree_v2", rc, "%#llx", (unsigned long long)dptr);
+}
+
+/* Stream-ordered free: the fake runs the stream's work first and frees at
+ * once. Pool memory goes back to the pool, which keeps its addresses until
+ * cuMemPoolTrimTo. */
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    CUresult rc = api_enter("cuMemFreeAsync", NEED_CONTEXT);
+    device_range_t *range = find_range((uintptr_t)dptr);
+    if (rc == CUDA_SUCCESS && resolve_stream(hStream) == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && (range == NULL || range->base != dptr || range->imported)) {
+        trace_note("%#llx is not the base of an allocation", (unsigned long long)dptr);
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUDA_SUCCESS) {
+        drain_context(range->ctx);
+        release_range(range);
+    }
+    return api_leave("cuMemFreeAsync", rc, "%#llx stream=%p", (unsigned long long)dptr,
+                     (void *)hStream);
+}
+
+static size_t pool_reserved_bytes(void)
+{
+    size_t bytes = 0;
+    for (device_range_t *r = fake.ranges; r != NULL; r = r->next)
+        bytes += r->kind == KIND_POOL && !r->imported ? r->mapped : 0;
+    for (retired_range_t *r = fake.retired; r != NULL; r = r->next)
+        bytes += r->pool ? r->mapped : 0;
+    return bytes;
+}
+
+/* Gives freed pool addresses back to the system (munmap) while the pool
+ * keeps at least minBytesToKeep: a later host mmap may land there, as it
+ * may after a real trim. */
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    CUresult rc = api_enter("cuMemPoolTrimTo", NEED_INIT);
+    size_t released = 0, reserved = pool_reserved_bytes();
+    if (rc == CUDA_SUCCESS && pool != (CUmemoryPool)&fake.pool)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    for (retired_range_t **link = &fake.retired; rc == CUDA_SUCCESS && *link != NULL;) {
+        retired_range_t *r = *link;
+        if (!r->pool || reserved - r->mapped < minBytesToKeep) {
+            link = &r->next;
+            continue;
+        }
+        *link = r->next;
+        munmap((void *)r->base, r->mapped);
+        reserved -= r->mapped;
+        released += r->mapped;
+        free(r);
+    }
+    return api_leave("cuMemPoolTrimTo", rc, "%p keep=%zu: released %zu", (void *)pool,
+                     minBytesToKeep, released);
+}
+
+/* ==== test controls (no real driver has these) =========================== */
+
+/* The calling thread's next device allocation is placed at address, as a
+ * driver may reserve address space the program freed; it fails with
+ * CUDA_ERROR_OUT_OF_MEMORY when anything is mapped there. */
+void fake_cuda_place_next_allocation(void *address);
+/* Calls of the entry point `name` so far in this process. */
+unsigned long fake_cuda_call_count(const char *name);
+/* Bytes of device memory this process allocated and has not freed (pages;
+ * imported IPC mappings not counted). */
+size_t fake_cuda_allocated_bytes(void);
+
+void fake_cuda_place_next_allocation(void *address)
+{
+    place_next = (uintptr_t)address;
+}
+
+unsigned long fake_cuda_call_count(const char *name)
+{
+    unsigned long calls = 0;
+    pthread_mutex_lock(&fake_lock);
+    for (size_t i = 0; i < sizeof fake.counts / sizeof fake.counts[0]; i++)
+        if (fake.counts[i].name != NULL && strcmp(fake.counts[i].name, name) == 0)
+            calls += fake.counts[i].calls;
+    pthread_mutex_unlock(&fake_lock);
+    return calls;
+}
+
+size_t fake_cuda_allocated_bytes(void)
+{
+    size_t bytes = 0;
+    pthread_mutex_lock(&fake_lock);
+    for (device_range_t *r = fake.ranges; r != NULL; r = r->next)
+        bytes += r->imported ? 0 : r->mapped;
+    pthread_mutex_unlock(&fake_lock);
+    return bytes;
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
@@ -1350,6 +1682,8 @@ static CUresult write_attribute(CUpointer_attribute attr, void *data, uintptr_t 
         *(int *)data = range != NULL && range->kind == KIND_MANAGED;
         break;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+        *(int *)data = range != NULL && range->sync_memops;
+        break;
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
         *(int *)data = 0;
         break;
@@ -1378,6 +1712,26 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
                                                block);
     return api_leave("cuPointerGetAttributes", rc, "%#llx -> %s", (unsigned long long)ptr,
                      range != NULL ? "device" : block != NULL ? "pinned host" : "unknown");
+}
+
+/* Only SYNC_MEMOPS, on own device memory: synchronous copies and memsets
+ * on it then finish before they return (below); the value is an int. */
+CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute,
+                                       CUdeviceptr ptr)
+{
+    CUresult rc = api_enter("cuPointerSetAttribute", NEED_INIT);
+    device_range_t *range = find_range((uintptr_t)ptr);
+    if (rc == CUDA_SUCCESS && attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) {
+        trace_note("setting pointer attribute %d is not modelled by the fake", (int)attribute);
+        rc = CUDA_ERROR_INVALID_VALUE;
+    } else if (rc == CUDA_SUCCESS && (value == NULL || range == NULL || range->imported)) {
+        trace_note("%#llx is not device memory of this process", (unsigned long long)ptr);
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUDA_SUCCESS)
+        range->sync_memops = *(const int *)value != 0;
+    return api_leave("cuPointerSetAttribute", rc, "%#llx attribute=%d", (unsigned long long)ptr,
+                     (int)attribute);
 }
 
 /* ==== entry points: copies and memset ==================================== */
@@ -1416,8 +1770,10 @@ static CUresult copy(struct CUstream_st *s, CUdeviceptr dst, CUdeviceptr src, si
         return CUDA_ERROR_INVALID_VALUE;
     pending_op_t op = {.kind = OP_COPY, .dst = to.access, .src = from.access, .bytes = bytes};
     bool touches_host = to.kind != MEM_DEVICE || from.kind != MEM_DEVICE;
+    bool sync_memops = (to.range != NULL && to.range->sync_memops) ||
+                       (from.range != NULL && from.range->sync_memops);
     if (to.kind == MEM_PAGEABLE || from.kind == MEM_PAGEABLE ||
-        (synchronous_call && touches_host)) {
+        (synchronous_call && (touches_host || sync_memops))) {
         run_now(s, &op);
         return CUDA_SUCCESS;
     }
@@ -1460,10 +1816,11 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
                      (void *)hStream);
 }
 
-/* Memsets are asynchronous with the host (legacy stream) and, in the fake,
- * only for device memory. */
-static CUresult memset_device(CUdeviceptr dst, uint32_t value, size_t elements,
-                              size_t elem_size)
+/* Memsets are asynchronous with the host (on stream s; the synchronous
+ * forms use the legacy stream and finish before returning only on memory
+ * with SYNC_MEMOPS set) and, in the fake, only for device memory. */
+static CUresult memset_device(struct CUstream_st *s, CUdeviceptr dst, uint32_t value,
+                              size_t elements, size_t elem_size, bool synchronous_call)
 {
     located_t to;
     if (elements == 0)
@@ -1480,7 +1837,9 @@ static CUresult memset_device(CUdeviceptr dst, uint32_t value, size_t elements,
         return CUDA_ERROR_OUT_OF_MEMORY;
     *op = (pending_op_t){.kind = elem_size == 1 ? OP_SET8 : OP_SET32, .dst = to.access,
                          .bytes = elements * elem_size, .value = value};
-    submit(current_ctx->legacy_stream, op);
+    submit(s, op);
+    if (synchronous_call && to.range->sync_memops)
+        drain_all(s);
     return CUDA_SUCCESS;
 }
 
@@ -1488,7 +1847,7 @@ CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N
 {
     CUresult rc = api_enter("cuMemsetD8_v2", NEED_CONTEXT);
     if (rc == CUDA_SUCCESS)
-        rc = memset_device(dstDevice, uc, N, 1);
+        rc = memset_device(current_ctx->legacy_stream, dstDevice, uc, N, 1, true);
     return api_leave("cuMemsetD8_v2", rc, "%#llx value=%#x n=%zu",
                      (unsigned long long)dstDevice, uc, N);
 }
@@ -1497,9 +1856,38 @@ CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N
 {
     CUresult rc = api_enter("cuMemsetD32_v2", NEED_CONTEXT);
     if (rc == CUDA_SUCCESS)
-        rc = memset_device(dstDevice, ui, N, 4);
+        rc = memset_device(current_ctx->legacy_stream, dstDevice, ui, N, 4, true);
     return api_leave("cuMemsetD32_v2", rc, "%#llx value=%#x n=%zu",
                      (unsigned long long)dstDevice, ui, N);
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                 CUstream hStream)
+{
+    CUresult rc = api_enter("cuMemsetD8Async", NEED_CONTEXT);
+    struct CUstream_st *s = rc == CUDA_SUCCESS ? resolve_stream(hStream) : NULL;
+    if (rc == CUDA_SUCCESS && s == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = memset_device(s, dstDevice, uc, N, 1, false);
+    return api_leave("cuMemsetD8Async", rc, "%#llx value=%#x n=%zu stream=%p",
+                     (unsigned long long)dstDevice, uc, N, (void *)hStream);
+}
+
+/* From pinned memory: queued on the stream; from pageable memory: done on
+ * return (copy() says why). */
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
+                                      size_t ByteCount, CUstream hStream)
+{
+    CUresult rc = api_enter("cuMemcpyHtoDAsync_v2", NEED_CONTEXT);
+    struct CUstream_st *s = rc == CUDA_SUCCESS ? resolve_stream(hStream) : NULL;
+    if (rc == CUDA_SUCCESS && s == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = copy(s, dstDevice, (CUdeviceptr)(uintptr_t)srcHost, ByteCount, HOST_TO_DEVICE,
+                  false);
+    return api_leave("cuMemcpyHtoDAsync_v2", rc, "dst=%#llx src=%p bytes=%zu stream=%p",
+                     (unsigned long long)dstDevice, srcHost, ByteCount, (void *)hStream);
 }
 
 /* ==== entry points: streams and events =================================== */
@@ -1554,6 +1942,81 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     return api_leave("cuStreamSynchronize", rc, "%p", (void *)hStream);
 }
 
+/* ---- interprocess events: the shared page and the device thread ---------- */
+
+/* The owner's side of interprocess events: a thread that plays the GPU for
+ * other processes. When one of them waits for a record of ours (raises
+ * `wanted`), it runs our queued work up to that record, as the GPU would
+ * have by then; nothing else of ours runs earlier than it did before. */
+static void *device_thread(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        usleep(100);
+        pthread_mutex_lock(&fake_lock);
+        for (struct CUevent_st *e = fake.events; e != NULL; e = e->next) {
+            if (e->shared == NULL || e->opened || e->stream == NULL)
+                continue;
+            uint64_t wanted = __atomic_load_n(&e->shared->wanted, __ATOMIC_ACQUIRE);
+            if (wanted > __atomic_load_n(&e->shared->completed, __ATOMIC_ACQUIRE))
+                run_stream(e->stream, e->seq, false); /* never releases the lock */
+        }
+        pthread_mutex_unlock(&fake_lock);
+    }
+    return NULL;
+}
+
+static pthread_once_t device_thread_once = PTHREAD_ONCE_INIT;
+
+static void start_device_thread(void)
+{
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, device_thread, NULL) == 0)
+        pthread_detach(thread);
+}
+
+/* The shared page of a new interprocess event, in a memfd that other
+ * processes open through /proc/<pid>/fd (as IPC memory is). */
+static CUresult create_event_page(struct CUevent_st *e)
+{
+    char name[64];
+    snprintf(name, sizeof name, "fake_cuda_event.%d.%" PRIu64, (int)getpid(),
+             ++fake.ipc_events_made);
+    e->shared_fd = memfd_create(name, MFD_CLOEXEC);
+    if (e->shared_fd < 0 || ftruncate(e->shared_fd, (off_t)fake.page) != 0) {
+        if (e->shared_fd >= 0)
+            close(e->shared_fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    e->shared = mmap(NULL, fake.page, PROT_READ | PROT_WRITE, MAP_SHARED, e->shared_fd, 0);
+    if (e->shared == MAP_FAILED) {
+        e->shared = NULL;
+        close(e->shared_fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    pthread_once(&device_thread_once, start_device_thread);
+    return CUDA_SUCCESS;
+}
+
+/* The generation a wait on e must see finished: an opened event's last
+ * record by its owner, an own interprocess event's last record. */
+static uint64_t awaited_generation(const struct CUevent_st *e)
+{
+    return e->opened ? __atomic_load_n(&e->shared->recorded, __ATOMIC_ACQUIRE) : e->generation;
+}
+
+/* A waiter here needs generation g of another process's work. */
+static void ask_for_generation(ipc_event_state_t *state, uint64_t generation)
+{
+    uint64_t wanted = __atomic_load_n(&state->wanted, __ATOMIC_ACQUIRE);
+    while (wanted < generation &&
+           !__atomic_compare_exchange_n(&state->wanted, &wanted, generation, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        ;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
     CUresult rc = api_enter("cuEventCreate", NEED_CONTEXT);
@@ -1569,8 +2032,16 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
         e = calloc(1, sizeof *e);
         rc = e != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (rc == CUDA_SUCCESS && (Flags & CU_EVENT_INTERPROCESS)) {
+        rc = create_event_page(e);
+        if (rc != CUDA_SUCCESS) {
+            free(e);
+            e = NULL;
+        }
+    }
     if (rc == CUDA_SUCCESS) {
         e->ctx = current_ctx;
+        e->flags = Flags;
         e->next = fake.events;
         fake.events = e;
         *phEvent = e;
@@ -1585,6 +2056,10 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
     struct CUstream_st *s = rc == CUDA_SUCCESS ? resolve_stream(hStream) : NULL;
     if (rc == CUDA_SUCCESS && (e == NULL || s == NULL || e->ctx != s->ctx))
         rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && e->opened) {
+        trace_note("recording an opened interprocess event is not modelled by the fake");
+        rc = CUDA_ERROR_NOT_SUPPORTED;
+    }
     if (rc == CUDA_SUCCESS) {
         /* Recording on the legacy stream also waits for blocking streams. */
         order_against_legacy(s);
@@ -1593,8 +2068,25 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
         bool busy = s->work_since_record || s->done < s->enqueued;
         e->not_ready_left = busy ? fake.async_polls : 0;
         s->work_since_record = false;
+        if (e->shared != NULL) {
+            e->generation = __atomic_add_fetch(&e->shared->recorded, 1, __ATOMIC_ACQ_REL);
+            if (s->done >= e->seq) /* nothing queued before it: complete at once */
+                __atomic_store_n(&e->shared->completed, e->generation, __ATOMIC_RELEASE);
+        }
     }
-    return api_leave("cuEventRecord", rc, "%p stream=%p", (void *)hEvent, (void *)hStream);
+    return api_leave("cuEventRecord", rc, "%p stream=%p gen=%" PRIu64, (void *)hEvent,
+                     (void *)hStream, e != NULL ? e->generation : 0);
+}
+
+/* An opened event: complete once its owner finished the work of its last
+ * record; asking makes the owner's device thread run it. */
+static CUresult query_opened(struct CUevent_st *e)
+{
+    uint64_t generation = awaited_generation(e);
+    if (generation_done(e->shared, generation))
+        return CUDA_SUCCESS;
+    ask_for_generation(e->shared, generation);
+    return CUDA_ERROR_NOT_READY;
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
@@ -1605,11 +2097,16 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = e->ctx->fault;
-    if (rc == CUDA_SUCCESS && e->not_ready_left > 0) {
+    if (rc == CUDA_SUCCESS && e->opened) {
+        rc = query_opened(e);
+    } else if (rc == CUDA_SUCCESS && e->not_ready_left > 0) {
         e->not_ready_left--;
         rc = CUDA_ERROR_NOT_READY;
     } else if (rc == CUDA_SUCCESS && !event_complete(e)) {
-        drain_stream(e->stream, e->seq);
+        /* Work behind a wait for another process may still not be done. */
+        run_stream(e->stream, e->seq, false);
+        if (!event_complete(e))
+            rc = CUDA_ERROR_NOT_READY;
     }
     return api_leave("cuEventQuery", rc, "%p", (void *)hEvent);
 }
@@ -1622,27 +2119,90 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = e->ctx->fault;
-    if (rc == CUDA_SUCCESS && e->stream != NULL)
+    if (rc == CUDA_SUCCESS && e->opened) {
+        uint64_t generation = awaited_generation(e);
+        ask_for_generation(e->shared, generation);
+        wait_for_generation(e->shared, generation);
+    } else if (rc == CUDA_SUCCESS && e->stream != NULL) {
         drain_stream(e->stream, e->seq);
+    }
     if (rc == CUDA_SUCCESS)
         e->not_ready_left = 0;
     return api_leave("cuEventSynchronize", rc, "%p", (void *)hEvent);
 }
 
+/* Destroying an own interprocess event that another process still has
+ * open is undefined on the real driver; an opened one is waited for by
+ * its context's streams first (its page must outlive their waits). */
+static void forget_event(struct CUevent_st *e)
+{
+    if (e->shared == NULL)
+        return;
+    if (e->opened) {
+        drain_context(e->ctx);
+        __atomic_sub_fetch(&e->shared->importers, 1, __ATOMIC_ACQ_REL);
+    } else {
+        int importers = __atomic_load_n(&e->shared->importers, __ATOMIC_ACQUIRE);
+        if (importers > 0)
+            ipc_misuse("cuEventDestroy_v2(%p): %d other process(es) still have this "
+                       "interprocess event open (undefined behaviour on a real GPU)",
+                       (void *)e, importers);
+        close(e->shared_fd);
+    }
+    munmap(e->shared, fake.page);
+}
+
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
     CUresult rc = api_enter("cuEventDestroy_v2", NEED_INIT);
-    struct CUevent_st **link = &fake.events;
-    while (*link != NULL && *link != hEvent)
-        link = &(*link)->next;
-    if (rc == CUDA_SUCCESS && *link == NULL)
+    struct CUevent_st *e = find_event(hEvent);
+    if (rc == CUDA_SUCCESS && e == NULL)
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS) {
-        struct CUevent_st *e = *link;
+        forget_event(e);    /* may wait, the lock released: unlink after */
+        struct CUevent_st **link = &fake.events;
+        while (*link != e)
+            link = &(*link)->next;
         *link = e->next;
         free(e);
     }
     return api_leave("cuEventDestroy_v2", rc, "%p", (void *)hEvent);
+}
+
+/* A later wait on another process's work: the stream's next work runs
+ * after the owner finished the record this wait sees. */
+static CUresult queue_wait(struct CUstream_st *s, struct CUevent_st *e)
+{
+    uint64_t generation = awaited_generation(e);
+    if (generation_done(e->shared, generation))
+        return CUDA_SUCCESS;
+    pending_op_t *op = malloc(sizeof *op);
+    if (op == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *op = (pending_op_t){.kind = OP_WAIT, .wait_for = e->shared, .wait_generation = generation};
+    if (e->opened)
+        ask_for_generation(e->shared, generation);
+    submit(s, op);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    CUresult rc = api_enter("cuStreamWaitEvent", NEED_CONTEXT);
+    struct CUstream_st *s = rc == CUDA_SUCCESS ? resolve_stream(hStream) : NULL;
+    struct CUevent_st *e = find_event(hEvent);
+    if (rc == CUDA_SUCCESS && (s == NULL || e == NULL))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (rc == CUDA_SUCCESS && Flags != CU_EVENT_WAIT_DEFAULT)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = e->ctx->fault;
+    if (rc == CUDA_SUCCESS && e->shared != NULL)
+        rc = queue_wait(s, e);
+    else if (rc == CUDA_SUCCESS && e->stream != NULL)
+        drain_stream(e->stream, e->seq);    /* one process: its work simply runs first */
+    return api_leave("cuStreamWaitEvent", rc, "stream=%p event=%p", (void *)hStream,
+                     (void *)hEvent);
 }
 
 /* ==== entry points: CUDA IPC ============================================= */
@@ -1726,7 +2286,7 @@ static CUresult import_range(const ipc_handle_t *handle, device_range_t **out)
     int fd = range->base != 0 ? open_exported_file(handle) : -1;
     struct stat st;
     CUresult rc = CUDA_ERROR_INVALID_HANDLE;
-    if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size >= range->mapped)
+    if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size >= range->mapped + fake.page)
         rc = map_views(range, fd);
     if (fd >= 0)
         close(fd);      /* the mappings keep the file alive */
@@ -1735,6 +2295,13 @@ static CUresult import_range(const ipc_handle_t *handle, device_range_t **out)
         return rc;
     }
     insert_range(range, prev);
+    __atomic_add_fetch(range->ipc_importers, 1, __ATOMIC_ACQ_REL);
+    if (++fake.ipc_open > fake.ipc_max_open && fake.ipc_max_open > 0) {
+        fprintf(stderr, "fake_cuda[%d] IPC MISUSE: %d other processes' allocations mapped "
+                "at once, more than FAKE_CUDA_IPC_MAX_OPEN=%d: aborting\n", (int)getpid(),
+                fake.ipc_open, fake.ipc_max_open);
+        abort();
+    }
     *out = range;
     return CUDA_SUCCESS;
 }
@@ -1776,6 +2343,92 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
         release_range(range);
     }
     return api_leave("cuIpcCloseMemHandle", rc, "%#llx", (unsigned long long)dptr);
+}
+
+/* What cuIpcGetEventHandle writes into the 64 opaque bytes. */
+typedef struct {
+    char magic[8];          /* "FAKEEVNT" */
+    int32_t owner_pid;
+    int32_t fd;             /* the event page's memfd in the owner */
+    unsigned char unused[48];
+} ipc_event_handle_t;
+_Static_assert(sizeof(ipc_event_handle_t) == CU_IPC_HANDLE_SIZE, "IPC handle is 64 bytes");
+
+static const char ipc_event_magic[8] = {'F', 'A', 'K', 'E', 'E', 'V', 'N', 'T'};
+
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    CUresult rc = api_enter("cuIpcGetEventHandle", NEED_CONTEXT);
+    struct CUevent_st *e = find_event(event);
+    if (rc == CUDA_SUCCESS && e == NULL)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (rc == CUDA_SUCCESS && (pHandle == NULL || e->shared == NULL || e->opened)) {
+        trace_note("%p is not an own event of CU_EVENT_INTERPROCESS|CU_EVENT_DISABLE_TIMING",
+                   (void *)event);
+        rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUDA_SUCCESS) {
+        ipc_event_handle_t handle = {.owner_pid = (int32_t)getpid(), .fd = e->shared_fd};
+        memcpy(handle.magic, ipc_event_magic, sizeof ipc_event_magic);
+        memcpy(pHandle->reserved, &handle, sizeof handle);
+    }
+    return api_leave("cuIpcGetEventHandle", rc, "%p", (void *)event);
+}
+
+/* Maps the owner's event page, checked by its memfd name as memory is. */
+static ipc_event_state_t *open_event_page(const ipc_event_handle_t *h)
+{
+    char path[64], link[256], expected[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->owner_pid, (int)h->fd);
+    snprintf(expected, sizeof expected, "/memfd:fake_cuda_event.%d.", (int)h->owner_pid);
+    ssize_t len = readlink(path, link, sizeof link - 1);
+    if (len < 0 || (link[len] = '\0', strncmp(link, expected, strlen(expected)) != 0)) {
+        trace_note("%s is not an interprocess event of process %d", path, (int)h->owner_pid);
+        return NULL;
+    }
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        trace_note("cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    void *page = mmap(NULL, fake.page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return page == MAP_FAILED ? NULL : page;
+}
+
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    CUresult rc = api_enter("cuIpcOpenEventHandle", NEED_CONTEXT);
+    ipc_event_handle_t h;
+    memcpy(&h, handle.reserved, sizeof h);
+    struct CUevent_st *e = NULL;
+    if (rc == CUDA_SUCCESS && phEvent == NULL)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    else if (rc == CUDA_SUCCESS && memcmp(h.magic, ipc_event_magic, sizeof ipc_event_magic) != 0)
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    else if (rc == CUDA_SUCCESS && h.owner_pid == (int32_t)getpid())
+        rc = CUDA_ERROR_INVALID_CONTEXT;    /* as for memory handles */
+    if (rc == CUDA_SUCCESS) {
+        e = calloc(1, sizeof *e);
+        if (e != NULL && (e->shared = open_event_page(&h)) == NULL) {
+            free(e);
+            e = NULL;
+            rc = CUDA_ERROR_INVALID_HANDLE;
+        } else if (e == NULL) {
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (rc == CUDA_SUCCESS) {
+        __atomic_add_fetch(&e->shared->importers, 1, __ATOMIC_ACQ_REL);
+        e->opened = true;
+        e->shared_fd = -1;
+        e->flags = CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+        e->ctx = current_ctx;
+        e->next = fake.events;
+        fake.events = e;
+        *phEvent = e;
+    }
+    return api_leave("cuIpcOpenEventHandle", rc, "pid=%d -> %p", (int)h.owner_pid, (void *)e);
 }
 
 /* ==== kernel images ====================================================== */

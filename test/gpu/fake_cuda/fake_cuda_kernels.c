@@ -8,7 +8,8 @@
  *
  * Which ops exist for which types follows MPI's rules for predefined ops:
  * every op on integers; arithmetic, max/min and logical ops on floating
- * point; sum and prod on complex; logical ops on bool. */
+ * point; sum and prod on complex; logical ops on bool; sum, prod, max and
+ * min on the 16-bit floating-point types. */
 #include <stdint.h>
 #include <string.h>
 
@@ -79,6 +80,52 @@ typedef struct { double re, im; } c64_t;
         return r;                                                               \
     }
 
+/* binary16 (f16, C's _Float16 here) and bfloat16 (bf16, a float's upper
+ * 16 bits), as the library's kernels compute them: each step in float,
+ * rounded back to nearest even; a NaN sum or product is the canonical
+ * quiet NaN (0x7e00, 0x7fc0); max and min return an operand's bits. */
+static float float_of_f16(uint16_t h)
+{
+    _Float16 f;
+    memcpy(&f, &h, sizeof(f));
+    return (float)f;
+}
+
+static uint16_t f16_of_float(float x)
+{
+    _Float16 f = (_Float16)x;
+    uint16_t h;
+    memcpy(&h, &f, sizeof(h));
+    return x != x ? 0x7e00 : h;
+}
+
+static float float_of_bf16(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &bits, sizeof(x));
+    return x;
+}
+
+static uint16_t bf16_of_float(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    return x != x ? 0x7fc0 : (uint16_t)((bits + 0x7fff + (bits >> 16 & 1)) >> 16);
+}
+
+#define DEFINE_HALF_COMBINE(tag, to_float, from_float)                          \
+    static uint16_t combine_##tag(int op, uint16_t a, uint16_t b)               \
+    {                                                                           \
+        float x = to_float(a), y = to_float(b);                                 \
+        switch (op) {                                                           \
+        case OP_SUM: return from_float(x + y);                                  \
+        case OP_PROD: return from_float(x * y);                                 \
+        case OP_MAX: return x > y ? a : b;                                      \
+        default: return x < y ? a : b;                                          \
+        }                                                                       \
+    }
+
 /* C bool is one byte; any nonzero byte counts as true, results are 0 or 1. */
 static uint8_t combine_bool(int op, uint8_t a, uint8_t b)
 {
@@ -108,6 +155,8 @@ static uint8_t combine_bool(int op, uint8_t a, uint8_t b)
 #define DEFINE_INT(tag, T, W) DEFINE_INT_COMBINE(tag, T, W) DEFINE_LOOP(tag, T)
 #define DEFINE_FLOAT(tag, T) DEFINE_FLOAT_COMBINE(tag, T) DEFINE_LOOP(tag, T)
 #define DEFINE_COMPLEX(tag, T) DEFINE_COMPLEX_COMBINE(tag, T) DEFINE_LOOP(tag, T)
+#define DEFINE_HALF(tag, to_float, from_float)                                  \
+    DEFINE_HALF_COMBINE(tag, to_float, from_float) DEFINE_LOOP(tag, uint16_t)
 
 DEFINE_INT(i8, int8_t, uint32_t)
 DEFINE_INT(u8, uint8_t, uint32_t)
@@ -117,6 +166,8 @@ DEFINE_INT(i32, int32_t, uint32_t)
 DEFINE_INT(u32, uint32_t, uint32_t)
 DEFINE_INT(i64, int64_t, uint64_t)
 DEFINE_INT(u64, uint64_t, uint64_t)
+DEFINE_HALF(f16, float_of_f16, f16_of_float)
+DEFINE_HALF(bf16, float_of_bf16, bf16_of_float)
 DEFINE_FLOAT(f32, float)
 DEFINE_FLOAT(f64, double)
 DEFINE_COMPLEX(c32, c32_t)
@@ -125,7 +176,7 @@ DEFINE_LOOP(bool, uint8_t)
 
 /* ---- names -------------------------------------------------------------- */
 
-enum kind { KIND_INT, KIND_FLOAT, KIND_COMPLEX, KIND_BOOL };
+enum kind { KIND_INT, KIND_FLOAT, KIND_COMPLEX, KIND_BOOL, KIND_HALF };
 
 static const struct {
     const char *name;
@@ -140,6 +191,7 @@ static const struct {
     {"f32", KIND_FLOAT, 4, 4, loop_f32},      {"f64", KIND_FLOAT, 8, 8, loop_f64},
     {"c32", KIND_COMPLEX, 8, 4, loop_c32},    {"c64", KIND_COMPLEX, 16, 8, loop_c64},
     {"bool", KIND_BOOL, 1, 1, loop_bool},
+    {"f16", KIND_HALF, 2, 2, loop_f16},       {"bf16", KIND_HALF, 2, 2, loop_bf16},
 };
 
 static unsigned ops_of_kind(enum kind kind)
@@ -150,6 +202,7 @@ static unsigned ops_of_kind(enum kind kind)
         return BIT(OP_SUM) | BIT(OP_PROD) | BIT(OP_MAX) | BIT(OP_MIN) | BIT(OP_LAND) |
                BIT(OP_LOR) | BIT(OP_LXOR);
     case KIND_COMPLEX: return BIT(OP_SUM) | BIT(OP_PROD);
+    case KIND_HALF: return BIT(OP_SUM) | BIT(OP_PROD) | BIT(OP_MAX) | BIT(OP_MIN);
     default: return BIT(OP_LAND) | BIT(OP_LOR) | BIT(OP_LXOR);
     }
 }

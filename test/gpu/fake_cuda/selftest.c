@@ -496,12 +496,13 @@ static void check_kernel_names(void)
 {
     CUfunction f;
     static const char *const missing[] = {
-        "ol_reduce_band_f32", "ol_reduce_max_c64", "ol_reduce_sum_bool", "ol_reduce_sum_f16",
+        "ol_reduce_band_f32", "ol_reduce_max_c64", "ol_reduce_sum_bool", "ol_reduce_band_f16",
         "ol_reduce_nop_i32",  "ol_reduce_sum",     "ol_reduce_many_sum", "other_kernel",
     };
     for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++)
         EXPECT(CUDA_ERROR_NOT_FOUND, cu.cuModuleGetFunction(&f, module, missing[i]));
     static const char *const present[] = {
+        "ol_reduce_sum_f16",  "ol_reduce_many_min_bf16",
         "ol_reduce_sum_i8",   "ol_reduce_bxor_u64",     "ol_reduce_lxor_f64",
         "ol_reduce_prod_c32", "ol_reduce_many_lor_bool", "ol_reduce_many_min_u16",
     };
