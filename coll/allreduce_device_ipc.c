@@ -22,11 +22,13 @@
  *
  * When it runs (ol_coll_allreduce_ipc_applies): a blocking allreduce of a
  * predefined type and op that has a kernel, on an intracommunicator of at
- * most OL_ACCEL_REDUCE_MAX_INPUTS ranks of one host that all can use CUDA
- * (agreed once per communicator), vectors of at least
- * ALLREDUCE_DEVICE_IPC_BYTES, and device memory on at least one rank for
- * this call (one small allreduce of a flag agrees on that, so a rank with
- * host buffers takes part through device scratch), and not in reproducible
+ * most OL_ACCEL_REDUCE_MAX_INPUTS ranks of one host, vectors of at least
+ * ALLREDUCE_DEVICE_IPC_BYTES, device memory on at least one rank for this
+ * call (one small allreduce of a flag agrees on that, so a rank with host
+ * buffers takes part through device scratch), ranks that all can use CUDA
+ * (agreed once per communicator, and only after the flag: while no rank
+ * has device memory the driver is asked nothing, so that a host-only
+ * program never has the library load it), and not in reproducible
  * mode (REPRODUCIBLE: its kernel combines the ranks left to right, which
  * rounds differently from the tree that every other path then takes). Every
  * input of that decision is the same on every rank, so all ranks take the
@@ -86,14 +88,18 @@ ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min
         !a->recvtype->predefined || !ol_accel_built() ||
         !ol_op_device_kernel(a->op, a->recvtype) || a->recvcount < comm->size)
         return OL_OK;
-    bool ready;
-    ol_status_t rc = comm_ipc_ready(comm, &ready);
-    if (rc != OL_OK || !ready)
-        return rc;
+    if (comm->device_ipc_ready < 0) /* agreed before: never here */
+        return OL_OK;
+    /* Device memory first: while no rank has any, the driver is asked
+     * nothing (a host-only program never loads it, DESIGN.md). */
     int device = buffer_on_device(a->sendbuf) || buffer_on_device(a->recvbuf);
-    rc = ol_coll_allreduce(MPI_IN_PLACE, &device, 1, ol_dt_from_handle(MPI_INT),
-                           ol_op_from_handle(MPI_MAX), comm);
-    *applies = rc == OL_OK && device;
+    ol_status_t rc = ol_coll_allreduce(MPI_IN_PLACE, &device, 1, ol_dt_from_handle(MPI_INT),
+                                       ol_op_from_handle(MPI_MAX), comm);
+    if (rc != OL_OK || !device)
+        return rc;
+    bool ready;
+    rc = comm_ipc_ready(comm, &ready);
+    *applies = rc == OL_OK && ready;
     return rc;
 }
 
