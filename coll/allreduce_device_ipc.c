@@ -22,11 +22,13 @@
  *
  * When it runs (ol_coll_allreduce_ipc_applies): a blocking allreduce of a
  * predefined type and op that has a kernel, on an intracommunicator of at
- * most OL_ACCEL_REDUCE_MAX_INPUTS ranks of one host that all can use CUDA
- * (agreed once per communicator), vectors of at least
- * ALLREDUCE_DEVICE_IPC_BYTES, and device memory on at least one rank for
- * this call (one small allreduce of a flag agrees on that, so a rank with
- * host buffers takes part through device scratch), and not in reproducible
+ * most OL_ACCEL_REDUCE_MAX_INPUTS ranks of one host, vectors of at least
+ * ALLREDUCE_DEVICE_IPC_BYTES, device memory on at least one rank for this
+ * call (one small allreduce of a flag agrees on that, so a rank with host
+ * buffers takes part through device scratch), ranks that all can use CUDA
+ * (agreed once per communicator, and only after the flag: while no rank
+ * has device memory the driver is asked nothing, so that a host-only
+ * program never has the library load it), and not in reproducible
  * mode (REPRODUCIBLE: its kernel combines the ranks left to right, which
  * rounds differently from the tree that every other path then takes). Every
  * input of that decision is the same on every rank, so all ranks take the
@@ -35,7 +37,10 @@
  * What only the driver knows is found out in step 2: it refuses legacy IPC
  * for pool (cudaMallocAsync), managed and cuMemCreate memory, and mapping
  * fails between GPUs without peer access or processes that see different
- * devices (CUDA_VISIBLE_DEVICES). A rank alone cannot fall back, since the
+ * devices (CUDA_VISIBLE_DEVICES); and a rank whose reduction kernels do not
+ * load (an old driver or GPU: ol_accel_kernels_usable) takes part as one
+ * that could not share its vector, and then for good: the communicator
+ * stops trying the IPC allreduce. A rank alone cannot fall back, since the
  * others would wait for it in the barriers or read a vector it never
  * shared; so the agreement of step 2 makes all ranks leave together, before
  * anyone read a peer or wrote anything the other algorithms need (the work
@@ -83,14 +88,18 @@ ol_status_t ol_coll_allreduce_ipc_applies(const ol_coll_args_t *a, long long min
         !a->recvtype->predefined || !ol_accel_built() ||
         !ol_op_device_kernel(a->op, a->recvtype) || a->recvcount < comm->size)
         return OL_OK;
-    bool ready;
-    ol_status_t rc = comm_ipc_ready(comm, &ready);
-    if (rc != OL_OK || !ready)
-        return rc;
+    if (comm->device_ipc_ready < 0) /* agreed before: never here */
+        return OL_OK;
+    /* Device memory first: while no rank has any, the driver is asked
+     * nothing (a host-only program never loads it, DESIGN.md). */
     int device = buffer_on_device(a->sendbuf) || buffer_on_device(a->recvbuf);
-    rc = ol_coll_allreduce(MPI_IN_PLACE, &device, 1, ol_dt_from_handle(MPI_INT),
-                           ol_op_from_handle(MPI_MAX), comm);
-    *applies = rc == OL_OK && device;
+    ol_status_t rc = ol_coll_allreduce(MPI_IN_PLACE, &device, 1, ol_dt_from_handle(MPI_INT),
+                                       ol_op_from_handle(MPI_MAX), comm);
+    if (rc != OL_OK || !device)
+        return rc;
+    bool ready;
+    rc = comm_ipc_ready(comm, &ready);
+    *applies = rc == OL_OK && ready;
     return rc;
 }
 
@@ -189,13 +198,20 @@ static void release_peers(ipc_run_t *r)
             ol_accel_ipc_release(ol_comm_world_rank(r->comm, i), &r->shared[i]);
 }
 
-/* The agreement of step 2: true when every rank mapped every vector. */
-static ol_status_t all_mapped(ipc_run_t *r, ol_status_t mine, bool *everyone)
+/* The agreement of step 2: true when every rank mapped every vector. A
+ * rank without kernels says -1, which no later call would change: then
+ * the communicator is marked not ready, so that it stops trying. */
+static ol_status_t all_mapped(ipc_run_t *r, ol_status_t mine, bool kernels, bool *everyone)
 {
-    int ok = mine == OL_OK;
+    int ok = !kernels ? -1 : mine == OL_OK;
     ol_status_t rc = ol_coll_allreduce(MPI_IN_PLACE, &ok, 1, ol_dt_from_handle(MPI_INT),
                                        ol_op_from_handle(MPI_MIN), r->comm);
-    *everyone = rc == OL_OK && ok;
+    *everyone = rc == OL_OK && ok > 0;
+    if (rc == OL_OK && ok < 0) {
+        OL_INFO("coll", "CUDA IPC allreduce: a rank cannot use the reduction kernels; "
+                "this communicator no longer tries it");
+        r->comm->device_ipc_ready = -1;
+    }
     return rc;
 }
 
@@ -238,8 +254,11 @@ ol_status_t ol_coll_allreduce_ipc(const ol_coll_args_t *a, bool *taken)
     ipc_run_t r = {.comm = a->comm, .p = a->comm->size, .me = a->comm->rank,
                    .elem = a->recvtype->size, .n = a->recvcount};
     ol_status_t rc = load_input(&r, a);
+    /* Asked once the input is on the device (which chose the context);
+     * a rank that got no further is not held against the communicator. */
+    bool kernels = rc != OL_OK || ol_accel_kernels_usable(r.work);
     bool everyone;
-    ol_status_t agreed = all_mapped(&r, map_peers(&r, rc == OL_OK), &everyone);
+    ol_status_t agreed = all_mapped(&r, map_peers(&r, rc == OL_OK && kernels), kernels, &everyone);
     *taken = agreed != OL_OK || everyone;
     if (!*taken) {
         OL_INFO("coll", "CUDA IPC allreduce: not every rank could share or map the vectors; "

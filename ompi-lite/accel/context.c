@@ -92,6 +92,8 @@ void ol_accel_facts(ol_accel_facts_t *facts)
     facts->driver_library = ol_cu_library();
     facts->driver_version = ol_cu_driver_version();
     facts->problem = ol_cu_problem();
+    facts->kernels = ol_accel_usable() && ol_accel_kernels_usable(NULL);
+    facts->kernels_problem = ol_accel_kernels_problem();
 }
 
 /* ---- the context ---------------------------------------------------------- */

@@ -70,7 +70,12 @@ enum {
     OL_CU_EVENT_INTERPROCESS = 4,               /* CUevent_flags */
     OL_CU_MEMHOSTALLOC_PORTABLE = 1,            /* cuMemHostAlloc */
     OL_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, /* CUdevice_attribute */
+    OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
+
+/* "13.0" from cuDriverGetVersion's 13000: the arguments of "%d.%d". */
+#define OL_CU_VERSION_PARTS(version) (version) / 1000, (version) % 1000 / 10
 
 /* X(symbol, parameter list): every driver entry point accel/ calls. */
 #define OL_CU_FUNCTIONS(X)                                                                     \
@@ -138,6 +143,11 @@ extern ol_cu_table_t ol_cu;
  * calls cuInit. True when every entry point resolved and cuInit succeeded;
  * otherwise ol_cu_problem() says why. Later calls return the first answer. */
 bool ol_cu_open(const char *found);
+/* After ol_cu_open: whether cuPointerGetAttributes can still be asked what
+ * a buffer is, though the driver is unusable (too old: an entry point is
+ * missing; cuInit failed). Device buffers are then recognised and refused,
+ * never taken for host memory. */
+bool ol_cu_can_query(void);
 /* Why the driver cannot be used ("" when it can, or was never tried). */
 const char *ol_cu_problem(void);
 /* The library path that was opened or tried. */

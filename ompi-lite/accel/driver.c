@@ -1,6 +1,7 @@
 /* Opening the CUDA driver with dlopen, so that the library runs where there
  * is none, and naming its errors. */
 #include "accel_internal.h"
+#include "ol_log.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -33,6 +34,8 @@ SAME(OL_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
 SAME(OL_CU_EVENT_DISABLE_TIMING, CU_EVENT_DISABLE_TIMING);
 SAME(OL_CU_MEMHOSTALLOC_PORTABLE, CU_MEMHOSTALLOC_PORTABLE);
 SAME(OL_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+SAME(OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+SAME(OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 SAME(OL_CU_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE);
 SAME(sizeof(ol_cu_ipc_mem_handle_t), sizeof(CUipcMemHandle));
 SAME(sizeof(ol_cu_ipc_event_handle_t), sizeof(CUipcEventHandle));
@@ -47,23 +50,48 @@ SAME(sizeof(ol_cu_device_t), sizeof(CUdevice));
 ol_cu_table_t ol_cu;
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool open_tried, open_ok;
+static bool open_tried, open_ok, query_ok;
 static void *handle;
 static char library[4096];
 static char problem[512];
 
+/* Every entry point; the first one missing is named in `problem`, and the
+ * others are still looked up (cuPointerGetAttributes may be there). */
 static bool resolve_symbols(void)
 {
+    const char *missing = NULL;
 #define RESOLVE(name, params)                                                                  \
     *(void **)&ol_cu.name = dlsym(handle, #name);                                              \
-    if (!ol_cu.name) {                                                                         \
-        snprintf(problem, sizeof(problem), "%.400s has no symbol %s (too old a driver?)",    \
-                 library, #name);                                                              \
-        return false;                                                                          \
-    }
+    if (!ol_cu.name && !missing)                                                               \
+        missing = #name;
     OL_CU_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    return true;
+    if (!missing)
+        return true;
+    int version = 0;
+    if (!ol_cu.cuDriverGetVersion || ol_cu.cuDriverGetVersion(&version) != OL_CUDA_SUCCESS)
+        version = 0;
+    snprintf(problem, sizeof(problem),
+             "the CUDA driver %.400s (version %d.%d) is too old: it has no %s", library,
+             OL_CU_VERSION_PARTS(version), missing);
+    return false;
+}
+
+/* Said once, when the driver opens: its version against the one the
+ * reduction kernels were built for (reduce.c decides what follows). */
+static void log_driver_version(void)
+{
+    int version = 0;
+    if (ol_cu.cuDriverGetVersion(&version) != OL_CUDA_SUCCESS)
+        return;
+#ifdef OL_HAVE_CUDA
+    OL_INFO("accel", "CUDA driver %s: version %d.%d; the reduction kernels need %d.%d or newer "
+            "(the release of the nvcc that built them)", library, OL_CU_VERSION_PARTS(version),
+            OL_CU_VERSION_PARTS(OL_KERNELS_CUDA_VERSION));
+#else
+    OL_INFO("accel", "CUDA driver %s: version %d.%d; no reduction kernels (built without CUDA)",
+            library, OL_CU_VERSION_PARTS(version));
+#endif
 }
 
 static bool start_driver(void)
@@ -76,11 +104,21 @@ static bool start_driver(void)
     return true;
 }
 
+static void close_library(void)
+{
+    memset(&ol_cu, 0, sizeof(ol_cu));
+    if (handle)
+        dlclose(handle);
+    handle = NULL;
+}
+
 static bool open_library(const char *found)
 {
     const char *path = ol_accel_param.cuda_library;
     if (!path || !*path)
         path = found ? found : "libcuda.so.1";
+    close_library(); /* a retry after a failed open */
+    query_ok = false;
     snprintf(library, sizeof(library), "%s", path);
     /* RTLD_NOLOAD is not used: a tool (ompi_lite_info) opens the driver
      * without the program having loaded it. */
@@ -91,11 +129,20 @@ static bool open_library(const char *found)
                  why ? why : library);
         return false;
     }
-    if (resolve_symbols() && start_driver())
+    bool resolved = resolve_symbols();
+    /* cuInit as well where a symbol is missing: a query must not find the
+     * driver uninitialised when the program has initialised it. */
+    bool started = ol_cu.cuInit && (resolved ? start_driver() : ol_cu.cuInit(0) == OL_CUDA_SUCCESS);
+    if (resolved && started) {
+        log_driver_version();
         return true;
-    memset(&ol_cu, 0, sizeof(ol_cu));
-    dlclose(handle);
-    handle = NULL;
+    }
+    /* Unusable, but the driver the program's device memory came from may
+     * still say which buffers are device memory (those are then refused
+     * with a clear error instead of being read by the CPU). */
+    query_ok = ol_cu.cuPointerGetAttributes != NULL;
+    if (!query_ok)
+        close_library();
     return false;
 }
 
@@ -121,6 +168,11 @@ bool ol_cu_open(const char *found)
     bool ok = open_ok;
     pthread_mutex_unlock(&open_lock);
     return ok;
+}
+
+bool ol_cu_can_query(void)
+{
+    return __atomic_load_n(&open_tried, __ATOMIC_ACQUIRE) && (open_ok || query_ok);
 }
 
 const char *ol_cu_problem(void)
@@ -151,7 +203,9 @@ const char *ol_cu_error_text(ol_cu_result_t result)
 int ol_cu_driver_version(void)
 {
     int version = 0;
-    if (ol_cu_open(NULL) && ol_cu.cuDriverGetVersion(&version) != OL_CUDA_SUCCESS)
+    ol_cu_open(NULL);
+    if (!ol_cu_can_query() || !ol_cu.cuDriverGetVersion ||
+        ol_cu.cuDriverGetVersion(&version) != OL_CUDA_SUCCESS)
         version = 0;
     return version;
 }

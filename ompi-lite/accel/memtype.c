@@ -393,16 +393,22 @@ static void remember_device(const ol_accel_memory_t *memory)
 
 /* ---- the driver's answer ---------------------------------------------------- */
 
-/* Whether the driver the program loaded is open for our questions. */
+/* Whether the driver the program loaded is open for our questions. One
+ * that ompi-lite cannot use (too old, cuInit failed) is still asked what a
+ * buffer is, so that device buffers get MPI_ERR_BUFFER rather than being
+ * read by the CPU. */
 static bool driver_open(void)
 {
     static bool warned;
     if (ol_cu_open(ol_accel_loaded_driver()))
         return true;
+    bool can_query = ol_cu_can_query();
     if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-        OL_WARN("accel", "the program loaded %s, but ompi-lite cannot use a CUDA driver (%s): "
-                "every buffer is taken for host memory", loaded_driver, ol_cu_problem());
-    return false;
+        OL_WARN("accel", "the program loaded %s, but ompi-lite cannot use a CUDA driver (%s): %s",
+                loaded_driver, ol_cu_problem(),
+                can_query ? "device buffers are refused (MPI_ERR_BUFFER)"
+                          : "every buffer is taken for host memory");
+    return can_query;
 }
 
 /* A driver older than stream-ordered pools (CUDA 11.2) refuses the whole
@@ -495,6 +501,8 @@ void ol_accel_watch_start(void)
 
 ol_status_t ol_accel_check_device(const void *buf, size_t bytes)
 {
+    if (!ol_accel_usable())
+        return ol_accel_unsupported("the buffer", buf);
     ol_accel_memory_t memory;
     ol_status_t rc = ol_accel_enter(buf);
     if (rc == OL_OK) {

@@ -8,8 +8,14 @@
  * float and double, and C bool. Long
  * double, the MINLOC/MAXLOC pair types and user ops stay on the host. A
  * derived type qualifies when all its data is one such type and lies
- * contiguous. */
+ * contiguous.
+ *
+ * Where the kernels cannot be used (a driver older than the nvcc that
+ * built them, or cuModuleLoadData failing: a GPU they have no code for,
+ * such as a V100), ol_accel_kernels_usable says no, once decided for the
+ * process, and the callers stage device operands through host memory. */
 #include "accel_internal.h"
+#include "ol_log.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -149,17 +155,89 @@ enum { TWO_INPUTS, MANY_INPUTS };
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 static ol_cu_module_t module;
 static ol_cu_function_t functions[2][OP_COUNT][KERNEL_TYPES];
+/* Decided once per process by the first load. */
+static enum { KERNELS_UNKNOWN, KERNELS_LOADED, KERNELS_UNUSABLE } kernels;
+static char kernels_problem[512];
 
-/* Called with module_lock held. */
-static ol_status_t load_module(void)
-{
 #ifdef OL_HAVE_CUDA
+/* "CUDA device 0 of compute capability 7.0": the device of the current
+ * context, for the sentence that says why the module did not load. */
+static void describe_device(char *text, size_t size)
+{
+    ol_cu_device_t device;
+    int major = 0, minor = 0;
+    if (ol_cu.cuCtxGetDevice(&device) != OL_CUDA_SUCCESS ||
+        ol_cu.cuDeviceGetAttribute(&major, OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                   device) != OL_CUDA_SUCCESS ||
+        ol_cu.cuDeviceGetAttribute(&minor, OL_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                   device) != OL_CUDA_SUCCESS)
+        snprintf(text, size, "the CUDA device");
+    else
+        snprintf(text, size, "CUDA device %d of compute capability %d.%d", device, major, minor);
+}
+
+/* Why the kernels cannot be used ("" when the module loaded). The version
+ * comes first: a compressed fatbin of a newer toolkit is not for an older
+ * driver to try. */
+static void load_module_checked(void)
+{
+    int version = ol_cu_driver_version();
+    if (version < OL_KERNELS_CUDA_VERSION) {
+        snprintf(kernels_problem, sizeof(kernels_problem),
+                 "the CUDA driver's version %d.%d is older than the %d.%d of the nvcc that "
+                 "built the reduction kernels", OL_CU_VERSION_PARTS(version),
+                 OL_CU_VERSION_PARTS(OL_KERNELS_CUDA_VERSION));
+        return;
+    }
     ol_cu_result_t rc = ol_cu.cuModuleLoadData(&module, ol_accel_kernels_fatbin);
-    return rc == OL_CUDA_SUCCESS ? OL_OK : ol_accel_cuda_failed("cuModuleLoadData", rc);
-#else
-    ol_error_detail("no reduction kernels: ompi-lite was built without CUDA support");
-    return MPI_ERR_OTHER;
+    if (rc != OL_CUDA_SUCCESS) {
+        char device[96];
+        describe_device(device, sizeof(device));
+        snprintf(kernels_problem, sizeof(kernels_problem),
+                 "cuModuleLoadData refused the reduction kernels on %s: %s", device,
+                 ol_cu_error_text(rc));
+        module = NULL;
+    }
+}
 #endif
+
+/* Loads the module the first time (called entered, with module_lock held)
+ * and says once, at info, when device reductions are staged instead. */
+static void load_module(void)
+{
+    if (kernels != KERNELS_UNKNOWN)
+        return;
+#ifdef OL_HAVE_CUDA
+    load_module_checked();
+#else
+    snprintf(kernels_problem, sizeof(kernels_problem),
+             "ompi-lite was built without CUDA support (no reduction kernels)");
+#endif
+    __atomic_store_n(&kernels, kernels_problem[0] ? KERNELS_UNUSABLE : KERNELS_LOADED,
+                     __ATOMIC_RELEASE);
+    if (kernels == KERNELS_UNUSABLE)
+        OL_INFO("accel", "device reductions are staged through host memory: %s",
+                kernels_problem);
+}
+
+bool ol_accel_kernels_usable(const void *device_buf)
+{
+    int known = __atomic_load_n(&kernels, __ATOMIC_ACQUIRE);
+    if (known != KERNELS_UNKNOWN)
+        return known == KERNELS_LOADED;
+    if (!ol_accel_built() || ol_accel_enter(device_buf) != OL_OK)
+        return false; /* the caller's copies meet the same error and report it */
+    pthread_mutex_lock(&module_lock);
+    load_module();
+    pthread_mutex_unlock(&module_lock);
+    ol_accel_leave();
+    return kernels == KERNELS_LOADED;
+}
+
+const char *ol_accel_kernels_problem(void)
+{
+    return __atomic_load_n(&kernels, __ATOMIC_ACQUIRE) == KERNELS_UNUSABLE ? kernels_problem
+                                                                           : "";
 }
 
 static ol_status_t find_function(int form, const kernel_choice_t *k, ol_cu_function_t *function)
@@ -170,8 +248,11 @@ static ol_status_t find_function(int form, const kernel_choice_t *k, ol_cu_funct
         return OL_OK;
     ol_status_t rc = OL_OK;
     pthread_mutex_lock(&module_lock);
-    if (!module)
-        rc = load_module();
+    load_module();
+    if (kernels != KERNELS_LOADED) {
+        ol_error_detail("no device reduction kernels: %s", kernels_problem);
+        rc = MPI_ERR_OTHER;
+    }
     if (rc == OL_OK) {
         char name[64];
         snprintf(name, sizeof(name), "ol_reduce_%s%s_%s", form == MANY_INPUTS ? "many_" : "",
@@ -192,6 +273,8 @@ void ol_accel_reduce_finalize(void)
     if (module)
         ol_cu.cuModuleUnload(module);
     module = NULL;
+    if (kernels == KERNELS_LOADED)
+        kernels = KERNELS_UNKNOWN;
     memset(functions, 0, sizeof(functions));
     pthread_mutex_unlock(&module_lock);
 }

@@ -64,8 +64,8 @@ bool ol_accel_usable(void);
 ol_status_t ol_accel_unsupported(const char *what, const void *buf);
 
 /* MPI_SUCCESS when bytes from buf lie in one live device allocation, else
- * MPI_ERR_BUFFER saying why (freed, past its end). A protocol checks this
- * before it tells a peer that data is coming. */
+ * MPI_ERR_BUFFER saying why (freed, past its end, a driver ompi-lite cannot
+ * use). A protocol checks this before it tells a peer that data is coming. */
 ol_status_t ol_accel_check_device(const void *buf, size_t bytes);
 
 /* ---- copies and events -------------------------------------------------- */
@@ -145,6 +145,14 @@ void ol_accel_ipc_release(int peer_world_rank, const ol_accel_ipc_t *ipc);
  * the standard defines op on dt, and whether the kernel's results are the
  * host's, is the op layer's to say (ol_op_device_kernel). */
 bool ol_accel_can_reduce(const ol_op_t *op, const ol_datatype_t *dt);
+/* Whether the kernels can be used in this process: the first call loads
+ * them (device_buf, a device operand or NULL, chooses the library's context
+ * if there is none yet); a driver older than the nvcc that built them, or
+ * a GPU they have no code for, makes the answer no for good, said once at
+ * info. Then device reductions are staged through host memory. */
+bool ol_accel_kernels_usable(const void *device_buf);
+/* Why the kernels cannot be used, "" when they can or it is not known yet. */
+const char *ol_accel_kernels_problem(void);
 /* inout[i] = in[i] op inout[i] for count elements, both on the device;
  * finished on return. */
 ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
@@ -165,13 +173,16 @@ bool ol_accel_built(void);
  * 0 without a driver. */
 int ol_accel_visible_devices(void);
 
-/* What ompi_lite_info prints about the driver (opens it, like the above). */
+/* What ompi_lite_info prints about the driver (opens it, like the above,
+ * and where there is a GPU, loads the kernels in a context of its own). */
 typedef struct {
     bool built;                 /* ol_accel_built() */
     int visible_devices;        /* ol_accel_visible_devices() */
     const char *driver_library; /* the path opened or tried */
     int driver_version;         /* cuDriverGetVersion, e.g. 13000; 0: none */
     const char *problem;        /* why the driver cannot be used, "" if it can */
+    bool kernels;               /* device reductions run as CUDA kernels */
+    const char *kernels_problem; /* else why not (ol_accel_kernels_problem) */
 } ol_accel_facts_t;
 void ol_accel_facts(ol_accel_facts_t *facts);
 /* The accel parameters (OMPI_LITE_CUDA_LIBRARY, OMPI_LITE_ACCEL_*). */

@@ -1,8 +1,9 @@
 /* Applying an operator when an operand is in device memory: a CUDA kernel
- * when the accel layer has one for the op and type and both operands are
- * on the device; otherwise the operands are staged through host memory and
- * the host path applies the op (user ops, MINLOC/MAXLOC pairs, mixed host
- * and device operands). */
+ * when the accel layer has one for the op and type, both operands are on
+ * the device and the kernels load here (ol_accel_kernels_usable);
+ * otherwise the operands are staged through host memory and the host path
+ * applies the op (user ops, MINLOC/MAXLOC pairs, mixed host and device
+ * operands, an old driver or GPU). */
 #include "ol_accel.h"
 #include "ol_op.h"
 
@@ -51,7 +52,8 @@ ol_status_t ol_op_apply_device(const ol_op_t *op, const void *in, void *inout, M
     bool inout_dev = ol_accel_is_device(ol_dt_data_at(inout, dt));
     if (!ol_accel_usable())
         return ol_accel_unsupported("a reduction operand", inout_dev ? inout : in);
-    if (in_dev && inout_dev && dt->contiguous && ol_op_device_kernel(op, dt))
+    if (in_dev && inout_dev && dt->contiguous && ol_op_device_kernel(op, dt) &&
+        ol_accel_kernels_usable(inout))
         return ol_accel_reduce(op, dt, in, inout, (size_t)count);
     return apply_staged(op, in, inout, count, dt, in_dev, inout_dev);
 }

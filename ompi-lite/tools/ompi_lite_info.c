@@ -19,6 +19,19 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The path reductions on device buffers take here, and why. */
+static void print_device_reductions(const ol_accel_facts_t *facts)
+{
+    if (facts->kernels)
+        printf("  Device reductions: CUDA kernels\n");
+    else if (*facts->kernels_problem)
+        printf("  Device reductions: staged through host memory, because %s\n",
+               facts->kernels_problem);
+    else
+        printf("  Device reductions: none, device buffers are refused (%s)\n",
+               facts->built ? facts->problem : "no CUDA support");
+}
+
 /* Whether CUDA support is built, and what the driver on this machine
  * says (the driver is opened for this). */
 static void print_cuda(void)
@@ -34,6 +47,7 @@ static void print_cuda(void)
         printf("  CUDA driver:    none (%s)\n", facts.problem);
     if (facts.driver_version > 0)
         printf("  GPUs visible:   %d\n", facts.visible_devices);
+    print_device_reductions(&facts);
 }
 
 static void print_build(void)

@@ -10,7 +10,16 @@
  *                           return an error; no message may be delivered
  *   gpu_bad_input fatal     the default handler: MPI_Send from freed memory
  *                           must end the job with a message that names the
- *                           call (the script checks for "MPI_Send") */
+ *                           call (the script checks for "MPI_Send")
+ * Where the script made the driver unusable for the library though the
+ * program allocates device memory with it (gpu_unusable_driver.sh):
+ *   gpu_bad_input unusable  MPI_ERRORS_RETURN: MPI_Send from valid device
+ *                           memory, MPI_Mrecv into it and MPI_Allreduce on
+ *                           it must return MPI_ERR_BUFFER on every rank (no
+ *                           rank left waiting), no message delivered
+ *   gpu_bad_input unusable-fatal  the default handler: MPI_Send from device
+ *                           memory must end the job (the script checks the
+ *                           message) */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,20 +54,35 @@ static char *used_then_freed(MPI_Comm comm, size_t bytes)
     return base + OFFSET;
 }
 
-/* Sender: MPI_Send from freed memory must fail; tells the receiver. */
-static void send_from_freed(MPI_Comm comm, size_t bytes)
+/* An error of class MPI_ERR_BUFFER where `buffer_class` asks for it, else
+ * any error; a failure otherwise. */
+static void expect_error(int rc, int buffer_class, const char *what, size_t bytes,
+                         const char *memory)
 {
-    char *dangling = used_then_freed(comm, bytes), text[MPI_MAX_ERROR_STRING];
+    char text[MPI_MAX_ERROR_STRING];
+    int class = MPI_SUCCESS;
+    error_text(rc, text);
+    MPI_Error_class(rc, &class);
+    if (rc == MPI_SUCCESS)
+        gt_fail("%s of %zu bytes %s returned success", what, bytes, memory);
+    else if (buffer_class && class != MPI_ERR_BUFFER)
+        gt_fail("%s of %zu bytes %s: error %d (%s), expected MPI_ERR_BUFFER", what, bytes,
+                memory, rc, text);
+    else
+        printf("gpu_bad_input: %s of %zu bytes %s: error %d: %s\n", what, bytes, memory, rc,
+               text);
+}
+
+/* Sender: MPI_Send from buf must fail; tells the receiver, which must not
+ * get the message. */
+static void expect_send_refused(MPI_Comm comm, char *buf, size_t bytes, int buffer_class,
+                                const char *memory)
+{
     int rc;
 
     if (gt_rank == 0) {
-        rc = MPI_Send(dangling, (int)bytes, MPI_BYTE, 1, TAG_DATA, comm);
-        error_text(rc, text);
-        if (rc == MPI_SUCCESS)
-            gt_fail("a send of %zu bytes from freed device memory returned success", bytes);
-        else
-            printf("gpu_bad_input: send of %zu bytes from freed device memory: error %d: %s\n",
-                   bytes, rc, text);
+        rc = MPI_Send(buf, (int)bytes, MPI_BYTE, 1, TAG_DATA, comm);
+        expect_error(rc, buffer_class, "a send", bytes, memory);
         MPI_Send(&rc, 1, MPI_INT, 1, TAG_REPORT, MPI_COMM_WORLD);
     } else {
         char host[1 << 20];
@@ -73,7 +97,7 @@ static void send_from_freed(MPI_Comm comm, size_t bytes)
         MPI_Wait(&req, &st);
         MPI_Test_cancelled(&st, &cancelled);
         if (!cancelled)
-            gt_fail("a message of %zu bytes from freed device memory was delivered%s", bytes,
+            gt_fail("a message of %zu bytes %s was delivered%s", bytes, memory,
                     sender_rc == MPI_SUCCESS ? "" : " although the send returned an error");
     }
     /* Until the receive is cancelled, the next message of the same tag may
@@ -81,12 +105,16 @@ static void send_from_freed(MPI_Comm comm, size_t bytes)
     MPI_Barrier(comm);
 }
 
-/* Receiver: MPI_Mrecv into freed memory must fail. The message is matched
- * by MPI_Mprobe first, so an error leaves nothing pending. */
-static void mrecv_into_freed(MPI_Comm comm, size_t bytes)
+static void send_from_freed(MPI_Comm comm, size_t bytes)
 {
-    char *dangling = used_then_freed(comm, bytes), text[MPI_MAX_ERROR_STRING];
+    expect_send_refused(comm, used_then_freed(comm, bytes), bytes, 0, "from freed device memory");
+}
 
+/* Receiver: MPI_Mrecv into buf must fail. The message is matched by
+ * MPI_Mprobe first, so an error leaves nothing pending. */
+static void expect_mrecv_refused(MPI_Comm comm, char *buf, size_t bytes, int buffer_class,
+                                 const char *memory)
+{
     if (gt_rank == 0) {
         char host[1 << 20];
         gt_fill(host, bytes, 99);
@@ -95,25 +123,53 @@ static void mrecv_into_freed(MPI_Comm comm, size_t bytes)
         MPI_Message msg;
         int rc;
         MPI_Mprobe(0, TAG_DATA, comm, &msg, MPI_STATUS_IGNORE);
-        rc = MPI_Mrecv(dangling, (int)bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        error_text(rc, text);
-        if (rc == MPI_SUCCESS)
-            gt_fail("a receive of %zu bytes into freed device memory returned success", bytes);
-        else
-            printf("gpu_bad_input: receive of %zu bytes into freed device memory: error %d: %s\n",
-                   bytes, rc, text);
+        rc = MPI_Mrecv(buf, (int)bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+        expect_error(rc, buffer_class, "a receive", bytes, memory);
     }
+}
+
+static void mrecv_into_freed(MPI_Comm comm, size_t bytes)
+{
+    expect_mrecv_refused(comm, used_then_freed(comm, bytes), bytes, 0, "into freed device memory");
+}
+
+/* The driver is unusable for the library: device buffers are refused with
+ * MPI_ERR_BUFFER (never read as host memory), by every rank of a
+ * collective, so that none waits for another. */
+static void unusable_driver(MPI_Comm comm)
+{
+    enum { COUNT = 1000 };
+    size_t sizes[] = {100, 1 << 20};
+    char *device = gt_alloc(GT_DEVICE, 1 << 20);
+    for (int i = 0; i < 2; i++) {
+        expect_send_refused(comm, device, sizes[i], 1, "from device memory");
+        expect_mrecv_refused(comm, device, sizes[i], 1, "into device memory");
+    }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, device, COUNT, MPI_INT, MPI_SUM, comm);
+    expect_error(rc, 1, "an allreduce", COUNT * sizeof(int), "on device memory");
+    gt_free(GT_DEVICE, device);
 }
 
 int main(int argc, char **argv)
 {
-    int fatal = argc > 1 && strcmp(argv[1], "fatal") == 0;
+    const char *mode = argc > 1 ? argv[1] : "";
     MPI_Comm comm;
 
     gt_init("gpu_bad_input", &argc, &argv);
     MPI_Comm_split(MPI_COMM_WORLD, gt_rank < 2 ? 0 : MPI_UNDEFINED, gt_rank, &comm);
     if (comm != MPI_COMM_NULL) {
-        if (fatal) {
+        if (strcmp(mode, "unusable") == 0) {
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            unusable_driver(comm);
+        } else if (strcmp(mode, "unusable-fatal") == 0) {
+            char *device = gt_alloc(GT_DEVICE, 100);
+            if (gt_rank == 0) {
+                MPI_Send(device, 100, MPI_BYTE, 1, TAG_DATA, comm);
+                gt_fail("a send of 100 bytes from device memory the library cannot use "
+                        "returned under MPI_ERRORS_ARE_FATAL");
+            }
+            gt_free(GT_DEVICE, device);
+        } else if (strcmp(mode, "fatal") == 0) {
             char *dangling = used_then_freed(comm, 100);
             if (gt_rank == 0) {
                 MPI_Send(dangling, 100, MPI_BYTE, 1, TAG_DATA, comm);

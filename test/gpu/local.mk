@@ -8,8 +8,9 @@
 # gives it the real signatures), never installed. A test points the library
 # at it with OMPI_LITE_CUDA_LIBRARY=$top_builddir/test/gpu/fake_cuda/libcuda.so.1
 # or LD_LIBRARY_PATH=$top_builddir/test/gpu/fake_cuda.
-EXTRA_DIST += test/gpu/fake_cuda/README.md test/gpu/fake_cuda/fake_cuda.map
-CLEANFILES += test/gpu/fake_cuda/libcuda.so.1
+EXTRA_DIST += test/gpu/fake_cuda/README.md test/gpu/fake_cuda/fake_cuda.map \
+	test/gpu/fake_cuda/fake_cuda_old.map
+CLEANFILES += test/gpu/fake_cuda/libcuda.so.1 test/gpu/fake_cuda/old/libcuda.so.1
 if OL_HAVE_CUDA
 # A libtool module with a fixed export list (fake_cuda.map), then copied to
 # the exact name programs dlopen.
@@ -25,6 +26,22 @@ EXTRA_test_gpu_fake_cuda_libfake_cuda_la_DEPENDENCIES = test/gpu/fake_cuda/fake_
 check_DATA += test/gpu/fake_cuda/libcuda.so.1
 test/gpu/fake_cuda/libcuda.so.1: test/gpu/fake_cuda/libfake_cuda.la
 	$(AM_V_GEN)cp test/gpu/fake_cuda/.libs/libfake_cuda.so $@
+
+# The same fake as a driver too old for ompi-lite: fake_cuda_old.map leaves
+# out the entry points a CUDA 10.2 driver lacks. In old/, so that
+# LD_LIBRARY_PATH can choose it (gpu_unusable_driver.sh).
+check_LTLIBRARIES += test/gpu/fake_cuda/libfake_cuda_old.la
+test_gpu_fake_cuda_libfake_cuda_old_la_SOURCES = $(test_gpu_fake_cuda_libfake_cuda_la_SOURCES)
+test_gpu_fake_cuda_libfake_cuda_old_la_CPPFLAGS = -I$(CUDA_DIR)/include
+test_gpu_fake_cuda_libfake_cuda_old_la_LDFLAGS = -module -avoid-version -rpath /nowhere \
+	-Wl,--version-script=$(srcdir)/test/gpu/fake_cuda/fake_cuda_old.map
+test_gpu_fake_cuda_libfake_cuda_old_la_LIBADD = -lpthread
+EXTRA_test_gpu_fake_cuda_libfake_cuda_old_la_DEPENDENCIES = test/gpu/fake_cuda/fake_cuda_old.map
+
+check_DATA += test/gpu/fake_cuda/old/libcuda.so.1
+test/gpu/fake_cuda/old/libcuda.so.1: test/gpu/fake_cuda/libfake_cuda_old.la
+	$(AM_V_GEN)$(MKDIR_P) test/gpu/fake_cuda/old && \
+	cp test/gpu/fake_cuda/.libs/libfake_cuda_old.so $@
 
 # The fake's own contract, checked without MPI. It finds libcuda.so.1 next
 # to itself, so it depends on the copy.
@@ -56,11 +73,14 @@ test_gpu_scripts = \
 	test/gpu/gpu_bad_input.sh \
 	test/gpu/gpu_context.sh \
 	test/gpu/gpu_misaligned.sh \
+	test/gpu/gpu_old_driver.sh \
+	test/gpu/gpu_unusable_driver.sh \
 	test/gpu/gpu_memtype.sh \
 	test/gpu/gpu_pools.sh \
 	test/gpu/gpu_ipc_order.sh \
 	test/gpu/gpu_ipc_cache.sh \
 	test/gpu/gpu_half.sh \
+	test/gpu/gpu_host_only.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -76,7 +96,8 @@ test_gpu_programs = \
 	test/gpu/gpu_pools \
 	test/gpu/gpu_ipc_order \
 	test/gpu/gpu_ipc_cache \
-	test/gpu/gpu_half
+	test/gpu/gpu_half \
+	test/gpu/gpu_host_only
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -162,6 +183,11 @@ test_gpu_gpu_half_SOURCES = test/gpu/gpu_half.c test/mpi/half_ref.h $(GPU_TEST_U
 test_gpu_gpu_half_CPPFLAGS = $(GPU_TEST_CPPFLAGS) -I$(top_srcdir)/test/mpi
 test_gpu_gpu_half_LDADD = $(GPU_TEST_LIBS) -lm
 test_gpu_gpu_half_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_host_only_SOURCES = test/gpu/gpu_host_only.c $(GPU_TEST_UTIL)
+test_gpu_gpu_host_only_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_host_only_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_host_only_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # coll_perf_nccl (test/bench/local.mk, where configure found NCCL): skips
 # cleanly, and with a real GPU gives right results.

@@ -206,6 +206,8 @@ static struct {
     bool poison;
     int async_polls;        /* NOT_READY answers per event; 0: no deferral */
     int device_count;
+    int driver_version;     /* what cuDriverGetVersion says, 13000 for 13.0 */
+    int cc_major, cc_minor; /* every device's compute capability */
     struct { char name[64]; CUresult code; } fail[MAX_FAIL_RULES];
     int fail_rules;
     long fail_after;        /* matching calls that still succeed */
@@ -305,6 +307,18 @@ static void at_fork_child(void)
     current_ctx = NULL;
 }
 
+/* FAKE_CUDA_CC=major.minor, e.g. 7.0 for a V100; 9.0 (an H100) otherwise. */
+static void read_compute_capability(void)
+{
+    const char *cc = getenv("FAKE_CUDA_CC");
+    fake.cc_major = 9;
+    fake.cc_minor = 0;
+    if (cc != NULL && sscanf(cc, "%d.%d", &fake.cc_major, &fake.cc_minor) != 2) {
+        fprintf(stderr, "fake_cuda: FAKE_CUDA_CC=%s is not major.minor (e.g. 7.0)\n", cc);
+        abort();
+    }
+}
+
 static void read_config(void)
 {
     fake.trace = env_long("FAKE_CUDA_TRACE", 0) != 0;
@@ -315,6 +329,8 @@ static void read_config(void)
     fake.device_count = (int)env_long("FAKE_CUDA_DEVICES", 1);
     if (fake.device_count < 0)
         fake.device_count = 0;
+    fake.driver_version = (int)env_long("FAKE_CUDA_DRIVER_VERSION", CUDA_VERSION);
+    read_compute_capability();
     fake.page = (size_t)sysconf(_SC_PAGESIZE);
     fake.ipc_strict = env_long("FAKE_CUDA_IPC_STRICT", 0) != 0;
     fake.ipc_max_open = (int)env_long("FAKE_CUDA_IPC_MAX_OPEN", 0);
@@ -458,6 +474,8 @@ static void ipc_misuse(const char *fmt, ...)
     X(CUDA_ERROR_NO_DEVICE, "no CUDA device")                                   \
     X(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal")                      \
     X(CUDA_ERROR_INVALID_IMAGE, "invalid kernel image")                         \
+    X(CUDA_ERROR_NO_BINARY_FOR_GPU, "no kernel image for this device")          \
+    X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "PTX of an unsupported toolchain")    \
     X(CUDA_ERROR_INVALID_CONTEXT, "invalid or missing current context")         \
     X(CUDA_ERROR_MAP_FAILED, "mapping failed")                                  \
     X(CUDA_ERROR_ALREADY_MAPPED, "already mapped")                              \
@@ -472,6 +490,8 @@ static void ipc_misuse(const char *fmt, ...)
     X(CUDA_ERROR_MISALIGNED_ADDRESS, "kernel accessed a misaligned address")    \
     X(CUDA_ERROR_NOT_PERMITTED, "operation not permitted")                      \
     X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")                      \
+    X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "display and CUDA driver differ")      \
+    X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "no forward compatibility here") \
     X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 static const struct { CUresult code; const char *name, *text; } error_table[] = {
@@ -1080,7 +1100,7 @@ CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
     if (rc == CUDA_SUCCESS && driverVersion == NULL)
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        *driverVersion = CUDA_VERSION;
+        *driverVersion = fake.driver_version;
     return api_leave("cuDriverGetVersion", rc, NULL);
 }
 
@@ -1150,8 +1170,9 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
                      rc == CUDA_SUCCESS ? pciBusId : "");
 }
 
-/* A plausible recent GPU; attributes not listed read 0 (the fake has no
- * managed memory, memory pools or VMM, so those say "unsupported"). */
+/* A plausible recent GPU of compute capability FAKE_CUDA_CC; attributes
+ * not listed read 0 (the fake has no managed memory, memory pools or VMM,
+ * so those say "unsupported"). */
 static int device_attribute(CUdevice_attribute attrib, CUdevice dev)
 {
     switch (attrib) {
@@ -1164,8 +1185,8 @@ static int device_attribute(CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return 32;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 8;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return fake.cc_major;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return fake.cc_minor;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: return 1;
@@ -2410,6 +2431,128 @@ CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
     return api_leave("cuIpcOpenEventHandle", rc, "pid=%d -> %p", (int)h.owner_pid, (void *)e);
 }
 
+/* ==== kernel images ====================================================== */
+
+/* cuModuleLoadData reads an nvcc fatbin as a driver does to choose the code
+ * for the device (the code itself is never run: kernels come from the
+ * fake's own table, by name). The container: a 16-byte header, then
+ * entries, each a header and its payload, an ELF cubin for one sm_XY or
+ * PTX for one compute_XY, possibly compressed. */
+enum {
+    FATBIN_MAGIC = 0xBA55ED50,
+    FATBIN_KIND_PTX = 1,
+    FATBIN_KIND_ELF = 2,
+};
+#define FATBIN_COMPRESSED_LZ4 0x2000ull     /* nvcc's default compression */
+#define FATBIN_COMPRESSED_ZSTD 0x8000ull    /* -compress-mode=size and others */
+
+typedef struct {
+    uint32_t magic;
+    uint16_t version;       /* 1 */
+    uint16_t header_size;   /* 16: the first entry follows */
+    uint64_t entries_size;  /* all entries and payloads */
+} fatbin_header_t;
+
+typedef struct {
+    uint16_t kind;          /* FATBIN_KIND_* */
+    uint16_t format;
+    uint32_t header_size;   /* 64 or more: the payload follows */
+    uint64_t padded_size;   /* payload and padding: the next entry follows */
+    uint32_t payload_size;
+    uint32_t unknown0;
+    uint16_t code_minor;    /* PTX: the ISA version, 9.0 from CUDA 13.0 */
+    uint16_t code_major;
+    uint32_t arch;          /* 10 * major + minor: 90 for sm_90 / compute_90 */
+    uint64_t unknown1;
+    uint64_t flags;         /* FATBIN_COMPRESSED_* */
+    uint64_t unknown2;
+    uint64_t uncompressed_size;
+} fatbin_entry_t;
+_Static_assert(sizeof(fatbin_header_t) == 16 && sizeof(fatbin_entry_t) == 64,
+               "the fatbin's header layouts");
+
+/* The oldest driver that decompresses an entry: zstd arrived with the
+ * CUDA 12.4 driver (R550), LZ4 is older than any driver modelled here. */
+static int driver_to_decompress(uint64_t flags)
+{
+    return flags & FATBIN_COMPRESSED_ZSTD ? 12040 : 0;
+}
+
+/* The oldest driver whose JIT compiler reads PTX of ISA major.minor: each
+ * toolkit release brings an ISA version (CUDA 12.0: 8.0 ... 13.0: 9.0); an
+ * ISA between two listed takes the later one's driver, one newer than the
+ * list needs a driver newer than any modelled. */
+static int driver_for_ptx(int major, int minor)
+{
+    static const struct { int major, minor, driver; } isa[] = {
+        {7, 0, 11000}, {7, 8, 11080}, {8, 0, 12000}, {8, 1, 12010}, {8, 2, 12020},
+        {8, 3, 12030}, {8, 4, 12040}, {8, 5, 12050}, {8, 7, 12080}, {8, 8, 12090},
+        {9, 0, 13000}, {9, 1, 13010},
+    };
+    for (size_t i = 0; i < sizeof isa / sizeof isa[0]; i++)
+        if (isa[i].major > major || (isa[i].major == major && isa[i].minor >= minor))
+            return isa[i].driver;
+    return INT_MAX;
+}
+
+/* What the driver does with one entry on this device. */
+typedef enum { ENTRY_UNFIT, ENTRY_RUNS, ENTRY_PTX_TOO_NEW } entry_fit_t;
+
+static entry_fit_t entry_fit(const fatbin_entry_t *e)
+{
+    int device_arch = fake.cc_major * 10 + fake.cc_minor;
+    if (fake.driver_version < driver_to_decompress(e->flags))
+        return ENTRY_UNFIT;
+    if (e->kind == FATBIN_KIND_ELF)     /* sm_XY code runs on X.Y and later X.Z */
+        return (int)e->arch / 10 == fake.cc_major && (int)e->arch <= device_arch ? ENTRY_RUNS
+                                                                                : ENTRY_UNFIT;
+    if (e->kind != FATBIN_KIND_PTX || (int)e->arch > device_arch)
+        return ENTRY_UNFIT;             /* compute_XY PTX compiles for X.Y and later */
+    return fake.driver_version >= driver_for_ptx(e->code_major, e->code_minor)
+               ? ENTRY_RUNS
+               : ENTRY_PTX_TOO_NEW;
+}
+
+/* CUDA_SUCCESS when the image has code the device runs: a cubin of its
+ * major version, or PTX the driver compiles for it. Else, as the real
+ * driver answers, CUDA_ERROR_UNSUPPORTED_PTX_VERSION when the only fitting
+ * code is PTX too new for this driver, CUDA_ERROR_NO_BINARY_FOR_GPU when
+ * nothing fits, CUDA_ERROR_INVALID_IMAGE for what is not a fatbin (cubins
+ * and PTX text, which a real driver also loads, are refused: the library
+ * loads fatbins only). */
+static CUresult check_image(const void *image)
+{
+    fatbin_header_t h;
+    memcpy(&h, image, sizeof h);
+    if (h.magic != FATBIN_MAGIC || h.version != 1 || h.header_size < sizeof h) {
+        trace_note("the image is not an nvcc fatbin (magic %#x)", (unsigned)h.magic);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    const char *at = (const char *)image + h.header_size, *end = at + h.entries_size;
+    bool ptx_too_new = false;
+    char seen[256] = "";
+    while (at < end) {
+        fatbin_entry_t e;
+        memcpy(&e, at, sizeof e);
+        if (e.header_size < sizeof e || e.padded_size > (uint64_t)(end - at) - e.header_size) {
+            trace_note("fatbin entry at offset %td runs past the image", at - (const char *)image);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
+        entry_fit_t fit = entry_fit(&e);
+        if (fit == ENTRY_RUNS)
+            return CUDA_SUCCESS;
+        ptx_too_new |= fit == ENTRY_PTX_TOO_NEW;
+        size_t used = strlen(seen);
+        snprintf(seen + used, sizeof seen - used, " %s_%u%s",
+                 e.kind == FATBIN_KIND_PTX ? "compute" : "sm", (unsigned)e.arch,
+                 e.flags & FATBIN_COMPRESSED_ZSTD ? "(zstd)" : "");
+        at += e.header_size + e.padded_size;
+    }
+    trace_note("nothing in the image (%s ) runs on compute capability %d.%d with driver %d",
+               seen, fake.cc_major, fake.cc_minor, fake.driver_version);
+    return ptx_too_new ? CUDA_ERROR_UNSUPPORTED_PTX_VERSION : CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
 /* ==== entry points: modules and kernels ================================== */
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
@@ -2418,9 +2561,9 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
     struct CUmod_st *m = NULL;
     if (rc == CUDA_SUCCESS && (module == NULL || image == NULL))
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = check_image(image);
     if (rc == CUDA_SUCCESS) {
-        /* The image (an nvcc fatbin) is not read: kernels come from the
-         * fake's own table, by name. */
         m = calloc(1, sizeof *m);
         rc = m != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     }

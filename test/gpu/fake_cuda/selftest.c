@@ -85,7 +85,42 @@ static bool load_driver(const char *path)
 #define OK(call) EXPECT(CUDA_SUCCESS, call)
 
 static CUcontext ctx;
-static const char fatbin_stand_in[] = "any image: the fake does not read it";
+
+/* A fatbin of one entry, as nvcc lays it out (the fake reads the headers
+ * to decide whether the device can run it, never the code): kind 2 is an
+ * ELF cubin for sm_<arch>, kind 1 PTX of ISA isa_major.isa_minor for
+ * compute_<arch>; flags 0x8000: the payload is zstd-compressed. */
+typedef struct {
+    uint32_t magic;
+    uint16_t version, header_size;
+    uint64_t entries_size;
+    struct {
+        uint16_t kind, format;
+        uint32_t header_size;
+        uint64_t padded_size;
+        uint32_t payload_size, unknown0;
+        uint16_t code_minor, code_major;
+        uint32_t arch;
+        uint64_t unknown1, flags, unknown2, uncompressed_size;
+    } entry;
+    char payload[8];
+} fatbin_t;
+enum { PTX = 1, CUBIN = 2, UNCOMPRESSED = 0, ZSTD = 0x8000 };
+
+static fatbin_t fatbin(int kind, int arch, int isa_major, int isa_minor, int flags)
+{
+    fatbin_t f = {.magic = 0xBA55ED50, .version = 1, .header_size = 16,
+                  .entries_size = sizeof f.entry + sizeof f.payload};
+    f.entry.kind = (uint16_t)kind;
+    f.entry.format = 0x0101;
+    f.entry.header_size = sizeof f.entry;
+    f.entry.padded_size = f.entry.payload_size = f.entry.uncompressed_size = sizeof f.payload;
+    f.entry.code_major = (uint16_t)(kind == PTX ? isa_major : 1);
+    f.entry.code_minor = (uint16_t)(kind == PTX ? isa_minor : 8);
+    f.entry.arch = (uint32_t)arch;
+    f.entry.flags = 0x11 | (uint64_t)flags;  /* 64-bit, Linux */
+    return f;
+}
 
 static void fill_pattern(void *buf, size_t bytes, unsigned seed)
 {
@@ -599,7 +634,8 @@ static int ipc_child(int from_parent, int to_parent)
     if (read(from_parent, &handle, sizeof handle) != (ssize_t)sizeof handle)
         return 2;
     start_context();
-    OK(cu.cuModuleLoadData(&module, fatbin_stand_in));
+    fatbin_t image = fatbin(CUBIN, 90, 0, 0, ZSTD);
+    OK(cu.cuModuleLoadData(&module, &image));
 
     CUdeviceptr mapped;
     EXPECT(CUDA_ERROR_INVALID_VALUE, cu.cuIpcOpenMemHandle_v2(&mapped, handle, 0));
@@ -720,20 +756,31 @@ static void check_device_fault(void)
     OK(cu.cuStreamSynchronize(NULL));
 }
 
-static void check_injected_failures(const char *self, const char *library)
+/* Runs this program again as `self library mode`, with the environment
+ * variables in env ("NAME=value" ..., NULL) set, and checks that it passed:
+ * the fake reads its environment once. */
+static void check_rerun(const char *self, const char *library, const char *mode,
+                        const char *const *env)
 {
     fflush(NULL);
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        setenv("FAKE_CUDA_FAIL", "cuMemAlloc:2,cuStreamCreate", 1);
-        setenv("FAKE_CUDA_FAIL_AFTER", "1", 1);
-        execl("/proc/self/exe", self, library, "--injected-failures", (char *)NULL);
+        for (int i = 0; env[i] != NULL; i++)
+            putenv((char *)env[i]);
+        execl("/proc/self/exe", self, library, mode, (char *)NULL);
         _exit(4);
     }
     int status;
     CHECK(waitpid(pid, &status, 0) == pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void check_injected_failures(const char *self, const char *library)
+{
+    const char *const env[] = {"FAKE_CUDA_FAIL=cuMemAlloc:2,cuStreamCreate",
+                               "FAKE_CUDA_FAIL_AFTER=1", NULL};
+    check_rerun(self, library, "--injected-failures", env);
 }
 
 /* Run in a fresh process with FAKE_CUDA_FAIL set by the parent. */
@@ -747,6 +794,63 @@ static int run_injected_failures(void)
     EXPECT(CUDA_ERROR_UNKNOWN, cu.cuStreamCreate(&stream, 0));
     OK(cu.cuMemFree_v2(dptr));
     return 0;
+}
+
+/* ---- kernel images --------------------------------------------------------- */
+
+/* What cuModuleLoadData accepts on the default device (compute capability
+ * 9.0, a CUDA 13.0 driver): cubins of the device's major version up to its
+ * minor, PTX of an older or equal arch in an ISA the driver knows. */
+static void check_module_images(void)
+{
+    CUmodule m;
+    const char not_a_fatbin[] = "not a fatbin, not a cubin, not PTX";
+    EXPECT(CUDA_ERROR_INVALID_IMAGE, cu.cuModuleLoadData(&m, not_a_fatbin));
+    fatbin_t runs[] = {fatbin(CUBIN, 90, 0, 0, ZSTD), fatbin(PTX, 80, 9, 0, UNCOMPRESSED),
+                       fatbin(PTX, 90, 8, 5, ZSTD)};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        OK(cu.cuModuleLoadData(&m, &runs[i]));
+        OK(cu.cuModuleUnload(m));
+    }
+    fatbin_t other_arch[] = {fatbin(CUBIN, 80, 0, 0, 0), fatbin(CUBIN, 100, 0, 0, 0),
+                             fatbin(PTX, 100, 9, 0, 0)};
+    for (size_t i = 0; i < sizeof other_arch / sizeof other_arch[0]; i++)
+        EXPECT(CUDA_ERROR_NO_BINARY_FOR_GPU, cu.cuModuleLoadData(&m, &other_arch[i]));
+    fatbin_t newer_ptx = fatbin(PTX, 80, 9, 9, 0);
+    EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, cu.cuModuleLoadData(&m, &newer_ptx));
+}
+
+/* Run with FAKE_CUDA_CC=7.0 and FAKE_CUDA_DRIVER_VERSION=12020 (a V100 on
+ * a CUDA 12.2 driver): what the main checks load is refused there. */
+static int run_old_gpu_and_driver(void)
+{
+    int version, major, minor;
+    OK(cu.cuDriverGetVersion(&version));
+    CHECK(version == 12020);
+    start_context();
+    OK(cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0));
+    OK(cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0));
+    CHECK(major == 7 && minor == 0);
+    CUmodule m;
+    fatbin_t runs[] = {fatbin(CUBIN, 70, 0, 0, UNCOMPRESSED), fatbin(PTX, 70, 8, 2, 0)};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        OK(cu.cuModuleLoadData(&m, &runs[i]));
+        OK(cu.cuModuleUnload(m));
+    }
+    /* zstd needs a 12.4 driver; sm_75 code does not run on 7.0 */
+    fatbin_t refused[] = {fatbin(CUBIN, 70, 0, 0, ZSTD), fatbin(CUBIN, 75, 0, 0, 0),
+                          fatbin(CUBIN, 90, 0, 0, 0)};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        EXPECT(CUDA_ERROR_NO_BINARY_FOR_GPU, cu.cuModuleLoadData(&m, &refused[i]));
+    fatbin_t newer_ptx = fatbin(PTX, 70, 9, 0, 0);
+    EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, cu.cuModuleLoadData(&m, &newer_ptx));
+    return 0;
+}
+
+static void check_old_gpu_and_driver(const char *self, const char *library)
+{
+    const char *const env[] = {"FAKE_CUDA_CC=7.0", "FAKE_CUDA_DRIVER_VERSION=12020", NULL};
+    check_rerun(self, library, "--old-gpu-and-driver", env);
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -773,9 +877,13 @@ int main(int argc, char **argv)
 
     if (argc > 2 && strcmp(argv[2], "--injected-failures") == 0)
         return load_driver(library) ? run_injected_failures() : 1;
+    if (argc > 2 && strcmp(argv[2], "--old-gpu-and-driver") == 0)
+        return load_driver(library) ? run_old_gpu_and_driver() : 1;
 
     /* The checks assume the fake's defaults, bar two devices. */
     unsetenv("FAKE_CUDA_FAIL");
+    unsetenv("FAKE_CUDA_CC");
+    unsetenv("FAKE_CUDA_DRIVER_VERSION");
     setenv("FAKE_CUDA_ASYNC", "1", 1);
     setenv("FAKE_CUDA_DEVICES", "2", 1);
     if (!load_driver(library))
@@ -790,13 +898,16 @@ int main(int argc, char **argv)
     check_host_memory();
     check_synchronous_copies();
     check_async_copies();
-    OK(cu.cuModuleLoadData(&module, fatbin_stand_in));
+    check_module_images();
+    fatbin_t image = fatbin(CUBIN, 90, 0, 0, ZSTD);
+    OK(cu.cuModuleLoadData(&module, &image));
     check_kernel_names();
     check_two_input_kernels();
     check_many_input_kernels();
     check_ipc(ipc_child_pid, to_child, from_child);
     check_device_fault();
     check_injected_failures(argv[0], library);
+    check_old_gpu_and_driver(argv[0], library);
     printf("selftest: fake CUDA driver %s passes\n", library);
     return 0;
 }
