@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 static int shared_memory_enabled;
+static int progress_thread_us;
 
 static const ol_param_t rma_params[] = {
     {"RMA_SHARED_MEMORY", OL_PARAM_INT, "1",
@@ -28,6 +29,13 @@ static const ol_param_t rma_params[] = {
      "no help from the target; 0: every operation is a message that the target handles in "
      "its MPI calls, as between hosts.",
      &shared_memory_enabled, 0, 1},
+    {"RMA_PROGRESS_US", OL_PARAM_INT, "0",
+     "0: a target handles one-sided messages (windows across hosts) only inside its own MPI "
+     "calls, so a target that computes holds its origins up. N > 0: a thread of the library "
+     "progresses them every N microseconds while such a window lives (MPI then runs at "
+     "MPI_THREAD_MULTIPLE inside, which costs a lock per call; the thread takes a core's "
+     "share while it polls).",
+     &progress_thread_us, 0, 1000000},
 };
 
 void ol_rma_params_load(void)
@@ -43,6 +51,11 @@ void ol_rma_params_print(FILE *out)
 bool ol_rma_direct_wanted(void)
 {
     return shared_memory_enabled;
+}
+
+int ol_rma_progress_interval_us(void)
+{
+    return progress_thread_us;
 }
 
 /* ---- the control segment ------------------------------------------------------ */

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static pthread_mutex_t state_lock;
 static pthread_once_t state_lock_once = PTHREAD_ONCE_INIT;
@@ -578,11 +579,65 @@ static int progress_windows(void)
     return events;
 }
 
+/* ---- the progress thread (RMA_PROGRESS_US) ----------------------------------- */
+
+static pthread_t progress_thread;
+static bool progress_thread_started, progress_thread_stopping;
+static pthread_mutex_t thread_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t thread_wakeup = PTHREAD_COND_INITIALIZER;
+
+/* While a window of messages lives, progresses every period, so that a
+ * target computing outside MPI still answers its origins; otherwise
+ * asleep. */
+static void *progress_loop(void *arg)
+{
+    (void)arg;
+    struct timespec period = {0, 1000L * ol_rma_progress_interval_us()};
+    period.tv_sec = period.tv_nsec / 1000000000L;
+    period.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&thread_lock);
+    while (!progress_thread_stopping) {
+        if (!ol_progress_rma_hook) {
+            pthread_cond_wait(&thread_wakeup, &thread_lock);
+            continue;
+        }
+        pthread_mutex_unlock(&thread_lock);
+        if (ol_progress_and_wake() == 0)
+            nanosleep(&period, NULL);
+        pthread_mutex_lock(&thread_lock);
+    }
+    pthread_mutex_unlock(&thread_lock);
+    return NULL;
+}
+
+static void start_progress_thread(void)
+{
+    if (ol_rma_progress_interval_us() == 0)
+        return;
+    pthread_mutex_lock(&thread_lock);
+    if (!progress_thread_started)
+        progress_thread_started = pthread_create(&progress_thread, NULL, progress_loop, NULL) == 0;
+    pthread_cond_signal(&thread_wakeup);
+    pthread_mutex_unlock(&thread_lock);
+}
+
+void ol_rma_finalize(void)
+{
+    pthread_mutex_lock(&thread_lock);
+    bool started = progress_thread_started;
+    progress_thread_stopping = true;
+    pthread_cond_signal(&thread_wakeup);
+    pthread_mutex_unlock(&thread_lock);
+    if (started)
+        pthread_join(progress_thread, NULL);
+}
+
 void ol_rma_window_live(ol_rma_state_t *s)
 {
     s->next_live = live_windows;
     live_windows = s;
     ol_progress_rma_hook = progress_windows;
+    start_progress_thread();
 }
 
 void ol_rma_window_dead(ol_rma_state_t *s)

@@ -45,9 +45,15 @@ static inline MPI_Win ol_win_to_handle(ol_win_t *win)
 
 /* ---- windows --------------------------------------------------------------- */
 
-/* The parameters of rma/ (RMA_SHARED_MEMORY). */
+/* The parameters of rma/ (RMA_SHARED_MEMORY, RMA_PROGRESS_US), loaded
+ * before the runtime starts: with a progress thread, MPI runs at
+ * MPI_THREAD_MULTIPLE inside. */
 void ol_rma_params_load(void);
 void ol_rma_params_print(FILE *out);
+/* RMA_PROGRESS_US: 0, or the period of the progress thread. */
+int ol_rma_progress_interval_us(void);
+/* Stops the progress thread, if any (MPI_Finalize, before the runtime). */
+void ol_rma_finalize(void);
 
 /* What a window is made of; size and disp_unit are this process's. */
 typedef struct {

@@ -165,8 +165,6 @@ void ol_rma_wait_until(bool (*cond)(void *arg), void *arg);
 void ol_rma_drain_outgoing(ol_rma_state_t *s);
 
 /* direct.c */
-void ol_rma_params_load(void);
-void ol_rma_params_print(FILE *out);
 bool ol_rma_direct_wanted(void);
 size_t ol_rma_control_bytes(int size);
 void ol_rma_direct_attach_control(ol_rma_state_t *s, void *control);

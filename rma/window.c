@@ -65,33 +65,6 @@ static ol_rma_state_t *new_state(int size, bool dynamic)
     return s;
 }
 
-/* Every process learns every other's size and displacement unit, and
- * whether its memory can be a window's: all fail together if one cannot. */
-static ol_status_t exchange_sizes(ol_rma_state_t *s, const ol_win_spec_t *spec, ol_comm_t *comm)
-{
-    bool on_device = spec->flavor == MPI_WIN_FLAVOR_CREATE && spec->size > 0 &&
-                     ol_accel_is_device(spec->base);
-    MPI_Aint mine[3] = {spec->size, spec->disp_unit, on_device};
-    MPI_Aint *all = malloc(3 * sizeof(MPI_Aint) * (size_t)s->size);
-    if (!all)
-        return MPI_ERR_NO_MEM;
-    ol_datatype_t *aint = ol_dt_from_handle(MPI_AINT);
-    ol_status_t rc = ol_coll_allgather(mine, 3, aint, all, 3, aint, comm);
-    for (int r = 0; rc == MPI_SUCCESS && r < s->size; r++) {
-        s->peers[r].size = all[3 * r];
-        s->peers[r].disp_unit = all[3 * r + 1];
-        if (all[3 * r + 2]) {
-            ol_error_detail("rank %d's base is CUDA device memory: windows over device memory "
-                            "are not supported yet (device origin and result buffers are)", r);
-            rc = MPI_ERR_BUFFER;
-        }
-    }
-    free(all);
-    return rc;
-}
-
-/* ---- shared memory ---------------------------------------------------------- */
-
 static bool all_on_this_host(const ol_comm_t *comm)
 {
     for (int r = 0; r < comm->size; r++)
@@ -99,6 +72,61 @@ static bool all_on_this_host(const ol_comm_t *comm)
             return false;
     return true;
 }
+
+/* What each process tells the others of its window at creation. */
+enum { FACT_SIZE, FACT_DISP_UNIT, FACT_ON_DEVICE, FACT_WANTS_DIRECT, FACT_PID, FACT_BASE,
+       FACT_PROBE, FACTS };
+
+/* Every process learns every other's size, displacement unit, and what the
+ * direct path needs (whether it wants it, its pid and base for
+ * cross-memory attach), in one allgather; all fail together if one's
+ * memory cannot be a window's. */
+static ol_status_t exchange_facts(ol_rma_state_t *s, const ol_win_spec_t *spec, ol_comm_t *comm)
+{
+    MPI_Aint mine[FACTS] = {
+        [FACT_SIZE] = spec->size,
+        [FACT_DISP_UNIT] = spec->disp_unit,
+        [FACT_ON_DEVICE] = spec->flavor == MPI_WIN_FLAVOR_CREATE && spec->size > 0 &&
+                           ol_accel_is_device(spec->base),
+        [FACT_WANTS_DIRECT] = ol_rma_direct_wanted() && all_on_this_host(comm),
+        [FACT_PID] = getpid(),
+        [FACT_BASE] = (MPI_Aint)(uintptr_t)spec->base,
+        [FACT_PROBE] = (MPI_Aint)(uintptr_t)s,
+    };
+    MPI_Aint *all = malloc(FACTS * sizeof(MPI_Aint) * (size_t)s->size);
+    s->pids = calloc((size_t)s->size, sizeof(pid_t));
+    s->remote_bases = calloc((size_t)s->size, sizeof(void *));
+    s->probe_addresses = calloc((size_t)s->size, sizeof(void *));
+    if (!all || !s->pids || !s->remote_bases || !s->probe_addresses) {
+        free(all);
+        ol_error_detail("out of memory for a window");
+        return MPI_ERR_NO_MEM;
+    }
+    ol_datatype_t *aint = ol_dt_from_handle(MPI_AINT);
+    ol_status_t rc = ol_coll_allgather(mine, FACTS, aint, all, FACTS, aint, comm);
+    s->direct = true;
+    for (int r = 0; rc == MPI_SUCCESS && r < s->size; r++) {
+        const MPI_Aint *f = all + (size_t)r * FACTS;
+        s->peers[r].size = f[FACT_SIZE];
+        s->peers[r].disp_unit = f[FACT_DISP_UNIT];
+        s->direct = s->direct && f[FACT_WANTS_DIRECT];
+        s->pids[r] = (pid_t)f[FACT_PID];
+        s->remote_bases[r] = (void *)(uintptr_t)f[FACT_BASE];
+        s->probe_addresses[r] = (void *)(uintptr_t)f[FACT_PROBE];
+        if (f[FACT_ON_DEVICE]) {
+            ol_error_detail("rank %d's base is CUDA device memory: windows over device memory "
+                            "are not supported yet (device origin and result buffers are)", r);
+            rc = MPI_ERR_BUFFER;
+        }
+    }
+    if (s->direct)
+        s->control_bytes = ol_rma_control_bytes(s->size);
+    free(all);
+    return rc;
+}
+
+/* ---- shared memory ---------------------------------------------------------- */
+
 
 /* Where each rank's memory begins in the segment: one after the other
  * (the standard's default), or each on its own pages (noncontig). */
@@ -183,48 +211,16 @@ static ol_status_t allocate_shared(ol_rma_state_t *s, const ol_win_spec_t *spec,
 
 /* ---- direct windows ------------------------------------------------------------ */
 
-/* Whether every process takes the direct path (direct.c): all on this host
- * and all wanting it (a parameter set differently on some is agreed on). */
-static ol_status_t decide_direct(ol_rma_state_t *s, const ol_win_spec_t *spec, ol_comm_t *comm)
-{
-    int mine = spec->flavor != MPI_WIN_FLAVOR_DYNAMIC && ol_rma_direct_wanted() &&
-               all_on_this_host(comm), all = 0;
-    ol_status_t rc = ol_coll_allreduce(&mine, &all, 1, ol_dt_from_handle(MPI_INT),
-                                       ol_op_from_handle(MPI_LAND), comm);
-    s->direct = rc == MPI_SUCCESS && all;
-    if (s->direct)
-        s->control_bytes = ol_rma_control_bytes(s->size);
-    return rc;
-}
-
 /* MPI_Win_create's memory is the program's: others reach it with
  * cross-memory attach, if every process can reach every other (else the
  * window keeps to messages, everyone agreeing). */
-static ol_status_t reach_by_cma(ol_rma_state_t *s, ol_comm_t *comm, void *base)
+static ol_status_t reach_by_cma(ol_rma_state_t *s, ol_comm_t *comm)
 {
-    uint64_t mine[3] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)base, (uint64_t)(uintptr_t)s};
-    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)s->size);
-    s->pids = calloc((size_t)s->size, sizeof(pid_t));
-    s->remote_bases = calloc((size_t)s->size, sizeof(void *));
-    s->probe_addresses = calloc((size_t)s->size, sizeof(void *));
-    if (!all || !s->pids || !s->remote_bases || !s->probe_addresses) {
-        free(all);
-        ol_error_detail("out of memory for a window");
-        return MPI_ERR_NO_MEM;
-    }
-    ol_datatype_t *u64 = ol_dt_from_handle(MPI_UINT64_T);
-    ol_status_t rc = ol_coll_allgather(mine, 3, u64, all, 3, u64, comm);
-    int reach = rc == MPI_SUCCESS, everyone = 0;
-    for (int r = 0; reach && r < s->size; r++) {
-        s->pids[r] = (pid_t)all[3 * r];
-        s->remote_bases[r] = (void *)(uintptr_t)all[3 * r + 1];
-        s->probe_addresses[r] = (void *)(uintptr_t)all[3 * r + 2];
+    int reach = 1, everyone = 0;
+    for (int r = 0; reach && r < s->size; r++)
         reach = r == comm->rank || ol_rma_direct_can_reach(s, r);
-    }
-    free(all);
-    if (rc == MPI_SUCCESS)
-        rc = ol_coll_allreduce(&reach, &everyone, 1, ol_dt_from_handle(MPI_INT),
-                               ol_op_from_handle(MPI_LAND), comm);
+    ol_status_t rc = ol_coll_allreduce(&reach, &everyone, 1, ol_dt_from_handle(MPI_INT),
+                                       ol_op_from_handle(MPI_LAND), comm);
     if (rc == MPI_SUCCESS && !everyone) {
         OL_INFO("rma", "cross-memory attach is not allowed between the window's processes: "
                        "its operations are messages");
@@ -283,14 +279,12 @@ ol_status_t ol_rma_win_create(const ol_win_spec_t *spec, ol_comm_t *comm, ol_win
         ol_error_detail("out of memory for a window");
         return MPI_ERR_NO_MEM;
     }
-    ol_status_t rc = dynamic ? MPI_SUCCESS : exchange_sizes(s, spec, comm);
-    if (rc == MPI_SUCCESS)
-        rc = decide_direct(s, spec, comm);
+    ol_status_t rc = dynamic ? MPI_SUCCESS : exchange_facts(s, spec, comm);
     void *base = NULL;
     if (rc == MPI_SUCCESS)
         rc = make_memory(s, spec, comm, &base);
     if (rc == MPI_SUCCESS && s->direct && spec->flavor == MPI_WIN_FLAVOR_CREATE)
-        rc = reach_by_cma(s, comm, base);
+        rc = reach_by_cma(s, comm);
     if (rc == MPI_SUCCESS && s->direct)
         ol_rma_direct_attach_control(s, s->segment);
     if (rc != MPI_SUCCESS) {

@@ -22,11 +22,15 @@ static int start(int required, int *provided)
     if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
         level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
         level = MPI_THREAD_SINGLE;
+    /* A progress thread of rma/ needs the runtime's locks (provided may be
+     * above required, as the standard allows). */
+    ol_rma_params_load();
+    if (ol_rma_progress_interval_us() > 0)
+        level = MPI_THREAD_MULTIPLE;
     static const ol_rt_device_t accel = {ol_accel_init, ol_accel_finalize,
                                          ol_accel_release_peers};
     ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec, &accel);
     ol_coll_params_load();
-    ol_rma_params_load();
     if (rc == OL_OK)
         rc = ol_pt2pt_init();
     if (rc != OL_OK) {
@@ -69,6 +73,7 @@ int ol_api_finalize(void)
         return rc;
     /* Endpoints flush what is in flight; the runtime's closing fence keeps
      * progressing, so no rank tears down its worker while a peer flushes. */
+    ol_rma_finalize();
     ol_pt2pt_finalize();
     ol_comm_finalize_predefined();
     return ol_rt_finalize();

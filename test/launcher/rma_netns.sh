@@ -10,7 +10,8 @@ NHOSTS=2
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
 BASIC=$top_builddir/test/mpi/rma_basic
 ACC=$top_builddir/test/mpi/rma_acc
-need_helpers "$BASIC" "$ACC"
+PROGRESS=$top_builddir/test/mpi/rma_progress
+need_helpers "$BASIC" "$ACC" "$PROGRESS"
 
 printf '%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" >"$TMP/hosts"
 
@@ -34,4 +35,13 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$ACC" ring
 [ "$rc" -eq 0 ] || fail "rma_acc ring on 2 hosts: status $rc: $(cat "$TMP/err")"
 grep -q "^rma_acc: 4 ranks OK (6 cases)" "$TMP/out" ||
     fail "rma_acc ring on 2 hosts: $(cat "$TMP/out")"
+check_hosts_empty 20
+
+# Passive target across hosts while the target computes outside MPI: only
+# the progress thread can answer the lock and the put.
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 2 --map-by node \
+    -x OMPI_LITE_RMA_PROGRESS_US=200 "$PROGRESS"
+[ "$rc" -eq 0 ] || fail "rma_progress on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
+grep -q "^rma_progress: 2 ranks OK" "$TMP/out" ||
+    fail "rma_progress on 2 hosts: $(cat "$TMP/out")"
 check_hosts_empty 20

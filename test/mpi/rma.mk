@@ -4,9 +4,10 @@
 # network-namespace hosts. The programs were first checked against Open MPI
 # and MPICH; they link against ompi-lite once it exports MPI_Win_* and kin.
 test_rma_scripts = test/mpi/rma_basic.sh test/mpi/rma_acc.sh test/mpi/rma_attr.sh \
-	test/mpi/rma_errors.sh test/launcher/rma_netns.sh
+	test/mpi/rma_errors.sh test/mpi/rma_progress.sh test/launcher/rma_netns.sh
 
-check_PROGRAMS += test/mpi/rma_basic test/mpi/rma_acc test/mpi/rma_attr test/mpi/rma_errors
+check_PROGRAMS += test/mpi/rma_basic test/mpi/rma_acc test/mpi/rma_attr test/mpi/rma_errors \
+	test/mpi/rma_progress
 TESTS += $(test_rma_scripts)
 EXTRA_DIST += $(test_rma_scripts)
 
@@ -29,3 +30,8 @@ test_mpi_rma_errors_SOURCES = test/mpi/rma_errors.c test/mpi/rma_util.h
 test_mpi_rma_errors_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_rma_errors_LDADD = $(MPI_TEST_LIBS)
 test_mpi_rma_errors_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_rma_progress_SOURCES = test/mpi/rma_progress.c
+test_mpi_rma_progress_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_rma_progress_LDADD = $(MPI_TEST_LIBS)
+test_mpi_rma_progress_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
