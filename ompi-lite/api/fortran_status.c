@@ -39,7 +39,8 @@ static bool is_ignore(const void *status)
 }
 
 /* The standard makes passing an ignore sentinel erroneous; the copy is
- * refused with MPI_ERR_ARG through MPI_COMM_WORLD's handler. */
+ * refused with MPI_ERR_ARG through MPI_COMM_SELF's handler, as for any
+ * error that concerns no object. */
 static int copy_status(const char *fn_name, const void *from, void *to)
 {
     const char *which = is_ignore(from) ? "the status to convert" : "the status written";
