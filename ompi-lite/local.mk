@@ -41,7 +41,7 @@ OL_API_IMPL = \
 	ompi-lite/api/topo.c ompi-lite/api/topo_cart.c ompi-lite/api/topo_graph.c \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
-	ompi-lite/api/win.c
+	ompi-lite/api/fortran_status.c ompi-lite/api/win.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)
@@ -65,4 +65,5 @@ libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.
 libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined
 
+include ompi-lite/fortran/local.mk
 include ompi-lite/tools/local.mk

@@ -7,8 +7,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; top_builddir='$(abs_top_builddir)'; \
 	MPIRUN='$(abs_top_builddir)/launcher/mpirun'; OL_PREFIX='$(prefix)'; \
 	OMPI_LITE_OVERSUBSCRIBE=1; export OMPI_LITE_OVERSUBSCRIBE; \
-	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; \
-	export top_srcdir top_builddir MPIRUN OL_PREFIX PYTHON CC CXX;
+	PYTHON='$(PYTHON)'; CC='$(CC)'; CXX='$(CXX)'; FC='$(FC)'; \
+	export top_srcdir top_builddir MPIRUN OL_PREFIX PYTHON CC CXX FC;
 EXTRA_DIST += test/with-timeout.sh test/run-tests.sh test/unit/installed-tools.sh test/harness.sh
 TESTS += test/unit/installed-tools.sh
 
@@ -33,3 +33,4 @@ include test/mpi/coll_shm.mk
 include test/mpi/p2p_shm.mk
 include test/bench/local.mk
 include test/gpu/local.mk
+include test/fortran/local.mk

@@ -434,6 +434,30 @@ def binding(fn):
     return lines
 
 
+def fortran_conversions(fn, by_name):
+    """For a bound MPI_X_toint, MPI_X_c2f and MPI_X_f2c (MPI-5.0 19.3.4,
+    declared in mpi.h outside the ABI): with MPI_Fint being int they are
+    the toint/fromint pair under the names C programs written for Fortran
+    interoperability call. Only where both toint and fromint are bound."""
+    if not fn.name.endswith("_toint"):
+        return []
+    stem = fn.name[:-len("_toint")]
+    fromint = by_name.get(stem + "_fromint")
+    if not fromint or fromint.name not in IMPLEMENTATION:
+        return []
+    ctype, name = fn.params[0].decl.split()[0], fn.params[0].name
+    lines = []
+    for suffix, proto, call in (
+            ("_c2f", "MPI_Fint %%s(%s %s)" % (ctype, name), "PMPI_%s_toint(%s)"),
+            ("_f2c", "%s %%s(MPI_Fint %s)" % (ctype, name), "PMPI_%s_fromint(%s)")):
+        full = stem + suffix
+        lines += ["OL_EXPORT " + proto % ("P" + full), "{",
+                  "    return " + call % (stem[len("MPI_"):], name) + ";", "}",
+                  'OL_EXPORT extern __typeof__(P%s) %s __attribute__((weak, alias("P%s")));'
+                  % (full, full, full), ""]
+    return lines
+
+
 def write(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -477,6 +501,8 @@ def main(argv):
     body += state_names(chosen)
     for fn in chosen:
         body += binding(fn) + [""]
+    for fn in chosen:
+        body += fortran_conversions(fn, by_name)
     write(out_h, "\n".join(header))
     write(out_c, "\n".join(body))
 

@@ -288,6 +288,69 @@ def prototypes(functions, titles, prefix=""):
     return "\n".join(out) + "\n"
 
 
+# The Fortran support of MPI-5.0 sections 19.3.4-19.3.5 (handle and status
+# conversion between C and Fortran). These functions are not part of the
+# standard ABI (their MPI_Fint depends on the Fortran compiler, which the ABI
+# leaves open), but C programs call them through mpi.h, where the standard
+# declares them; the C library provides them whether or not a Fortran
+# layer is built. MPI_Fint is int, the default INTEGER of gfortran, so a
+# handle's MPI_X_c2f is its MPI_X_toint and MPI_X_f2c its MPI_X_fromint.
+FORTRAN_SUPPORT_HEAD = """\
+/* ==== Fortran support (MPI-5.0 19.3.4, 19.3.5): outside the standard ABI ====
+ * A Fortran status is MPI_F_STATUS_SIZE INTEGERs laid out as MPI_Status, and
+ * TYPE(MPI_Status) of the mpi_f08 module is the struct MPI_F08_status. The
+ * sentinels MPI_F_STATUS(ES)_IGNORE and MPI_F08_STATUS(ES)_IGNORE are the
+ * addresses a Fortran program passes for MPI_STATUS(ES)_IGNORE. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint internal[MPI_F_STATUS_SIZE - 3];
+} MPI_F08_status;
+
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_F08_status mpi_f08_status_ignore_;
+extern MPI_F08_status mpi_f08_statuses_ignore_;
+#define MPI_F_STATUS_IGNORE            (&mpi_fortran_status_ignore_[0])
+#define MPI_F_STATUSES_IGNORE          (&mpi_fortran_statuses_ignore_[0])
+#define MPI_F08_STATUS_IGNORE          (&mpi_f08_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE        (&mpi_f08_statuses_ignore_)
+"""
+
+STATUS_CONVERSIONS = (
+    "int {p}MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);",
+    "int {p}MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);",
+    "int {p}MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);",
+    "int {p}MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);",
+    "int {p}MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);",
+    "int {p}MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);",
+)
+
+
+def fortran_handle_pairs(functions):
+    """(X, C handle type, parameter name) for every MPI_X_toint of the table:
+    MPI_Comm_toint gives ("Comm", "MPI_Comm", "comm"), MPI_Type_toint
+    ("Type", "MPI_Datatype", "datatype")."""
+    pairs = []
+    for fn in functions:
+        if fn.name.endswith("_toint") and len(fn.params) == 1:
+            param = fn.params[0]
+            pairs.append((fn.name[len("MPI_"):-len("_toint")], param.decl.split()[0], param.name))
+    return pairs
+
+
+def fortran_support(functions):
+    out = [FORTRAN_SUPPORT_HEAD]
+    for prefix in ("", "P"):
+        for x, ctype, name in fortran_handle_pairs(functions):
+            out.append("MPI_Fint %sMPI_%s_c2f(%s %s);" % (prefix, x, ctype, name))
+            out.append("%s %sMPI_%s_f2c(MPI_Fint %s);" % (ctype, prefix, x, name))
+        out += [s.format(p=prefix) for s in STATUS_CONVERSIONS]
+        out.append("")
+    return "\n".join(out)
+
+
 def render(constants, functions, titles):
     parts = [
         "/* mpi.h: the MPI-5.0 standard ABI (ABI version 1.0) of ompi-lite.\n"
@@ -313,6 +376,7 @@ def render(constants, functions, titles):
         "/* ==== MPI functions ==== */\n" + prototypes(functions, titles, ""),
         "/* ==== PMPI functions: the same, for profiling tools ==== */\n"
         + prototypes(functions, {}, "P"),
+        fortran_support(functions),
         "#if defined(__cplusplus)\n"
         "}\n"
         "#endif\n"

@@ -2926,6 +2926,85 @@ int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *de
 int PMPI_T_source_get_num(int *num_sources);
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 
+/* ==== Fortran support (MPI-5.0 19.3.4, 19.3.5): outside the standard ABI ====
+ * A Fortran status is MPI_F_STATUS_SIZE INTEGERs laid out as MPI_Status, and
+ * TYPE(MPI_Status) of the mpi_f08 module is the struct MPI_F08_status. The
+ * sentinels MPI_F_STATUS(ES)_IGNORE and MPI_F08_STATUS(ES)_IGNORE are the
+ * addresses a Fortran program passes for MPI_STATUS(ES)_IGNORE. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint internal[MPI_F_STATUS_SIZE - 3];
+} MPI_F08_status;
+
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_F08_status mpi_f08_status_ignore_;
+extern MPI_F08_status mpi_f08_statuses_ignore_;
+#define MPI_F_STATUS_IGNORE            (&mpi_fortran_status_ignore_[0])
+#define MPI_F_STATUSES_IGNORE          (&mpi_fortran_statuses_ignore_[0])
+#define MPI_F08_STATUS_IGNORE          (&mpi_f08_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE        (&mpi_f08_statuses_ignore_)
+
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+MPI_Fint PMPI_Session_c2f(MPI_Session session);
+MPI_Session PMPI_Session_f2c(MPI_Fint session);
+MPI_Fint PMPI_File_c2f(MPI_File file);
+MPI_File PMPI_File_f2c(MPI_Fint file);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+
 #if defined(__cplusplus)
 }
 #endif

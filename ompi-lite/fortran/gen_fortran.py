@@ -1,0 +1,587 @@
+#!/usr/bin/env python3
+"""Writes the Fortran bindings (mpif.h, the `mpi` module, their C glue) from
+the same tables as the C bindings (see README.md here).
+
+Inputs: ompi-lite/api/functions.def (through fntable.py), ompi-lite/abi/
+constants.tsv, and the generated C bindings gen_bindings.c, whose
+`OL_EXPORT ... PMPI_X(` definitions are exactly the functions the C library
+exports: a function is bound in Fortran when, and only when, it is bound in
+C. Outputs:
+
+  mpif.h            constants, sentinel COMMON blocks and the declarations of
+                    the functions that return a value; fixed-form and
+                    free-form source alike (columns 7-72, `!` comments)
+  mpi_module.f90    module mpi: the same constants and an explicit interface
+                    for every bound function
+  fortran_glue.c    one C entry point per function, pmpi_x_ with mpi_x_ as a
+                    weak alias (and the manglings of README.md), converting
+                    the Fortran arguments and calling PMPI_X
+
+A parameter's Fortran form and its conversion follow from its C declaration,
+KIND and name (`Arg` below); the few functions whose Fortran argument list
+differs from C's are written by hand in glue_special.c (HANDWRITTEN, with their other names), and
+those without a Fortran binding yet are listed with their reason (NOT_BOUND).
+
+usage: gen_fortran.py FUNCTIONS.DEF CONSTANTS.TSV GEN_BINDINGS.C OUTDIR
+"""
+
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "api"))
+import fntable  # noqa: E402
+
+# Functions the mpi module and mpif.h do not offer, with the reason.
+NOT_BOUND = {
+    "MPI_Abi_get_version": "C only: the ABI's own queries",
+    "MPI_Abi_get_info": "C only: the ABI's own queries",
+    "MPI_Abi_get_fortran_info": "C only: the Fortran layer makes this call itself",
+    "MPI_Abi_set_fortran_info": "C only: the Fortran layer makes this call itself",
+    "MPI_Abi_get_fortran_booleans": "C only: the Fortran layer makes this call itself",
+    "MPI_Abi_set_fortran_booleans": "C only: the Fortran layer makes this call itself",
+    "MPI_Info_create_env": "its Fortran form (no argc/argv) is not written yet",
+    "MPI_Buffer_detach": "the address it returns needs C_PTR handling not written yet",
+    "MPI_Comm_detach_buffer": "the address it returns needs C_PTR handling not written yet",
+    "MPI_Alloc_mem": "needs TYPE(C_PTR) or Cray pointers, not written yet",
+    "MPI_Free_mem": "pairs with MPI_Alloc_mem",
+    "MPI_Grequest_start": "Fortran callbacks for generalized requests not written yet",
+    "MPI_Keyval_create": "MPI-1 attribute callbacks in Fortran not written yet",
+    "MPI_Attr_get": "MPI-1 INTEGER attributes not written yet",
+    "MPI_Attr_put": "MPI-1 INTEGER attributes not written yet",
+    "MPI_Type_create_keyval": "Fortran attribute callbacks on datatypes not written yet",
+    "MPI_Win_create_keyval": "Fortran attribute callbacks on windows not written yet",
+    "MPI_Alltoallw": "its datatype arrays' length (the group size) is not converted yet",
+    "MPI_Ialltoallw": "its datatype arrays' length (the group size) is not converted yet",
+    "MPI_Alltoallw_init": "its datatype arrays' length (the group size) is not converted yet",
+    "MPI_Neighbor_alltoallw": "its datatype arrays' length (the degree) is not converted yet",
+    "MPI_Ineighbor_alltoallw": "its datatype arrays' length (the degree) is not converted yet",
+    "MPI_Neighbor_alltoallw_init": "its datatype arrays' length (the degree) is not converted yet",
+}
+
+# Functions whose C glue is written by hand in glue_special.c, because their
+# Fortran arguments differ from C's or they take Fortran callbacks; the
+# generator still writes their interface. name -> Fortran dummy arguments
+# (without ierror) as (name, declaration) pairs.
+HANDWRITTEN = {
+    "MPI_Init": [],
+    "MPI_Init_thread": [("required", "integer, intent(in)"), ("provided", "integer, intent(out)")],
+    "MPI_Op_create": [("user_fn", "external"), ("commute", "logical, intent(in)"),
+                      ("op", "integer, intent(out)")],
+    "MPI_Op_free": [("op", "integer, intent(inout)")],
+    "MPI_Comm_create_errhandler": [("comm_errhandler_fn", "external"),
+                                   ("errhandler", "integer, intent(out)")],
+    "MPI_Comm_create_keyval": [
+        ("comm_copy_attr_fn", "external"), ("comm_delete_attr_fn", "external"),
+        ("comm_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Info_get_string": [
+        ("info", "integer, intent(in)"), ("key", "character(len=*), intent(in)"),
+        ("buflen", "integer, intent(inout)"), ("value", "character(len=*), intent(out)"),
+        ("flag", "logical, intent(out)")],
+}
+
+# Functions without ierror in Fortran (MPI-4.1 15.2.1: MPI_PCONTROL).
+NO_IERROR = {"MPI_Pcontrol"}
+
+# int parameters that are LOGICAL in Fortran, by name.
+LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "high", "weighted"}
+
+# `void *` parameters that are choice buffers although their KIND is ARG.
+CHOICE_NAMES = {"location", "inbuf", "outbuf", "buffer"}
+
+# Output strings: parameter name -> the C expression of the buffer size.
+STRING_OUT_SIZES = {
+    "name": "MPI_MAX_PROCESSOR_NAME", "string": "MPI_MAX_ERROR_STRING",
+    "version": "MPI_MAX_LIBRARY_VERSION_STRING", "comm_name": "MPI_MAX_OBJECT_NAME",
+    "type_name": "MPI_MAX_OBJECT_NAME", "win_name": "MPI_MAX_OBJECT_NAME",
+    "key": "MPI_MAX_INFO_KEY", "value": "(*valuelen > 0 ? (size_t)*valuelen : 0)",
+}
+
+# Input strings from which leading blanks go too (MPI-4.1 10: Fortran info
+# keys and values lose leading and trailing blanks); others lose trailing.
+STRIP_LEADING = {"key", "value"}
+
+# LOGICAL arrays: parameter name -> C expression of their length.
+LOGICAL_ARRAY_LENGTHS = {
+    ("MPI_Cart_create", "periods"): "*ndims", ("MPI_Cart_map", "periods"): "*ndims",
+    ("MPI_Cart_get", "periods"): "*maxdims",
+    ("MPI_Cart_sub", "remain_dims"): "ol_f_cartdim(comm_c)",
+}
+
+# Arrays of handles: (function, parameter) -> C expression of their length.
+HANDLE_ARRAY_LENGTHS = {
+    ("MPI_Type_create_struct", "array_of_types"): "*count",
+    ("MPI_Type_get_contents", "array_of_datatypes"): "*max_datatypes",
+}
+
+# The C handle types, and the stem of their toint/fromint functions.
+HANDLE_STEMS = {
+    "MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group", "MPI_Op": "Op",
+    "MPI_Info": "Info", "MPI_Errhandler": "Errhandler", "MPI_Request": "Request",
+    "MPI_Message": "Message", "MPI_Win": "Win", "MPI_File": "File", "MPI_Session": "Session",
+}
+
+# Integer types other than int, and their Fortran kinds.
+WIDE_INTEGERS = {"MPI_Aint": "MPI_ADDRESS_KIND", "MPI_Count": "MPI_COUNT_KIND",
+                 "MPI_Offset": "MPI_OFFSET_KIND"}
+
+# The predefined attributes of communicators, whose C value is the address
+# of an int and whose Fortran value is that int (MPI-4.1 7.7.2).
+PREDEFINED_ATTRIBUTES = ("MPI_TAG_UB", "MPI_IO", "MPI_HOST", "MPI_WTIME_IS_GLOBAL",
+                         "MPI_APPNUM", "MPI_LASTUSEDCODE", "MPI_UNIVERSE_SIZE")
+
+
+class Unsupported(Exception):
+    """A parameter the rules do not know how to bind: the function must be
+    in NOT_BOUND or HANDWRITTEN, or the rules must learn it."""
+
+
+class Arg:
+    """One C parameter's Fortran form and conversion.
+
+    fdecl: the Fortran declaration, fimport: names the interface imports;
+    cparam: the glue's parameter; pre/post: C statements around the call
+    (post_always run whatever the result, post on success only); arg: the
+    expression passed to PMPI_X; hidden: the hidden length of a string."""
+
+    def __init__(self, p):
+        self.name = p.name
+        self.fdecl = None
+        self.fimports = set()
+        self.cparam = None
+        self.pre, self.post, self.post_always = [], [], []
+        self.arg = None
+        self.hidden = None
+        self.directive = None
+
+
+def base_type(decl, name):
+    """`const MPI_Datatype array_of_types[]` -> ("MPI_Datatype", "[]", const)."""
+    text = re.sub(r"\b%s\b" % re.escape(name), "@", decl)
+    const = text.startswith("const ")
+    text = text[len("const "):] if const else text
+    match = re.match(r"^(\w+)\s*(.*)$", text)
+    return match.group(1), match.group(2).replace(" ", ""), const
+
+
+def classify(fn, p):
+    a = Arg(p)
+    n = p.name
+    ctype, shape, const = base_type(p.decl, n)
+    logical = n in LOGICAL_NAMES and ctype == "int"
+    if p.kind == "BUFFER" or (ctype == "void" and shape == "*@" and n in CHOICE_NAMES):
+        a.directive = "!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n
+        a.fdecl = "type(*), dimension(*) :: %s" % n
+        a.cparam = "void *%s" % n
+        a.arg = "ol_f_buffer(%s)" % n
+    elif ctype == "int" and shape == "@":
+        a.cparam = "const MPI_Fint *%s" % n
+        if logical:
+            a.fdecl = "logical, intent(in) :: %s" % n
+            a.arg = "ol_f_logical_in(*%s)" % n
+        else:
+            a.fdecl = "integer, intent(in) :: %s" % n
+            a.arg = "*%s" % n
+    elif ctype in WIDE_INTEGERS and shape == "@":
+        a.fdecl = "integer(kind=%s), intent(in) :: %s" % (WIDE_INTEGERS[ctype], n)
+        a.fimports.add(WIDE_INTEGERS[ctype])
+        a.cparam = "const %s *%s" % (ctype, n)
+        a.arg = "*%s" % n
+    elif ctype == "int" and shape == "*@":
+        intent = "inout" if p.kind == "INOUT" else "out"
+        a.cparam = "MPI_Fint *%s" % n
+        if logical:
+            a.fdecl = "logical, intent(%s) :: %s" % (intent, n)
+            init = "ol_f_logical_in(*%s)" % n if intent == "inout" else "0"
+            a.pre = ["int %s_c = %s;" % (n, init)]
+            a.arg = "&%s_c" % n
+            a.post = ["*%s = ol_f_logical_out(%s_c);" % (n, n)]
+        else:
+            a.fdecl = "integer, intent(%s) :: %s" % (intent, n)
+            a.arg = n
+    elif ctype in WIDE_INTEGERS and shape == "*@":
+        intent = "inout" if p.kind == "INOUT" else "out"
+        a.fdecl = "integer(kind=%s), intent(%s) :: %s" % (WIDE_INTEGERS[ctype], intent, n)
+        a.fimports.add(WIDE_INTEGERS[ctype])
+        a.cparam = "%s *%s" % (ctype, n)
+        a.arg = n
+    elif ctype in HANDLE_STEMS and shape == "@":
+        a.fdecl = "integer, intent(in) :: %s" % n
+        a.cparam = "const MPI_Fint *%s" % n
+        a.pre = ["%s %s_c = PMPI_%s_fromint(*%s);" % (ctype, n, HANDLE_STEMS[ctype], n)]
+        a.arg = "%s_c" % n
+    elif ctype in HANDLE_STEMS and shape == "*@":
+        stem = HANDLE_STEMS[ctype]
+        a.cparam = "MPI_Fint *%s" % n
+        if p.kind == "INOUT":
+            a.fdecl = "integer, intent(inout) :: %s" % n
+            a.pre = ["%s %s_c = PMPI_%s_fromint(*%s);" % (ctype, n, stem, n)]
+            a.post_always = ["*%s = PMPI_%s_toint(%s_c);" % (n, stem, n)]
+        else:
+            a.fdecl = "integer, intent(out) :: %s" % n
+            a.pre = ["%s %s_c = MPI_%s_NULL;" % (ctype, n, null_name(ctype))]
+            a.post = ["*%s = PMPI_%s_toint(%s_c);" % (n, stem, n)]
+        a.arg = "&%s_c" % n
+    elif ctype == "MPI_Request" and shape == "@[]":
+        count = "*incount" if any(q.name == "incount" for q in fn.params) else "*count"
+        a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "inout", n)
+        a.cparam = "MPI_Fint *%s" % n
+        a.pre = ["MPI_Request %s_stack[OL_F_STACK_HANDLES];" % n,
+                 "MPI_Request *%s_c = ol_f_requests_in(%s, %s, %s_stack);" % (n, n, count, n),
+                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+        a.arg = "%s_c" % n
+        a.post_always = (["ol_f_requests_out(%s_c, %s, %s, %s_stack);" % (n, n, count, n)]
+                         if not const else ["ol_f_release(%s_c, %s_stack);" % (n, n)])
+    elif ctype == "MPI_Datatype" and shape == "@[]" and (fn.name, n) in HANDLE_ARRAY_LENGTHS:
+        length = HANDLE_ARRAY_LENGTHS[(fn.name, n)]
+        a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
+        a.cparam = "MPI_Fint *%s" % n
+        a.pre = ["MPI_Datatype %s_stack[OL_F_STACK_HANDLES];" % n,
+                 "MPI_Datatype *%s_c = ol_f_types_in(%s, %s, %s_stack, %d);"
+                 % (n, n, length, n, 1 if const else 0),
+                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+        a.arg = "%s_c" % n
+        a.post_always = (["ol_f_release(%s_c, %s_stack);" % (n, n)] if const else
+                         ["ol_f_types_out(%s_c, %s, %s, %s_stack, 1);" % (n, n, length, n)])
+    elif ctype == "MPI_Status" and shape in ("*@", "@[]"):
+        array = shape == "@[]"
+        intent = "in" if const else ("inout" if p.kind == "INOUT" else "out")
+        a.fdecl = "integer, intent(%s) :: %s(MPI_STATUS_SIZE%s)" % (intent, n, ", *" if array else "")
+        a.fimports.add("MPI_STATUS_SIZE")
+        a.cparam = "%sMPI_Fint *%s" % ("const " if const else "", n)
+        a.arg = "%s(%s)" % ("ol_f_statuses" if array else "ol_f_status", n)
+        if const:
+            a.arg = "(const MPI_Status *)%s" % n
+    elif ctype == "int" and shape == "@[]":
+        a.cparam = "%sMPI_Fint *%s" % ("const " if const else "", n)
+        if n in LOGICAL_NAMES:
+            length = LOGICAL_ARRAY_LENGTHS[(fn.name, n)]
+            a.fdecl = "logical, intent(%s) :: %s(*)" % ("in" if const else "out", n)
+            a.pre = ["int %s_stack[OL_F_STACK_HANDLES];" % n,
+                     "int *%s_c = ol_f_logicals_in(%s, %s, %s_stack, %d);"
+                     % (n, n, length, n, 1 if const else 0),
+                     "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+            a.arg = "%s_c" % n
+            a.post_always = (["ol_f_release(%s_c, %s_stack);" % (n, n)] if const else
+                             ["ol_f_logicals_out(%s_c, %s, %s, %s_stack, 1);" % (n, n, length, n)])
+        else:
+            a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
+            a.arg = n
+            if n.endswith("weights"):
+                a.arg = "ol_f_weights(%s)" % n
+    elif ctype == "int" and shape == "@[][3]":
+        a.fdecl = "integer, intent(in) :: %s(3, *)" % n
+        a.cparam = "MPI_Fint (*%s)[3]" % n
+        a.arg = n
+    elif ctype in WIDE_INTEGERS and shape == "@[]":
+        a.fdecl = "integer(kind=%s), intent(%s) :: %s(*)" % (WIDE_INTEGERS[ctype],
+                                                             "in" if const else "out", n)
+        a.fimports.add(WIDE_INTEGERS[ctype])
+        a.cparam = "%s%s *%s" % ("const " if const else "", ctype, n)
+        a.arg = n
+    elif ctype == "char" and const and shape in ("*@", "@[]"):
+        a.fdecl = "character(len=*), intent(in) :: %s" % n
+        a.cparam = "const char *%s" % n
+        a.hidden = "%s_len" % n
+        a.pre = ["char *%s_c = ol_f_string_in(%s, %s_len, %d);"
+                 % (n, n, n, 1 if n in STRIP_LEADING else 0),
+                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+        a.arg = "%s_c" % n
+        a.post_always = ["free(%s_c);" % n]
+    elif ctype == "char" and shape == "*@" and n in STRING_OUT_SIZES:
+        a.fdecl = "character(len=*), intent(out) :: %s" % n
+        a.cparam = "char *%s" % n
+        a.hidden = "%s_len" % n
+        a.pre = ["char *%s_c = calloc(%s + 1, 1);" % (n, STRING_OUT_SIZES[n]),
+                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+        a.arg = "%s_c" % n
+        a.post = ["ol_f_string_out(%s, %s_len, %s_c);" % (n, n, n)]
+        a.post_always = ["free(%s_c);" % n]
+    elif ctype == "void" and shape == "*@" and n == "attribute_val":
+        a.fimports.add("MPI_ADDRESS_KIND")
+        if fn.name.endswith("_get_attr"):
+            a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(out) :: %s" % n
+            a.cparam = "MPI_Aint *%s" % n
+            a.pre = ["void *%s_c = NULL;" % n]
+            a.arg = "&%s_c" % n
+            keyval = next(q.name for q in fn.params if q.name.endswith("keyval"))
+            a.post = ["*%s = ol_f_attribute_value(*%s, %s_c, %d);"
+                      % (n, keyval, n, 1 if fn.name.startswith("MPI_Comm") else 0)]
+        else:
+            a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(in) :: %s" % n
+            a.cparam = "const MPI_Aint *%s" % n
+            a.arg = "(void *)*%s" % n
+    else:
+        raise Unsupported("%s: parameter %r (%s)" % (fn.name, p.decl, p.kind))
+    return a
+
+
+def null_name(ctype):
+    return {"MPI_Datatype": "DATATYPE"}.get(ctype, HANDLE_STEMS[ctype].upper())
+
+
+def bound_names(gen_bindings_c):
+    with open(gen_bindings_c, encoding="utf-8") as f:
+        return set(re.findall(r"^OL_EXPORT \S+ P(MPI_\w+)\(", f.read(), re.M))
+
+
+def fortran_functions(functions, bound):
+    """The functions Fortran gets, in table order: bound in C, not a
+    large-count form (the mpi module has none), not a C-only conversion."""
+    out = []
+    for fn in functions:
+        if fn.name not in bound or fn.name in NOT_BOUND:
+            continue
+        if fn.name.endswith(("_c", "_toint", "_fromint")):
+            continue
+        out.append(fn)
+    return out
+
+
+# ---- the C glue --------------------------------------------------------------
+
+RETURN_TYPES = {"int": None, "double": "double", "MPI_Aint": "MPI_Aint"}
+
+
+def glue_function(fn):
+    args = [classify(fn, p) for p in fn.params]
+    returns = RETURN_TYPES[fn.ret] if fn.ret in RETURN_TYPES else None
+    if fn.ret not in RETURN_TYPES:
+        raise Unsupported("%s returns %s" % (fn.name, fn.ret))
+    has_ierror = returns is None and fn.name not in NO_IERROR
+    cparams = [a.cparam for a in args]
+    if has_ierror:
+        cparams.append("MPI_Fint *ierror")
+    cparams += ["size_t %s" % a.hidden for a in args if a.hidden]
+    lower = fn.name.lower()
+    lines = ["OL_F_EXPORT %s p%s_(%s)" % (returns or "void", lower, ", ".join(cparams) or "void"),
+             "{"]
+    for a in args:
+        lines += ["    " + s for s in a.pre]
+    call = "PMPI_%s(%s)" % (fn.name[len("MPI_"):], ", ".join(a.arg for a in args))
+    if returns:
+        lines.append("    return %s;" % call)
+    else:
+        lines.append("    int rc = %s;" % call)
+        success = [s for a in args for s in a.post]
+        if success:
+            lines.append("    if (rc == MPI_SUCCESS) {")
+            lines += ["        " + s for s in success]
+            lines.append("    }")
+        lines += ["    " + s for a in args for s in a.post_always]
+        if has_ierror:
+            lines.append("    *ierror = rc;")
+        else:
+            lines.append("    (void)rc;")
+    lines.append("}")
+    lines.append("OL_F_ALIASES(%s, p%s_)" % (lower[len("mpi_"):], lower))
+    return lines
+
+
+def glue(functions):
+    out = ["/* Generated by gen_fortran.py from functions.def: do not edit. */",
+           '#include "ol_fortran.h"', "", "#include <stdlib.h>", ""]
+    for fn in functions:
+        if fn.name in HANDWRITTEN:
+            out += ["/* %s: glue_special.c */" % fn.name, ""]
+            continue
+        out += glue_function(fn) + [""]
+    return "\n".join(out)
+
+
+# ---- constants -----------------------------------------------------------------
+
+def load_constants(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines()[1:]:
+            kind, name, c_type, value = line.split("\t")
+            rows.append((kind, name, c_type, value))
+    return rows
+
+
+# Buffer and array sentinels: name -> (Fortran type, dimensions). Each is a
+# COMMON block of its own, /MPI_FORTRAN_<NAME without MPI_>/, whose
+# address the glue recognises.
+SENTINELS = (
+    ("MPI_BOTTOM", "integer", ""), ("MPI_IN_PLACE", "integer", ""),
+    ("MPI_BUFFER_AUTOMATIC", "integer", ""),
+    ("MPI_STATUS_IGNORE", "integer", "(MPI_STATUS_SIZE)"),
+    ("MPI_STATUSES_IGNORE", "integer", "(MPI_STATUS_SIZE,1)"),
+    ("MPI_ERRCODES_IGNORE", "integer", "(1)"), ("MPI_UNWEIGHTED", "integer", "(1)"),
+    ("MPI_WEIGHTS_EMPTY", "integer", "(1)"),
+    ("MPI_ARGV_NULL", "character*1", "(1)"), ("MPI_ARGVS_NULL", "character*1", "(1,1)"),
+)
+
+# Predefined callbacks: Fortran procedures the glue defines.
+CALLBACK_CONSTANTS = ("MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
+                      "MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
+                      "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN")
+
+
+def constant_statements(constants):
+    """(type, name, value) of every Fortran constant, in table order."""
+    by_name = {name: value for kind, name, _, value in constants}
+    out = [("integer", "MPI_ADDRESS_KIND", "8"), ("integer", "MPI_OFFSET_KIND", "8"),
+           ("integer", "MPI_COUNT_KIND", "8"), ("integer", "MPI_INTEGER_KIND", "4"),
+           ("integer", "MPI_STATUS_SIZE", by_name["MPI_F_STATUS_SIZE"]),
+           ("integer", "MPI_SOURCE", str(int(by_name["MPI_F_SOURCE"]) + 1)),
+           ("integer", "MPI_TAG", str(int(by_name["MPI_F_TAG"]) + 1)),
+           ("integer", "MPI_ERROR", str(int(by_name["MPI_F_ERROR"]) + 1)),
+           ("logical", "MPI_SUBARRAYS_SUPPORTED", ".FALSE."),
+           ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE.")]
+    sentinel_names = {s[0] for s in SENTINELS}
+    for kind, name, c_type, value in constants:
+        if name.startswith(("MPI_T_", "MPI_F_", "MPI_ABI_")) or name in sentinel_names:
+            continue
+        if kind == "int-define" or kind == "int-enum":
+            out.append(("integer", name, str(int(value, 0))))
+        elif kind == "pointer-constant" and c_type in HANDLE_STEMS:
+            out.append(("integer", name, str(int(value, 0))))
+        elif kind == "pointer-constant" and c_type == "MPI_Offset":
+            out.append(("integer(kind=MPI_OFFSET_KIND)", name, str(int(value, 0))))
+        elif kind == "alias" and by_name.get(value) is not None and value in dict(
+                (n, 1) for _, n, t, _ in constants if t in HANDLE_STEMS):
+            out.append(("integer", name, str(int(by_name[value], 0))))
+    return out
+
+
+def fixed_lines(statements):
+    """Statements as source lines valid in fixed and free form: columns 7 to
+    72, no continuation."""
+    out = []
+    for s in statements:
+        line = "      " + s
+        if len(line) > 72:
+            raise ValueError("mpif.h line longer than 72 columns: %r" % line)
+        out.append(line)
+    return out
+
+
+def declarations(constants, functions):
+    """The declaration statements shared by mpif.h and the module."""
+    stmts = []
+    for ftype, name, value in constant_statements(constants):
+        stmts += ["%s %s" % (ftype, name), "parameter (%s=%s)" % (name, value)]
+    for name, ftype, dims in SENTINELS:
+        stmts += ["%s %s%s" % (ftype, name, dims),
+                  "common /%s/ %s" % (name.replace("MPI_", "MPI_FORTRAN_", 1), name)]
+    return stmts
+
+
+def value_function_declarations(functions):
+    out = []
+    for fn in functions:
+        if fn.ret == "double":
+            out += ["double precision %s" % fn.name.upper(), "external %s" % fn.name.upper()]
+        elif fn.ret == "MPI_Aint":
+            out += ["integer(kind=MPI_ADDRESS_KIND) %s" % fn.name.upper(),
+                    "external %s" % fn.name.upper()]
+    return out
+
+
+def mpif_h(constants, functions):
+    lines = ["! mpif.h of ompi-lite, generated by ompi-lite/fortran/gen_fortran.py from",
+             "! the standard ABI's constants: do not edit. Valid as fixed-form and",
+             "! free-form source. Handles are the INTEGERs MPI_X_c2f gives."]
+    lines += fixed_lines(declarations(constants, functions))
+    lines += fixed_lines(value_function_declarations(functions))
+    lines += fixed_lines(["external %s" % name for name in CALLBACK_CONSTANTS])
+    return "\n".join(lines) + "\n"
+
+
+# ---- the mpi module ------------------------------------------------------------
+
+def free_form(line, width=100):
+    """A free-form statement wrapped after commas with `&` continuations, so
+    that no line passes the standard's 132 columns."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    out, current = [], ""
+    for part in line.split(", "):
+        candidate = part if not current else current + ", " + part
+        if current and len(candidate) > width:
+            out.append(current + ", &")
+            current = indent + part
+        else:
+            current = candidate
+    return out + [current]
+
+
+def interface(fn):
+    if fn.name in HANDWRITTEN:
+        dummies = HANDWRITTEN[fn.name]
+        directives = []
+        imports = {"MPI_ADDRESS_KIND"} if any("ADDRESS_KIND" in d for _, d in dummies) else set()
+    else:
+        args = [classify(fn, p) for p in fn.params]
+        dummies = [(a.name, a.fdecl) for a in args]
+        directives = [a.directive for a in args if a.directive]
+        imports = set().union(*[a.fimports for a in args]) if args else set()
+    names = [d[0] for d in dummies]
+    value = fn.ret in ("double", "MPI_Aint")
+    if not value and fn.name not in NO_IERROR:
+        names.append("ierror")
+    head = "function" if value else "subroutine"
+    out = ["%s %s(%s)" % (head, fn.name.upper(), ", ".join(names))]
+    if value and fn.ret == "MPI_Aint":
+        imports.add("MPI_ADDRESS_KIND")
+    if imports:
+        out.append("  import :: %s" % ", ".join(sorted(imports)))
+    out.append("  implicit none")
+    out += ["  " + d for d in directives]
+    for name, decl in dummies:
+        out.append("  %s :: %s" % (decl, name) if "::" not in decl else "  " + decl)
+    if not value and fn.name not in NO_IERROR:
+        out.append("  integer, intent(out) :: ierror")
+    if value:
+        rtype = "double precision" if fn.ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
+        out.append("  %s :: %s" % (rtype, fn.name.upper()))
+    out.append("end %s %s" % (head, fn.name.upper()))
+    return out
+
+
+def module(constants, functions):
+    lines = ["! The mpi module of ompi-lite, generated by ompi-lite/fortran/gen_fortran.py",
+             "! from functions.def and the standard ABI's constants: do not edit.",
+             "module mpi", "  implicit none", "  public"]
+    lines += ["  " + s for s in declarations(constants, functions)]
+    lines += ["  external :: %s" % name for name in CALLBACK_CONSTANTS]
+    lines.append("  interface")
+    for fn in functions:
+        for statement in interface(fn):
+            lines += free_form("    " + statement)
+        lines.append("")
+    lines += ["  end interface", "end module mpi"]
+    return "\n".join(lines) + "\n"
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    if len(argv) != 4:
+        sys.exit(__doc__)
+    table, constants_tsv, gen_bindings_c, outdir = argv
+    try:
+        functions = fortran_functions(fntable.load(table), bound_names(gen_bindings_c))
+        constants = load_constants(constants_tsv)
+        texts = {"mpif.h": mpif_h(constants, functions),
+                 "mpi_module.f90": module(constants, functions),
+                 "fortran_glue.c": glue(functions)}
+    except (Unsupported, ValueError, fntable.TableError) as e:
+        sys.exit("gen_fortran.py: %s" % e)
+    for name, text in texts.items():
+        write(os.path.join(outdir, name), text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
