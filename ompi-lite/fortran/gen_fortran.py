@@ -53,6 +53,7 @@ NOT_BOUND = {
     "MPI_Attr_put": "MPI-1 INTEGER attributes not written yet",
     "MPI_Type_create_keyval": "Fortran attribute callbacks on datatypes not written yet",
     "MPI_Win_create_keyval": "Fortran attribute callbacks on windows not written yet",
+    "MPI_Win_create_errhandler": "Fortran error handlers on windows not written yet",
     "MPI_Alltoallw": "its datatype arrays' length (the group size) is not converted yet",
     "MPI_Ialltoallw": "its datatype arrays' length (the group size) is not converted yet",
     "MPI_Alltoallw_init": "its datatype arrays' length (the group size) is not converted yet",
@@ -90,7 +91,12 @@ NO_IERROR = {"MPI_Pcontrol"}
 LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "high", "weighted"}
 
 # `void *` parameters that are choice buffers although their KIND is ARG.
-CHOICE_NAMES = {"location", "inbuf", "outbuf", "buffer"}
+CHOICE_NAMES = {"location", "inbuf", "outbuf", "buffer", "base"}
+
+# `void *` outputs that are addresses, INTEGER(KIND=MPI_ADDRESS_KIND) in
+# Fortran (MPI_Win_allocate's memory: a program maps it with a Cray
+# pointer or C_F_POINTER).
+ADDRESS_OUT_NAMES = {"baseptr"}
 
 # Output strings: parameter name -> the C expression of the buffer size.
 STRING_OUT_SIZES = {
@@ -300,6 +306,13 @@ def classify(fn, p):
         a.arg = "%s_c" % n
         a.post = ["ol_f_string_out(%s, %s_len, %s_c);" % (n, n, n)]
         a.post_always = ["free(%s_c);" % n]
+    elif ctype == "void" and shape == "*@" and n in ADDRESS_OUT_NAMES:
+        a.fimports.add("MPI_ADDRESS_KIND")
+        a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(out) :: %s" % n
+        a.cparam = "MPI_Aint *%s" % n
+        a.pre = ["void *%s_c = NULL;" % n]
+        a.arg = "&%s_c" % n
+        a.post = ["*%s = (MPI_Aint)(uintptr_t)%s_c;" % (n, n)]
     elif ctype == "void" and shape == "*@" and n == "attribute_val":
         a.fimports.add("MPI_ADDRESS_KIND")
         if fn.name.endswith("_get_attr"):
@@ -308,8 +321,9 @@ def classify(fn, p):
             a.pre = ["void *%s_c = NULL;" % n]
             a.arg = "&%s_c" % n
             keyval = next(q.name for q in fn.params if q.name.endswith("keyval"))
-            a.post = ["*%s = ol_f_attribute_value(*%s, %s_c, %d);"
-                      % (n, keyval, n, 1 if fn.name.startswith("MPI_Comm") else 0)]
+            kind = ("OL_F_ON_COMM" if fn.name.startswith("MPI_Comm") else
+                    "OL_F_ON_WIN" if fn.name.startswith("MPI_Win") else "OL_F_ON_TYPE")
+            a.post = ["*%s = ol_f_attribute_value(*%s, %s_c, %s);" % (n, keyval, n, kind)]
         else:
             a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(in) :: %s" % n
             a.cparam = "const MPI_Aint *%s" % n

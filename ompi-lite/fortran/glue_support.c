@@ -197,13 +197,22 @@ void ol_f_string_out(char *string, size_t len, const char *c_string)
 
 /* ---- attributes -------------------------------------------------------------- */
 
-MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, int on_comm)
+MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t on)
 {
     static const int predefined[] = {MPI_TAG_UB,      MPI_IO,           MPI_HOST,
                                      MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_LASTUSEDCODE,
                                      MPI_UNIVERSE_SIZE};
-    for (size_t i = 0; on_comm && value && i < sizeof predefined / sizeof *predefined; i++)
+    for (size_t i = 0; on == OL_F_ON_COMM && value && i < sizeof predefined / sizeof *predefined;
+         i++)
         if (keyval == predefined[i])
             return *(const int *)value;
+    /* A window's: its base is the address itself, its size an MPI_Aint,
+     * the others ints (MPI-4.1 12.2.6). */
+    if (on == OL_F_ON_WIN && value && keyval == MPI_WIN_SIZE)
+        return *(const MPI_Aint *)value;
+    if (on == OL_F_ON_WIN && value &&
+        (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
+         keyval == MPI_WIN_MODEL))
+        return *(const int *)value;
     return (MPI_Aint)value;
 }

@@ -117,8 +117,10 @@ void ol_f_string_out(char *string, size_t len, const char *c_string);
 /* ---- attributes -------------------------------------------------------------- */
 
 /* The Fortran value of an attribute: the address-sized value a Fortran
- * program stored, or for the predefined attributes of communicators, whose
- * C value is the address of an int, that int. */
-MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, int on_comm);
+ * program stored, or for the predefined attributes of communicators and
+ * windows, whose C value is the address of the value (but MPI_WIN_BASE,
+ * the address itself), that value. */
+typedef enum { OL_F_ON_COMM, OL_F_ON_TYPE, OL_F_ON_WIN } ol_f_attr_object_t;
+MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t on);
 
 #endif
