@@ -1,5 +1,6 @@
 /* The messages of one-sided communication: sending them, taking them in
  * (the progress hook), and what a target does with each (README.md). */
+#include "ol_accel.h"
 #include "ol_log.h"
 #include "rma_internal.h"
 
@@ -299,34 +300,47 @@ static bool blocks_inside(const ol_rma_state_t *s, const ol_rma_msg_t *hdr,
     return true;
 }
 
-static void gather(const ol_rma_state_t *s, const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
-                   char *dst)
+/* A copy into or out of window memory, which may be device memory (the
+ * CPU never touches that: the driver copies). */
+static ol_status_t window_copy(void *dst, const void *src, size_t bytes, const void *window)
 {
-    if (hdr->nblocks == 0) {
-        if (hdr->bytes)
-            memcpy(dst, window_bytes(s, hdr->disp, 0, hdr->bytes), hdr->bytes);
-        return;
+    if (!ol_accel_is_device(window)) {
+        memcpy(dst, src, bytes);
+        return MPI_SUCCESS;
     }
-    for (uint64_t i = 0; i < hdr->nblocks; i++) {
-        memcpy(dst, window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length),
-               blocks[i].length);
-        dst += blocks[i].length;
-    }
+    return ol_accel_copy(dst, src, bytes);
 }
 
-static void scatter(const ol_rma_state_t *s, const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
-                    const char *src)
+static ol_status_t gather(const ol_rma_state_t *s, const ol_rma_msg_t *hdr,
+                          const ol_rma_block_t *blocks, char *dst)
 {
     if (hdr->nblocks == 0) {
-        if (hdr->bytes)
-            memcpy(window_bytes(s, hdr->disp, 0, hdr->bytes), src, hdr->bytes);
-        return;
+        char *at = window_bytes(s, hdr->disp, 0, hdr->bytes);
+        return hdr->bytes ? window_copy(dst, at, hdr->bytes, at) : MPI_SUCCESS;
     }
-    for (uint64_t i = 0; i < hdr->nblocks; i++) {
-        memcpy(window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length), src,
-               blocks[i].length);
+    ol_status_t rc = MPI_SUCCESS;
+    for (uint64_t i = 0; rc == MPI_SUCCESS && i < hdr->nblocks; i++) {
+        char *at = window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length);
+        rc = window_copy(dst, at, blocks[i].length, at);
+        dst += blocks[i].length;
+    }
+    return rc;
+}
+
+static ol_status_t scatter(const ol_rma_state_t *s, const ol_rma_msg_t *hdr,
+                           const ol_rma_block_t *blocks, const char *src)
+{
+    if (hdr->nblocks == 0) {
+        char *at = window_bytes(s, hdr->disp, 0, hdr->bytes);
+        return hdr->bytes ? window_copy(at, src, hdr->bytes, at) : MPI_SUCCESS;
+    }
+    ol_status_t rc = MPI_SUCCESS;
+    for (uint64_t i = 0; rc == MPI_SUCCESS && i < hdr->nblocks; i++) {
+        char *at = window_bytes(s, hdr->disp, blocks[i].offset, blocks[i].length);
+        rc = window_copy(at, src, blocks[i].length, at);
         src += blocks[i].length;
     }
+    return rc;
 }
 
 /* The op loops work on the type's C layout (a pair type's struct), so
@@ -363,17 +377,16 @@ static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
     char *old = malloc(hdr->bytes ? hdr->bytes : 1);
     if (!old)
         return MPI_ERR_NO_MEM;
-    gather(s, hdr, blocks, old);
-    ol_status_t rc = MPI_SUCCESS;
-    if (hdr->kind == MSG_GET_ACCUMULATE)
+    ol_status_t rc = gather(s, hdr, blocks, old);
+    if (rc == MPI_SUCCESS && hdr->kind == MSG_GET_ACCUMULATE)
         rc = reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
     MPI_Op handle = ol_op_to_handle(op);
     if (rc == MPI_SUCCESS && handle == MPI_REPLACE)
-        scatter(s, hdr, blocks, data);
+        rc = scatter(s, hdr, blocks, data);
     else if (rc == MPI_SUCCESS && handle != MPI_NO_OP) {
         rc = ol_rma_combine(op, basic, data, old, hdr->bytes / basic->size);
         if (rc == MPI_SUCCESS)
-            scatter(s, hdr, blocks, old);
+            rc = scatter(s, hdr, blocks, old);
     }
     free(old);
     return rc;
@@ -386,10 +399,10 @@ static ol_status_t compare_and_swap(ol_rma_state_t *s, int origin, const ol_rma_
     char old[64];
     if (hdr->bytes > sizeof(old))
         return MPI_ERR_TYPE;
-    memcpy(old, at, hdr->bytes);
-    if (memcmp(old, data + hdr->bytes, hdr->bytes) == 0) /* data: origin, then compare */
-        memcpy(at, data, hdr->bytes);
-    return reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
+    ol_status_t rc = window_copy(old, at, hdr->bytes, at);
+    if (rc == MPI_SUCCESS && memcmp(old, data + hdr->bytes, hdr->bytes) == 0)
+        rc = window_copy(at, data, hdr->bytes, at); /* data: origin, then compare */
+    return reply(s, origin, hdr->id, rc, old, hdr->bytes);
 }
 
 static ol_status_t get(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
@@ -398,8 +411,8 @@ static ol_status_t get(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
     char *data = malloc(hdr->bytes ? hdr->bytes : 1);
     if (!data)
         return reply(s, origin, hdr->id, MPI_ERR_NO_MEM, NULL, 0);
-    gather(s, hdr, blocks, data);
-    ol_status_t rc = reply(s, origin, hdr->id, MPI_SUCCESS, data, hdr->bytes);
+    ol_status_t rc = gather(s, hdr, blocks, data);
+    rc = reply(s, origin, hdr->id, rc, data, hdr->bytes);
     free(data);
     return rc;
 }
@@ -493,7 +506,7 @@ static void handle(ol_rma_state_t *s, int origin, const char *msg, size_t bytes)
         return;
     }
     switch ((ol_rma_msg_kind_t)hdr.kind) {
-    case MSG_PUT: scatter(s, &hdr, blocks, payload); break;
+    case MSG_PUT: rc = scatter(s, &hdr, blocks, payload); break;
     case MSG_GET: rc = get(s, origin, &hdr, blocks); break;
     case MSG_ACCUMULATE:
     case MSG_GET_ACCUMULATE: rc = accumulate(s, origin, &hdr, blocks, payload); break;

@@ -73,6 +73,17 @@ static bool all_on_this_host(const ol_comm_t *comm)
     return true;
 }
 
+enum { HOST_MEMORY, DEVICE_MEMORY, UNUSABLE_DEVICE_MEMORY };
+
+/* Where the memory the program gave lies. */
+static int on_device(const ol_win_spec_t *spec)
+{
+    if (spec->flavor != MPI_WIN_FLAVOR_CREATE || spec->size == 0 ||
+        !ol_accel_is_device(spec->base))
+        return HOST_MEMORY;
+    return ol_accel_usable() ? DEVICE_MEMORY : UNUSABLE_DEVICE_MEMORY;
+}
+
 /* What each process tells the others of its window at creation. */
 enum { FACT_SIZE, FACT_DISP_UNIT, FACT_ON_DEVICE, FACT_WANTS_DIRECT, FACT_PID, FACT_BASE,
        FACT_PROBE, FACTS };
@@ -86,8 +97,7 @@ static ol_status_t exchange_facts(ol_rma_state_t *s, const ol_win_spec_t *spec, 
     MPI_Aint mine[FACTS] = {
         [FACT_SIZE] = spec->size,
         [FACT_DISP_UNIT] = spec->disp_unit,
-        [FACT_ON_DEVICE] = spec->flavor == MPI_WIN_FLAVOR_CREATE && spec->size > 0 &&
-                           ol_accel_is_device(spec->base),
+        [FACT_ON_DEVICE] = on_device(spec),
         [FACT_WANTS_DIRECT] = ol_rma_direct_wanted() && all_on_this_host(comm),
         [FACT_PID] = getpid(),
         [FACT_BASE] = (MPI_Aint)(uintptr_t)spec->base,
@@ -113,9 +123,11 @@ static ol_status_t exchange_facts(ol_rma_state_t *s, const ol_win_spec_t *spec, 
         s->pids[r] = (pid_t)f[FACT_PID];
         s->remote_bases[r] = (void *)(uintptr_t)f[FACT_BASE];
         s->probe_addresses[r] = (void *)(uintptr_t)f[FACT_PROBE];
-        if (f[FACT_ON_DEVICE]) {
-            ol_error_detail("rank %d's base is CUDA device memory: windows over device memory "
-                            "are not supported yet (device origin and result buffers are)", r);
+        /* Device memory is reached through the target's driver: messages. */
+        s->direct = s->direct && f[FACT_ON_DEVICE] == HOST_MEMORY;
+        if (f[FACT_ON_DEVICE] == UNUSABLE_DEVICE_MEMORY && rc == MPI_SUCCESS) {
+            ol_error_detail("rank %d's base is CUDA device memory, which its library cannot "
+                            "use (built without CUDA, or no usable driver)", r);
             rc = MPI_ERR_BUFFER;
         }
     }

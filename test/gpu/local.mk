@@ -80,6 +80,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_ipc_order.sh \
 	test/gpu/gpu_ipc_cache.sh \
 	test/gpu/gpu_half.sh \
+	test/gpu/gpu_rma.sh \
 	test/gpu/gpu_host_only.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
@@ -97,7 +98,8 @@ test_gpu_programs = \
 	test/gpu/gpu_ipc_order \
 	test/gpu/gpu_ipc_cache \
 	test/gpu/gpu_half \
-	test/gpu/gpu_host_only
+	test/gpu/gpu_host_only \
+	test/gpu/gpu_rma
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -178,6 +180,11 @@ test_gpu_gpu_ipc_cache_SOURCES = test/gpu/gpu_ipc_cache.c $(GPU_TEST_UTIL)
 test_gpu_gpu_ipc_cache_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_ipc_cache_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_ipc_cache_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_rma_SOURCES = test/gpu/gpu_rma.c $(GPU_TEST_UTIL)
+test_gpu_gpu_rma_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_rma_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_rma_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_gpu_gpu_half_SOURCES = test/gpu/gpu_half.c test/mpi/half_ref.h $(GPU_TEST_UTIL)
 test_gpu_gpu_half_CPPFLAGS = $(GPU_TEST_CPPFLAGS) -I$(top_srcdir)/test/mpi
