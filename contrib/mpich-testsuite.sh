@@ -7,7 +7,7 @@
 #
 #   contrib/mpich-testsuite.sh [-d DIRS] [-w WORKDIR]
 #   -d DIRS     directories of test/mpi, comma separated (default:
-#               pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma)
+#               pt2pt,part,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma)
 #   -w WORKDIR  where the suite is unpacked and built (default /tmp/mpich-testsuite)
 #
 # Each test runs through _install/bin/mpiexec with MPIEXEC_TIMEOUT and
@@ -18,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-dirs=pt2pt,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma
+dirs=pt2pt,part,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma
 work=/tmp/mpich-testsuite
 while [ $# -gt 0 ]; do
     case $1 in

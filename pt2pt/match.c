@@ -1100,7 +1100,8 @@ static bool nothing_else_to_progress(void)
 {
     return posted.head == NULL && backlogged == 0 && finishing == NULL && copies.head == NULL &&
            !ol_shm_copy_offers_out() && ol_progress_hook == NULL &&
-           ol_progress_accel_hook == NULL && ol_rt.thread_level != MPI_THREAD_MULTIPLE;
+           ol_progress_accel_hook == NULL && ol_progress_part_hook == NULL &&
+           ol_rt.thread_level != MPI_THREAD_MULTIPLE;
 }
 
 /* A blocking receive that finds its message not yet there otherwise posts

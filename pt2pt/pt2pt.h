@@ -36,6 +36,21 @@ ol_status_t ol_pt2pt_prepare(ol_request_kind_t kind, const ol_op_args_t *args,
                              ol_request_t **request);
 ol_status_t ol_pt2pt_start(ol_request_t *request);
 
+/* Partitioned communication (part.c). A partitioned request is persistent:
+ * made inactive here, started by ol_pt2pt_start, completed and freed like
+ * any request. args holds the buffer, count and datatype of one partition,
+ * the peer, tag and communicator. Each function checks its arguments and
+ * says what was wrong (ol_error_detail). */
+ol_status_t ol_part_init(ol_request_kind_t direction, const ol_op_args_t *args, int partitions,
+                         ol_request_t **request);
+ol_status_t ol_part_start(ol_request_t *request);
+/* MPI_Pready_range and MPI_Pready_list (a range is low .. high). */
+ol_status_t ol_part_ready_range(ol_request_t *request, int low, int high);
+ol_status_t ol_part_ready_list(ol_request_t *request, int length, const int partitions[]);
+/* MPI_Parrived on an active partitioned receive. */
+ol_status_t ol_part_arrived(ol_request_t *request, int partition, int *flag);
+void ol_part_explain(const ol_request_t *request);
+
 /* The sentence of a completed request's error, where pt2pt knows more
  * than its class (a truncated receive: both sizes); else leaves it. */
 void ol_pt2pt_explain(const ol_request_t *req);

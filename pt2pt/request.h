@@ -22,6 +22,7 @@ typedef enum {
     OL_REQ_GENERALIZED,  /* MPI_Grequest_start */
     OL_REQ_COLL,         /* a collective's schedule (coll/sched.h) */
     OL_REQ_RMA,          /* MPI_Rput and kin (rma/): complete at the origin */
+    OL_REQ_PART,         /* MPI_Psend_init, MPI_Precv_init (part.c): persistent */
 } ol_request_kind_t;
 
 typedef enum {

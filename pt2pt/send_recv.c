@@ -127,6 +127,8 @@ void ol_ucx_match_of(const ol_comm_t *comm, ol_tagspace_t space, int source, int
      * UCX matches on a slower queue than full masks; without device
      * messages the mask stays full. */
     *mask = ol_dev_messages ? ~(ucp_tag_t)OL_DEVICE_MASK : ~(ucp_tag_t)0;
+    if (space == OL_TAGSPACE_PART) /* never from device memory (tag_layout.h) */
+        *mask = ~(ucp_tag_t)0;
     if (source == MPI_ANY_SOURCE) {
         *mask &= ~OL_SOURCE_MASK;
         source = 0;
@@ -358,6 +360,8 @@ ol_status_t ol_pt2pt_start(ol_request_t *req)
     req->matched = false;
     req->sender_known = false;
     req->ucx_request = NULL;
+    if (req->kind == OL_REQ_PART)
+        return ol_part_start(req);
     return req->kind == OL_REQ_SEND ? start_send(req) : start_recv(req);
 }
 
@@ -407,6 +411,8 @@ static void truncation_detail(MPI_Count arrived, MPI_Count count, const ol_datat
 
 void ol_pt2pt_explain(const ol_request_t *req)
 {
+    if (req->kind == OL_REQ_PART)
+        ol_part_explain(req);
     if (req->error == MPI_ERR_TRUNCATE && req->kind == OL_REQ_RECV && req->args.dt)
         truncation_detail(ol_status_get_bytes(&req->status), req->args.count, req->args.dt);
 }

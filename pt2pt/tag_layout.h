@@ -16,6 +16,18 @@
  *  source      the sender's rank in the communicator
  *  MPI tag     0 .. MPI_TAG_UB (2^23 - 1 = 8388607)
  *
+ * Partitioned communication (pt2pt/part.c) uses two spaces of its own:
+ *  - C=1 K=1 D=0 (OL_TAGSPACE_PART) with the user's tag: the handshake that
+ *    matches an MPI_Psend_init to an MPI_Precv_init by (communicator,
+ *    source, tag), in order, as UCX matches MPI messages. It is always host
+ *    memory (so never D=1, which would make it a device control message),
+ *    and its receives take a full mask. K=1 with C=1 is otherwise used only
+ *    in the private context id (pt2pt/match.c), and the device side
+ *    channel is C=0.
+ *  - C=1 K=0, tags from OL_PART_TAG_FIRST: the partitions' data, which may
+ *    come from device memory like any message. The collectives' tags stay
+ *    below OL_PART_TAG_FIRST.
+ *
  * A receive for a given source and tag masks out only D; MPI_ANY_SOURCE
  * also clears the source bits of the mask, MPI_ANY_TAG the tag bits. */
 #ifndef OL_PT2PT_TAG_LAYOUT_H
@@ -57,11 +69,23 @@ _Static_assert(OL_TAG_BITS + OL_SOURCE_BITS + OL_CONTROL_BITS + OL_DEVICE_BITS +
                "the tag fields must fill the 64-bit UCX tag");
 _Static_assert(OL_TAG_UB >= 32767, "MPI requires MPI_TAG_UB >= 32767");
 
-typedef enum { OL_TAGSPACE_USER = 0, OL_TAGSPACE_COLL = 1 } ol_tagspace_t;
+/* The upper half of the collective space's tags: partitioned data. */
+#define OL_PART_TAG_FIRST (1 << (OL_TAG_BITS - 1))
+
+typedef enum { OL_TAGSPACE_USER = 0, OL_TAGSPACE_COLL = 1, OL_TAGSPACE_PART = 2 } ol_tagspace_t;
+
+static inline uint64_t ol_tagspace_bits(ol_tagspace_t space)
+{
+    switch (space) {
+    case OL_TAGSPACE_COLL: return OL_COLL_MASK;
+    case OL_TAGSPACE_PART: return OL_COLL_MASK | OL_CONTROL_MASK;
+    default: return 0;
+    }
+}
 
 static inline uint64_t ol_tag_make(uint32_t context_id, ol_tagspace_t space, int source, int tag)
 {
-    return ((uint64_t)context_id << OL_CONTEXT_SHIFT) | ((uint64_t)space << OL_COLL_SHIFT) |
+    return ((uint64_t)context_id << OL_CONTEXT_SHIFT) | ol_tagspace_bits(space) |
            ((uint64_t)(uint32_t)source << OL_SOURCE_SHIFT) | (uint64_t)(uint32_t)tag;
 }
 

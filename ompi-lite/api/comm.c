@@ -20,11 +20,17 @@ ol_comm_t ol_comm_world;
 ol_comm_t ol_comm_self;
 
 /* Collective tags of communicator management that are not collectives:
- * leaders' exchanges and the transient views below. */
+ * leaders' exchanges and the transient views below. All of them stay below
+ * OL_PART_TAG_FIRST, where partitioned communication's data begins
+ * (pt2pt/tag_layout.h). */
 enum {
     TAG_LEADERS = OL_COLL_TAG_RANGE,     /* + user tag, Intercomm_create */
     LOCAL_VIEW_TAG_BASE = 2 * OL_COLL_TAG_RANGE,
+    /* MPI_Comm_create_group's views: bases 3 .. 3 + GROUP_VIEWS - 1 ranges */
+    GROUP_VIEWS = OL_PART_TAG_FIRST / OL_COLL_TAG_RANGE - 3,
 };
+_Static_assert((3 + GROUP_VIEWS) * OL_COLL_TAG_RANGE <= OL_PART_TAG_FIRST,
+               "group views' tags must stay below partitioned data");
 
 /* ---- objects --------------------------------------------------------------- */
 
@@ -943,7 +949,7 @@ static int create_from_subgroup(ol_comm_t *comm, ol_group_t *group, int tag, MPI
     view.size = view.peer_size = group->size;
     view.world_ranks = group->world_ranks;
     view.tag_ranks = parent_ranks;
-    view.coll_tag_base = (3 + tag % 1024) * OL_COLL_TAG_RANGE;
+    view.coll_tag_base = (3 + tag % GROUP_VIEWS) * OL_COLL_TAG_RANGE;
     /* Members may have called other collectives of the parent (MPI_Comm_idup
      * takes a sequence number) in another order around this call. Threads
      * creating groups at once on one parent differ by tag, which orders
@@ -1046,7 +1052,7 @@ static int exchange_groups(ol_comm_t *local, const ol_group_t *mine, int local_l
                            ol_comm_t *peer, int remote_leader, int tag, ol_group_t **remote)
 {
     ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
-    int leader_tag = TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS);
+    int leader_tag = TAG_LEADERS + tag % (OL_PART_TAG_FIRST - TAG_LEADERS);
     int size = mine->size, remote_size = 0;
     int rc = MPI_SUCCESS;
     if (local->rank == local_leader)
@@ -1119,7 +1125,7 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
     if (rc != MPI_SUCCESS)
         return rc;
     creation_t how = {local_comm, local_leader, peer, remote_leader,
-                      TAG_LEADERS + tag % (OL_TAG_UB - TAG_LEADERS)};
+                      TAG_LEADERS + tag % (OL_PART_TAG_FIRST - TAG_LEADERS)};
     uint32_t id;
     rc = ol_cid_allocate(and_creation, &how,
                          agreement_priority(local_comm, local_comm->coll_sequence), &id);

@@ -102,6 +102,11 @@ extern int (*volatile ol_progress_accel_hook)(void);
  * lives. Returns the number of messages it handled. */
 extern int (*volatile ol_progress_rma_hook)(void);
 
+/* Partitioned communication (pt2pt/part.c): partitioned receives whose
+ * handshake is in flight; NULL when none is. Returns the number it
+ * matched. */
+extern int (*volatile ol_progress_part_hook)(void);
+
 /* A channel of pt2pt that UCX does not see (the shared-memory rings of
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
  * before a rank sleeps on UCX's event fd, so that its senders wake it.
@@ -150,6 +155,9 @@ static inline int ol_progress(void)
     int (*rma)(void) = ol_progress_rma_hook;
     if (OL_UNLIKELY(rma != NULL))
         events += rma();
+    int (*part)(void) = ol_progress_part_hook;
+    if (OL_UNLIKELY(part != NULL))
+        events += part();
     int (*accel)(void) = ol_progress_accel_hook;
     return OL_LIKELY(accel == NULL) ? events : events + accel();
 }
