@@ -14,6 +14,7 @@
  *   init-after      a session, its finalize (the runtime ends), then
  *                   MPI_Init and MPI_Finalize
  *   repeat          five sessions one after the other, each the only one
+ *   list            rank 0 prints "pset NAME MPI_SIZE" for each set
  *   null-fatal      MPI_Group_from_session_pset on MPI_SESSION_NULL under
  *                   the default handler: the job must end, saying so
  *   name-fatal      an unknown process set name under a session whose
@@ -458,6 +459,22 @@ static void repeat(void)
     }
 }
 
+static void list(void)
+{
+    MPI_Session s = open_session(NULL, MPI_ERRORS_RETURN);
+    MPI_Group world = pset_group(s, "mpi://WORLD");
+    OK(MPI_Group_rank(world, &me));
+    OK(MPI_Group_free(&world));
+    int npsets;
+    OK(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &npsets));
+    for (int i = 0; i < npsets && me == 0; i++) {
+        char *name = nth_pset(s, i);
+        printf("pset %s %d\n", name, pset_size(s, name));
+        free(name);
+    }
+    close_session(&s);
+}
+
 static void fatal(const char *mode)
 {
     MPI_Session s = open_session(NULL, MPI_ERRORS_ARE_FATAL);
@@ -483,6 +500,8 @@ int main(int argc, char **argv)
         init_after();
     else if (strcmp(mode, "repeat") == 0)
         repeat();
+    else if (strcmp(mode, "list") == 0)
+        list();
     else if (strstr(mode, "-fatal"))
         fatal(mode);
     else

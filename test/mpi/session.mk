@@ -1,6 +1,8 @@
 # Sessions and process sets (MPI-4.1 11.3), issue 39: session.c, run by
-# session.sh on 1 to 4 ranks and as a singleton (see README.md).
-test_session_scripts = test/mpi/session.sh
+# session.sh on 1 to 4 ranks and as a singleton, and by
+# test/launcher/session_netns.sh on 2 network-namespace hosts (see
+# README.md).
+test_session_scripts = test/mpi/session.sh test/launcher/session_netns.sh
 
 check_PROGRAMS += test/mpi/session
 TESTS += $(test_session_scripts)
