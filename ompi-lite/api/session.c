@@ -8,8 +8,8 @@
  *   mpi://SELF                   the calling process
  *   ompi-lite://host/<hostname>  the processes on one host, one set per
  *                                host of the job, hosts by their lowest rank
- * Each set's info has "mpi_size". A communicator over a set's group comes
- * from MPI_Comm_create_from_group. */
+ * Each set's info has "mpi_size". Names match without regard to case. A
+ * communicator over a set's group comes from MPI_Comm_create_from_group. */
 #include "gen_impl.h"
 #include "handles.h"
 #include "ol_errhandler.h"
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define HOST_PSET_PREFIX "ompi-lite://host/"
 
@@ -142,10 +143,12 @@ static int build_psets(ol_session_t *s)
     return MPI_ERR_NO_MEM;
 }
 
+/* Names match without regard to case: programs written for MPICH ask for
+ * "mpi://self", and host names have no case either. */
 static const pset_t *find_pset(const ol_session_t *s, const char *name)
 {
     for (int i = 0; i < s->npsets; i++)
-        if (strcmp(s->psets[i].name, name) == 0)
+        if (strcasecmp(s->psets[i].name, name) == 0)
             return &s->psets[i];
     return NULL;
 }

@@ -192,6 +192,7 @@ static void check_session(MPI_Session s, const char *tag)
     OK(MPI_Group_translate_ranks(self, 1, &zero, world, &self_in_world));
     CHECK(size == 1 && rank == 0 && self_in_world == me,
           "mpi://SELF group: size %d, rank %d, world rank %d", size, rank, self_in_world);
+    CHECK(pset_size(s, "mpi://self") == 1, "mpi://self (lower case) is not mpi://SELF");
 
     /* Host sets: together every process once, this process in the set of
      * its own host, and only there. */
