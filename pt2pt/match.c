@@ -1436,6 +1436,10 @@ ol_status_t ol_match_init(void)
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;
     ol_ucx_transport_packs_bytes = eager_bytes;
+    /* The runtime may start again in one process (sessions): the wake-ups
+     * of the new rings are counted from 0, and taken again. */
+    wakes_received = 0;
+    wake_stopping = false;
     post_wake_recv();
     ol_rt_channel = &channel;
     OL_INFO("pt2pt", "matching over shared-memory rings of %zu bytes, eager up to %zu bytes, "

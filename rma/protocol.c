@@ -643,6 +643,11 @@ void ol_rma_finalize(void)
     pthread_mutex_unlock(&thread_lock);
     if (started)
         pthread_join(progress_thread, NULL);
+    /* The runtime may start again in one process (sessions): so may the
+     * thread. */
+    pthread_mutex_lock(&thread_lock);
+    progress_thread_started = progress_thread_stopping = false;
+    pthread_mutex_unlock(&thread_lock);
 }
 
 void ol_rma_window_live(ol_rma_state_t *s)

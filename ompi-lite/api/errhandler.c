@@ -9,9 +9,9 @@
 
 #define OL_ERRHANDLER_MAGIC 0x6f6c6568U /* "oleh" */
 
-/* A user handler is made for one kind of object (files and sessions will
- * add theirs), and may be set only on objects of that kind. */
-typedef enum { FOR_COMM, FOR_WIN } handler_kind_t;
+/* A user handler is made for one kind of object (files will add theirs),
+ * and may be set only on objects of that kind. */
+typedef enum { FOR_COMM, FOR_WIN, FOR_SESSION } handler_kind_t;
 
 typedef struct {
     uint32_t magic;
@@ -19,6 +19,7 @@ typedef struct {
     handler_kind_t kind;
     MPI_Comm_errhandler_function *comm_fn;
     MPI_Win_errhandler_function *win_fn;
+    MPI_Session_errhandler_function *session_fn;
 } errhandler_t;
 
 bool ol_errhandler_is_predefined(MPI_Errhandler handler)
@@ -66,6 +67,12 @@ bool ol_errhandler_fits_win(MPI_Errhandler handler)
     return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_WIN);
 }
 
+bool ol_errhandler_fits_session(MPI_Errhandler handler)
+{
+    errhandler_t *h = user_handler(handler);
+    return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_SESSION);
+}
+
 int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code)
 {
     /* The handler may free the handle it was called through: the call
@@ -86,17 +93,27 @@ int ol_errhandler_call_win(MPI_Errhandler handler, MPI_Win win, int code)
     return code;
 }
 
-/* A new handler of kind with one of comm_fn or win_fn. */
-static int create_handler(handler_kind_t kind, MPI_Comm_errhandler_function *comm_fn,
-                          MPI_Win_errhandler_function *win_fn, MPI_Errhandler *errhandler)
+int ol_errhandler_call_session(MPI_Errhandler handler, MPI_Session session, int code)
+{
+    errhandler_t *h = user_handler(handler);
+    ol_errhandler_retain(handler);
+    h->session_fn(&session, &code);
+    ol_errhandler_release(handler);
+    return code;
+}
+
+/* A new handler of kind, with the function of that kind set in *fns. */
+static int create_handler(handler_kind_t kind, const errhandler_t *fns, MPI_Errhandler *errhandler)
 {
     errhandler_t *h = malloc(sizeof(*h));
     if (!h) {
         ol_api_set_detail("out of memory for an error handler");
         return MPI_ERR_NO_MEM;
     }
-    *h = (errhandler_t){.magic = OL_ERRHANDLER_MAGIC, .refcount = 1, .kind = kind,
-                        .comm_fn = comm_fn, .win_fn = win_fn};
+    *h = *fns;
+    h->magic = OL_ERRHANDLER_MAGIC;
+    h->refcount = 1;
+    h->kind = kind;
     *errhandler = (MPI_Errhandler)h;
     return MPI_SUCCESS;
 }
@@ -108,7 +125,7 @@ int ol_api_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_
         ol_api_set_detail("comm_errhandler_fn is NULL");
         return MPI_ERR_ARG;
     }
-    return create_handler(FOR_COMM, comm_errhandler_fn, NULL, errhandler);
+    return create_handler(FOR_COMM, &(errhandler_t){.comm_fn = comm_errhandler_fn}, errhandler);
 }
 
 int ol_api_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
@@ -118,7 +135,18 @@ int ol_api_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
         ol_api_set_detail("win_errhandler_fn is NULL");
         return MPI_ERR_ARG;
     }
-    return create_handler(FOR_WIN, NULL, win_errhandler_fn, errhandler);
+    return create_handler(FOR_WIN, &(errhandler_t){.win_fn = win_errhandler_fn}, errhandler);
+}
+
+int ol_api_session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                     MPI_Errhandler *errhandler)
+{
+    if (!session_errhandler_fn) {
+        ol_api_set_detail("session_errhandler_fn is NULL");
+        return MPI_ERR_ARG;
+    }
+    return create_handler(FOR_SESSION, &(errhandler_t){.session_fn = session_errhandler_fn},
+                          errhandler);
 }
 
 /* A predefined handler may be freed too: MPI_Comm_get_errhandler returns

@@ -394,6 +394,50 @@ int ol_api_raise_win(const char *function, ol_win_t *win, int err)
     report_and_abort(function, err);
 }
 
+/* What a session handler makes of err (session NULL: the call that failed
+ * is MPI_Session_init, which has none yet). Outside a running runtime
+ * (MPI_Session_init that could not start it) there is no rank to name. */
+static int apply_session_handler(const char *function, MPI_Errhandler handler,
+                                 ol_session_t *session, int err)
+{
+    error_comm = NULL;
+    if (handler == MPI_ERRORS_RETURN) {
+        ol_error_detail_take();
+        return err;
+    }
+    if (!ol_errhandler_is_predefined(handler)) {
+        ol_error_detail_take();
+        return ol_errhandler_call_session(
+            handler, session ? ol_session_to_handle(session) : MPI_SESSION_NULL, err);
+    }
+    report_and_abort(function, err);
+}
+
+int ol_api_raise_session(const char *function, ol_session_t *session, int err)
+{
+    if (!session)
+        return ol_api_raise(function, NULL, err);
+    return apply_session_handler(function, ol_session_errhandler(session), session, err);
+}
+
+int ol_api_raise_session_init(const char *function, MPI_Errhandler errhandler, int err)
+{
+    if (!ol_errhandler_fits_session(errhandler)) {
+        if (ol_rt.state != OL_RT_RUNNING)
+            report_and_abort(function, err);
+        return ol_api_raise(function, NULL, err);
+    }
+    return apply_session_handler(function, errhandler, NULL, err);
+}
+
+int ol_api_session_call_errhandler(ol_session_t *session, int errorcode)
+{
+    ol_api_set_detail("the program called MPI_Session_call_errhandler with error code %d",
+                      errorcode);
+    ol_api_raise_session("MPI_Session_call_errhandler", session, errorcode);
+    return MPI_SUCCESS;
+}
+
 int ol_api_win_call_errhandler(ol_win_t *win, int errorcode)
 {
     ol_api_set_detail("the program called MPI_Win_call_errhandler with error code %d",
@@ -414,7 +458,8 @@ int ol_api_comm_call_errhandler(ol_comm_t *comm, int errorcode)
 
 ol_status_t ol_check_running_slow(void)
 {
-    ol_api_set_detail(ol_rt.state == OL_RT_NOT_STARTED ? "called before MPI_Init"
-                                                       : "called after MPI_Finalize");
+    ol_api_set_detail(ol_rt.state == OL_RT_NOT_STARTED
+                          ? "called before MPI_Init or MPI_Session_init"
+                          : "called after MPI_Finalize, with no session live");
     return MPI_ERR_OTHER;
 }

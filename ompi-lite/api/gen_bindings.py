@@ -44,6 +44,9 @@ CALLABLE_ANYTIME = {
     "MPI_Info_create", "MPI_Info_create_env", "MPI_Info_delete", "MPI_Info_dup",
     "MPI_Info_free", "MPI_Info_get", "MPI_Info_get_nkeys", "MPI_Info_get_nthkey",
     "MPI_Info_get_string", "MPI_Info_get_valuelen", "MPI_Info_set",
+    # The session model starts there (MPI-4.1 11.3), with a handler made
+    # beforehand, which the program may free at any time.
+    "MPI_Session_init", "MPI_Session_create_errhandler", "MPI_Errhandler_free",
 }
 
 # Handle kinds that have an internal object: (C type, lookup check).
@@ -53,6 +56,7 @@ TRANSLATED = {
     "GROUP": ("ol_group_t *", "ol_check_group"),
     "OP": ("ol_op_t *", "ol_check_op"),
     "WIN": ("ol_win_t *", "ol_check_win"),
+    "SESSION": ("ol_session_t *", "ol_check_session"),
 }
 
 # Kinds checked against the communicator: (check function).
@@ -408,14 +412,32 @@ def int_binding(fn):
     lines += state_call(fn, "%s(%s)" % (impl_name(fn), call_args(fn)))
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")
-    win = first_of(fn, "WIN")
-    if win and not comm:
-        lines.append("    return ol_api_raise_win(fn_name, %s_obj, err);" % win.name)
-    else:
-        lines.append("    return ol_api_raise(fn_name, %s, err);"
-                     % (comm.name + "_obj" if comm else "NULL"))
+    lines.append("    return %s;" % raise_call(fn))
     lines.append("}")
     return lines
+
+
+def raise_call(fn):
+    """The call that hands an error to its handler: the communicator's
+    when the call has one, else the window's or the session's it is made
+    on (MPI_Session_finalize's too, through its pointer), else the handler
+    MPI_Session_init was given, else MPI_COMM_SELF's (ol_api_raise)."""
+    comm = first_of(fn, "COMM")
+    if comm:
+        return "ol_api_raise(fn_name, %s_obj, err)" % comm.name
+    win, session = first_of(fn, "WIN"), first_of(fn, "SESSION")
+    if win:
+        return "ol_api_raise_win(fn_name, %s_obj, err)" % win.name
+    if session:
+        return "ol_api_raise_session(fn_name, %s_obj, err)" % session.name
+    ended = next((p for p in fn.params
+                  if p.kind == "INOUT" and p.decl.startswith("MPI_Session *")), None)
+    if ended:
+        return ("ol_api_raise_session(fn_name, %s ? ol_session_from_handle(*%s) : NULL, err)"
+                % (ended.name, ended.name))
+    if fn.name == "MPI_Session_init":
+        return "ol_api_raise_session_init(fn_name, %s, err)" % first_of(fn, "ERRHANDLER").name
+    return "ol_api_raise(fn_name, NULL, err)"
 
 
 def value_binding(fn):

@@ -1,6 +1,6 @@
 /* MPI_X_toint/MPI_X_fromint for communicators, groups, operations, info
- * objects, error handlers, requests, messages and windows (datatypes have
- * theirs in the datatype engine; files and sessions do not exist yet).
+ * objects, error handlers, requests, messages, windows and sessions
+ * (datatypes have theirs in the datatype engine; files do not exist yet).
  *
  * A predefined handle's int is its ABI value (all below PREDEFINED_LIMIT).
  * A user object gets a slot of one table, shared by every kind, on its
@@ -166,9 +166,12 @@ MPI_Info ol_api_info_fromint(int info)
     return (MPI_Info)from_int(info, is_info, MPI_INFO_NULL);
 }
 
+/* A handler of any kind of object. */
 static bool is_errhandler(const void *h)
 {
-    return ol_errhandler_fits_comm((MPI_Errhandler)h);
+    MPI_Errhandler handler = (MPI_Errhandler)h;
+    return ol_errhandler_fits_comm(handler) || ol_errhandler_fits_win(handler) ||
+           ol_errhandler_fits_session(handler);
 }
 
 int ol_api_errhandler_toint(MPI_Errhandler errhandler)
@@ -209,4 +212,19 @@ int ol_api_message_toint(MPI_Message message)
 MPI_Message ol_api_message_fromint(int message)
 {
     return (MPI_Message)from_int(message, is_message, MPI_MESSAGE_NULL);
+}
+
+static bool is_session(const void *h)
+{
+    return ol_session_from_handle((MPI_Session)h) != NULL;
+}
+
+int ol_api_session_toint(MPI_Session session)
+{
+    return to_int(session, is_session, MPI_SESSION_NULL);
+}
+
+MPI_Session ol_api_session_fromint(int session)
+{
+    return (MPI_Session)from_int(session, is_session, MPI_SESSION_NULL);
 }

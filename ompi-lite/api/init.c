@@ -1,5 +1,6 @@
-/* MPI_Init and MPI_Finalize: the API layer starts the layers below it in
- * order (runtime, pt2pt) and stops them in reverse. */
+/* MPI_Init and MPI_Finalize, and the runtime they share with sessions
+ * (session.c): the API layer starts the layers below it in order (runtime,
+ * pt2pt) and stops them in reverse. */
 #include "gen_impl.h"
 #include "coll.h"
 #include "ol_accel.h"
@@ -11,13 +12,21 @@
 
 static pthread_t main_thread;
 
-static int start(int required, int *provided)
+/* The runtime (PMIx, UCX, pt2pt, the predefined communicators) is held by
+ * the world model, from MPI_Init to MPI_Finalize, and by each live
+ * session (MPI-4.1 11.2, 11.3): the first holder starts it, the last one
+ * ends it, so that a process may use both models, in either order, and
+ * start again (sessions, or MPI_Init once) after everything has ended.
+ * Starting and ending are collective over the job (PMIx fences): every
+ * process must take and give back the runtime in the same pattern. */
+static pthread_mutex_t holders_lock = PTHREAD_MUTEX_INITIALIZER;
+static int holders;
+
+/* The world model alone: MPI_Initialized and MPI_Finalized say this. */
+static enum { WORLD_NOT_STARTED, WORLD_RUNNING, WORLD_FINALIZED } world;
+
+static int start_runtime(int required)
 {
-    if (ol_rt.state != OL_RT_NOT_STARTED) {
-        ol_api_set_detail(ol_rt.state == OL_RT_RUNNING ? "MPI is already initialized"
-                                                       : "MPI cannot start again after MPI_Finalize");
-        return MPI_ERR_OTHER;
-    }
     int level = required;
     if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
         level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
@@ -41,9 +50,52 @@ static int start(int required, int *provided)
             ol_api_set_detail("the runtime could not start (OMPI_LITE_DEBUG=warn says why)");
         return rc;
     }
-    rc = ol_comm_init_predefined();
-    if (rc != OL_OK)
+    return ol_comm_init_predefined();
+}
+
+static int stop_runtime(void)
+{
+    /* Endpoints flush what is in flight; the runtime's closing fence keeps
+     * progressing, so no rank tears down its worker while a peer flushes. */
+    ol_rma_finalize();
+    ol_pt2pt_finalize();
+    ol_comm_finalize_predefined();
+    return ol_rt_finalize();
+}
+
+int ol_api_runtime_hold(int required, int *provided)
+{
+    pthread_mutex_lock(&holders_lock);
+    int rc = holders == 0 ? start_runtime(required) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        holders++;
+        *provided = ol_rt.thread_level;
+    }
+    pthread_mutex_unlock(&holders_lock);
+    return rc;
+}
+
+int ol_api_runtime_release(void)
+{
+    pthread_mutex_lock(&holders_lock);
+    int rc = --holders == 0 ? stop_runtime() : MPI_SUCCESS;
+    pthread_mutex_unlock(&holders_lock);
+    return rc;
+}
+
+static int start(int required, int *provided)
+{
+    if (world != WORLD_NOT_STARTED) {
+        ol_api_set_detail(world == WORLD_RUNNING ? "MPI is already initialized"
+                                                 : "MPI cannot start again after MPI_Finalize "
+                                                   "(sessions can: MPI_Session_init)");
+        return MPI_ERR_OTHER;
+    }
+    int level;
+    int rc = ol_api_runtime_hold(required, &level);
+    if (rc != MPI_SUCCESS)
         return rc;
+    world = WORLD_RUNNING;
     main_thread = pthread_self();
     if (provided)
         *provided = level;
@@ -66,28 +118,30 @@ int ol_api_init_thread(int *argc, char ***argv, int required, int *provided)
 
 int ol_api_finalize(void)
 {
+    /* The binding lets this through while a session holds the runtime. */
+    if (world != WORLD_RUNNING) {
+        ol_api_set_detail(world == WORLD_NOT_STARTED ? "called before MPI_Init"
+                                                     : "MPI_Finalize was called already");
+        return MPI_ERR_OTHER;
+    }
     /* MPI_Finalize first frees MPI_COMM_SELF's attributes (MPI-4.1 11.2.2):
      * libraries hook their clean-up on it. */
     int rc = ol_attr_delete_all_comm(&ol_comm_self);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* Endpoints flush what is in flight; the runtime's closing fence keeps
-     * progressing, so no rank tears down its worker while a peer flushes. */
-    ol_rma_finalize();
-    ol_pt2pt_finalize();
-    ol_comm_finalize_predefined();
-    return ol_rt_finalize();
+    world = WORLD_FINALIZED;
+    return ol_api_runtime_release();
 }
 
 int ol_api_initialized(int *flag)
 {
-    *flag = ol_rt.state != OL_RT_NOT_STARTED;
+    *flag = world != WORLD_NOT_STARTED;
     return MPI_SUCCESS;
 }
 
 int ol_api_finalized(int *flag)
 {
-    *flag = ol_rt.state == OL_RT_FINALIZED;
+    *flag = world == WORLD_FINALIZED;
     return MPI_SUCCESS;
 }
 

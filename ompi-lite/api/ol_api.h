@@ -24,6 +24,25 @@ int ol_api_raise(const char *function, ol_comm_t *comm, int err);
  * ol_api_raise with no communicator). */
 int ol_api_raise_win(const char *function, ol_win_t *win, int err);
 
+/* Sessions (session.c). NULL for MPI_SESSION_NULL and anything that is no
+ * live session (a finalized one included). */
+typedef struct ol_session ol_session_t;
+ol_session_t *ol_session_from_handle(MPI_Session handle);
+MPI_Session ol_session_to_handle(ol_session_t *session);
+MPI_Errhandler ol_session_errhandler(const ol_session_t *session);
+/* The session's error handler takes the error (session NULL: as
+ * ol_api_raise with no communicator). */
+int ol_api_raise_session(const char *function, ol_session_t *session, int err);
+/* The error of MPI_Session_init goes to the handler it was given (MPI-4.1
+ * 11.3.1); one that is no session handler leaves it to ol_api_raise. */
+int ol_api_raise_session_init(const char *function, MPI_Errhandler errhandler, int err);
+
+/* The runtime, held by the world model and by every live session (init.c):
+ * the first hold starts it with the required thread level, the last
+ * release ends it. *provided: the level it runs at. */
+int ol_api_runtime_hold(int required, int *provided);
+int ol_api_runtime_release(void);
+
 /* How a collective is issued: the blocking, nonblocking (MPI_I...) and
  * persistent (..._init) forms of a collective share one implementation,
  * which takes this and the request of the last two (gen_bindings.py). */

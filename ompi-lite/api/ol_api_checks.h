@@ -24,8 +24,6 @@ static inline ol_status_t ol_check_comm(MPI_Comm handle, const char *arg, ol_com
     return MPI_ERR_COMM;
 }
 
-/* Any valid datatype: constructors and queries accept uncommitted ones;
- * ol_check_buffer requires commitment where data moves. */
 static inline ol_status_t ol_check_win(MPI_Win handle, const char *arg, ol_win_t **win)
 {
     *win = ol_win_from_handle(handle);
@@ -35,6 +33,21 @@ static inline ol_status_t ol_check_win(MPI_Win handle, const char *arg, ol_win_t
     return MPI_ERR_WIN;
 }
 
+static inline ol_status_t ol_check_session(MPI_Session handle, const char *arg,
+                                           ol_session_t **session)
+{
+    *session = ol_session_from_handle(handle);
+    if (OL_LIKELY(*session != NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is %s", arg,
+                      handle == MPI_SESSION_NULL
+                          ? "MPI_SESSION_NULL"
+                          : "not a live session (finalized already, or never initialized)");
+    return MPI_ERR_SESSION;
+}
+
+/* Any valid datatype: constructors and queries accept uncommitted ones;
+ * ol_check_buffer requires commitment where data moves. */
 static inline ol_status_t ol_check_datatype(MPI_Datatype handle, const char *arg,
                                             ol_datatype_t **dt)
 {

@@ -54,6 +54,8 @@ NOT_BOUND = {
     "MPI_Type_create_keyval": "Fortran attribute callbacks on datatypes not written yet",
     "MPI_Win_create_keyval": "Fortran attribute callbacks on windows not written yet",
     "MPI_Win_create_errhandler": "Fortran error handlers on windows not written yet",
+    "MPI_Session_create_errhandler": "Fortran error handlers on sessions not written yet",
+    "MPI_Session_get_nth_pset": "its name length in and out (pset_len) is not converted yet",
     "MPI_Alltoallw": "its datatype arrays' length (the group size) is not converted yet",
     "MPI_Ialltoallw": "its datatype arrays' length (the group size) is not converted yet",
     "MPI_Alltoallw_init": "its datatype arrays' length (the group size) is not converted yet",

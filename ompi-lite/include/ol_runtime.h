@@ -192,6 +192,20 @@ double ol_rt_wtime(void);
 /* True when world_rank runs on this host (PMIx's local peers). */
 bool ol_rt_same_host(int world_rank);
 
+/* A host of the job and its world ranks, in increasing order. */
+typedef struct {
+    char name[256];
+    int nranks;
+    int *ranks;
+} ol_rt_host_t;
+
+/* The job's hosts, in the order of their lowest ranks (the process sets
+ * by host of MPI_Session_get_nth_pset), from PMIx's node list and each
+ * node's local peers; this host alone where the launcher gives no node
+ * list. Free them with ol_rt_hosts_free. */
+ol_status_t ol_rt_hosts(ol_rt_host_t **hosts, int *nhosts);
+void ol_rt_hosts_free(ol_rt_host_t *hosts, int nhosts);
+
 /* True when the host has a core for each rank of the job on it (online
  * cores: ranks bound to one core each still have one apiece). */
 bool ol_rt_core_per_local_rank(void);

@@ -5,12 +5,26 @@
 #include "ol_shm_names.h"
 
 #include <pmix.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pmix_proc_t self_proc;
-static bool pmix_started;
+static bool pmix_started;   /* between ol_pmix_start and ol_pmix_stop */
+
+/* The runtime may end and start again in one process (sessions, then
+ * MPI_Init): PMIx_Init stays done from the first start to the process's
+ * exit, as PMIx 4.2 does not take a PMIx_Init after PMIx_Finalize well (a
+ * fence of a process that starts again fails with PARTIAL SUCCESS while a
+ * peer is still in its PMIx_Finalize, and this process's own data is gone
+ * from PMIx_Get). The launcher learns that the process finalized from the
+ * PMIx_Finalize made at exit, when no runtime runs any more. */
+static bool pmix_connected;
+/* How many times the runtime started: the keys of each start are apart,
+ * so that a lookup never finds what a peer put before it started again. */
+static unsigned generation;
 
 static int job_uint32(const char *key, pmix_rank_t rank, int fallback)
 {
@@ -85,10 +99,17 @@ static bool launched(void)
            getenv("PMIX_SERVER_URI2") || getenv("PMIX_SERVER_URI21");
 }
 
-ol_status_t ol_pmix_start(bool *singleton)
+static void finalize_at_exit(void)
 {
-    *singleton = !launched();
-    if (*singleton)
+    /* A process that exits with the runtime running did not finalize: the
+     * launcher must see so. */
+    if (!pmix_started)
+        PMIx_Finalize(NULL, 0);
+}
+
+static ol_status_t connect_once(void)
+{
+    if (pmix_connected)
         return OL_OK;
     pmix_status_t rc = PMIx_Init(&self_proc, NULL, 0);
     if (rc != PMIX_SUCCESS) {
@@ -97,7 +118,21 @@ ol_status_t ol_pmix_start(bool *singleton)
                         PMIx_Error_string(rc));
         return MPI_ERR_INTERN;
     }
+    pmix_connected = true;
+    atexit(finalize_at_exit);
+    return OL_OK;
+}
+
+ol_status_t ol_pmix_start(bool *singleton)
+{
+    *singleton = !launched();
+    if (*singleton)
+        return OL_OK;
+    ol_status_t rc = connect_once();
+    if (rc != OL_OK)
+        return rc;
     pmix_started = true;
+    generation++;
     ol_rt.rank = (int)self_proc.rank;
     ol_rt.size = job_uint32(PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, 0);
     if (ol_rt.size < 1) {
@@ -116,23 +151,29 @@ ol_status_t ol_pmix_start(bool *singleton)
 
 void ol_pmix_stop(void)
 {
-    if (pmix_started)
-        PMIx_Finalize(NULL, 0);
     free(local_peers);
     local_peers = NULL;
     pmix_started = false;
+}
+
+/* key as this start of the runtime puts and looks it up. */
+static void key_of_this_start(char *out, size_t size, const char *key)
+{
+    snprintf(out, size, "%s.%u", key, generation);
 }
 
 ol_status_t ol_pmix_publish(const char *key, const void *data, size_t length)
 {
     if (!pmix_started)
         return OL_OK;
+    char full_key[PMIX_MAX_KEYLEN + 1];
+    key_of_this_start(full_key, sizeof(full_key), key);
     pmix_value_t value;
     PMIX_VALUE_CONSTRUCT(&value);
     value.type = PMIX_BYTE_OBJECT;
     value.data.bo.bytes = (char *)data;
     value.data.bo.size = length;
-    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &value);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, full_key, &value);
     if (rc == PMIX_SUCCESS)
         rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
@@ -146,8 +187,10 @@ ol_status_t ol_pmix_lookup(int rank, const char *key, void **data, size_t *lengt
 {
     pmix_proc_t proc;
     pmix_value_t *val = NULL;
+    char full_key[PMIX_MAX_KEYLEN + 1];
+    key_of_this_start(full_key, sizeof(full_key), key);
     PMIX_LOAD_PROCID(&proc, self_proc.nspace, (pmix_rank_t)rank);
-    pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    pmix_status_t rc = PMIx_Get(&proc, full_key, NULL, 0, &val);
     if (rc != PMIX_SUCCESS || !val || val->type != PMIX_BYTE_OBJECT) {
         OL_WARN("runtime", "PMIx_Get of %s for rank %d failed: %s", key, rank,
                 PMIx_Error_string(rc));
@@ -226,8 +269,135 @@ ol_status_t ol_pmix_fence(void)
     return OL_OK;
 }
 
+/* A string the job's data holds under key, qualified by a host name or
+ * not (host NULL); NULL when PMIx does not say. The caller frees it. */
+static char *job_string(const char *key, const char *host)
+{
+    pmix_proc_t proc;
+    pmix_info_t qualifier;
+    pmix_value_t *val = NULL;
+    PMIX_LOAD_PROCID(&proc, self_proc.nspace, PMIX_RANK_WILDCARD);
+    if (host)
+        PMIX_INFO_LOAD(&qualifier, PMIX_HOSTNAME, host, PMIX_STRING);
+    pmix_status_t rc = PMIx_Get(&proc, key, host ? &qualifier : NULL, host ? 1 : 0, &val);
+    if (host)
+        PMIX_INFO_DESTRUCT(&qualifier);
+    char *text = NULL;
+    if (rc == PMIX_SUCCESS && val && val->type == PMIX_STRING && val->data.string)
+        text = strdup(val->data.string);
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return text;
+}
+
+char *ol_pmix_host_list(void)
+{
+    return pmix_started ? job_string(PMIX_NODE_LIST, NULL) : NULL;
+}
+
+char *ol_pmix_host_peers(const char *host)
+{
+    return pmix_started ? job_string(PMIX_LOCAL_PEERS, host) : NULL;
+}
+
+/* "3,0,2" -> the ranks of the job in it, in increasing order; 0 ranks when
+ * list is NULL. */
+static int parse_ranks(const char *list, int **ranks)
+{
+    int n = 0;
+    *ranks = malloc(sizeof(int) * (size_t)ol_rt.size);
+    if (!*ranks || !list)
+        return 0;
+    char *present = calloc((size_t)ol_rt.size, 1);
+    if (!present)
+        return 0;
+    for (const char *p = list; *p;) {
+        char *end;
+        long r = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (r >= 0 && r < ol_rt.size)
+            present[r] = 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    for (int r = 0; r < ol_rt.size; r++)
+        if (present[r])
+            (*ranks)[n++] = r;
+    free(present);
+    return n;
+}
+
+/* This host alone, with the ranks PMIx said are local (or this rank):
+ * what a launcher that gives no node list lets a process know. */
+static ol_status_t this_host_only(ol_rt_host_t **hosts, int *nhosts)
+{
+    ol_rt_host_t *h = calloc(1, sizeof(*h));
+    int *ranks = malloc(sizeof(int) * (size_t)ol_rt.size);
+    if (!h || !ranks) {
+        free(h);
+        free(ranks);
+        return MPI_ERR_NO_MEM;
+    }
+    snprintf(h->name, sizeof(h->name), "%s", ol_rt.hostname);
+    for (int r = 0; r < ol_rt.size; r++)
+        if (ol_rt_same_host(r))
+            ranks[h->nranks++] = r;
+    h->ranks = ranks;
+    *hosts = h;
+    *nhosts = 1;
+    return OL_OK;
+}
+
+static int by_lowest_rank(const void *a, const void *b)
+{
+    const ol_rt_host_t *x = a, *y = b;
+    int rx = x->nranks ? x->ranks[0] : INT_MAX, ry = y->nranks ? y->ranks[0] : INT_MAX;
+    return (rx > ry) - (rx < ry);
+}
+
+ol_status_t ol_rt_hosts(ol_rt_host_t **hosts, int *nhosts)
+{
+    char *list = ol_pmix_host_list();
+    if (!list)
+        return this_host_only(hosts, nhosts);
+    int n = 1;
+    for (const char *c = list; *c; c++)
+        n += *c == ',';
+    ol_rt_host_t *h = calloc((size_t)n, sizeof(*h));
+    if (!h) {
+        free(list);
+        return MPI_ERR_NO_MEM;
+    }
+    int used = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        char *peers = ol_pmix_host_peers(name);
+        snprintf(h[used].name, sizeof(h[used].name), "%s", name);
+        h[used].nranks = parse_ranks(peers, &h[used].ranks);
+        free(peers);
+        if (!h[used].ranks) {
+            ol_rt_hosts_free(h, used);
+            free(list);
+            return MPI_ERR_NO_MEM;
+        }
+        used++;
+    }
+    free(list);
+    qsort(h, (size_t)used, sizeof(*h), by_lowest_rank);
+    *hosts = h;
+    *nhosts = used;
+    return OL_OK;
+}
+
+void ol_rt_hosts_free(ol_rt_host_t *hosts, int nhosts)
+{
+    for (int i = 0; i < nhosts; i++)
+        free(hosts[i].ranks);
+    free(hosts);
+}
+
 void ol_pmix_abort(int exit_code, const char *message)
 {
-    if (pmix_started)
+    if (pmix_connected)
         PMIx_Abort(exit_code, message, NULL, 0);
 }

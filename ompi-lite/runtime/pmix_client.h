@@ -13,12 +13,22 @@
  * launcher started but that cannot reach its server, or learn its job's
  * size, fails: running on as a job of one would give wrong answers. */
 ol_status_t ol_pmix_start(bool *singleton);
+/* Ends this start of the runtime. The PMIx client itself stays until the
+ * process exits, where it finalizes if no runtime runs then (see
+ * pmix_client.c): the runtime may start again. */
 void ol_pmix_stop(void);
 
+/* Keys are those of one start of the runtime: a lookup finds what the
+ * peer published in the same start. */
 ol_status_t ol_pmix_publish(const char *key, const void *data, size_t length);
 ol_status_t ol_pmix_lookup(int rank, const char *key, void **data, size_t *length);
 /* Waits until every rank of the job has arrived (and committed its data). */
 ol_status_t ol_pmix_fence(void);
 void ol_pmix_abort(int exit_code, const char *message);
+/* The job's hosts, comma separated (PMIX_NODE_LIST), and the world ranks
+ * on one of them, comma separated (its PMIX_LOCAL_PEERS); NULL when PMIx
+ * does not say (or for a singleton). The caller frees them. */
+char *ol_pmix_host_list(void);
+char *ol_pmix_host_peers(const char *host);
 
 #endif

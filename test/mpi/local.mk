@@ -13,6 +13,7 @@ TESTS += $(test_mpi_scripts)
 EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
 include test/mpi/rma.mk
 include test/mpi/part.mk
+include test/mpi/session.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
 test_mpi_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
