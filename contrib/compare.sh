@@ -13,6 +13,9 @@
 #                 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter
 #                 coll_allreduce coll_allgather coll_reduce_scatter coll_bcast
 #                 coll_alltoall (coll_X: coll_perf -C X, nccl-tests style)
+#                 osu_put_latency osu_get_latency osu_put_bw osu_get_bw
+#                 osu_acc_latency osu_fop_latency osu_cas_latency (one-sided;
+#                 passive target with flush unless -a '-s fence')
 #   -p NP,...     rank counts (default 2)
 #   -n RUNS       runs per MPI, benchmark and rank count (default 3)
 #   -a ARGS       extra arguments for the osu_* benchmarks, e.g. -a '-m 0:8K'
@@ -37,7 +40,8 @@ top=$(dirname "$here")
 src=$top/test/bench
 all_benches="osu_latency osu_bw osu_bibw osu_bw_vector osu_mbw_mr osu_barrier osu_bcast osu_reduce \
 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter coll_allreduce coll_allgather \
-coll_reduce_scatter coll_bcast coll_alltoall"
+coll_reduce_scatter coll_bcast coll_alltoall osu_put_latency osu_get_latency osu_put_bw osu_get_bw \
+osu_acc_latency osu_fop_latency osu_cas_latency"
 
 benches=$all_benches
 nps=2
@@ -65,7 +69,7 @@ while [ $# -gt 0 ]; do
     --mpicc) mpicc=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=; shift ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -244,6 +248,7 @@ sources() {
     osu_latency) echo "$src/osu_latency.c $src/bench.c" ;;
     osu_bw|osu_bibw|osu_mbw_mr) echo "$src/$1.c $src/window.c $src/bench.c" ;;
     osu_bw_vector) echo "$src/osu_bw_vector.c $src/bench.c" ;;
+    osu_put_*|osu_get_*|osu_acc_*|osu_fop_*|osu_cas_*) echo "$src/$1.c $src/osu_rma.c $src/bench.c" ;;
     osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
     coll_*) echo "$src/coll_perf.c $src/coll_mpi.c $src/devmem.c $src/bench.c -ldl" ;;
     esac
@@ -255,7 +260,7 @@ bench_args() {
 # us (lower is better), OSU bandwidths in MB/s, coll_perf's busbw in GB/s.
 metric() {
     case $1 in
-    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr) echo "2 MB/s higher" ;;
+    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr|osu_put_bw|osu_get_bw) echo "2 MB/s higher" ;;
     osu_*) echo "2 us lower" ;;
     coll_*) echo "7 GB/s higher" ;;
     esac
