@@ -182,7 +182,9 @@ fi
 #    ompi-lite's osu_latency 0-2 KiB 9.7-10.2 us against 10.3-10.9 without
 #    a spin). MPICH has no such setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
-#    on InfiniBand devices); its daemons' OOB on eth0 too.
+#    on InfiniBand devices); its daemons' OOB on eth0 too. One-sided over
+#    osc/pt2pt (messages through ob1): osc/rdma needs a BTL with RDMA, which
+#    TCP is not, and MPI_Win_allocate failed with MPI_ERR_WIN.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
 #    the agent would take for a host; -iface makes the proxies connect back
 #    to the address of eth0 instead of the host name. ch4:ucx picks TCP on
@@ -191,7 +193,8 @@ netns_launch() {
     case $1 in
     ompi-lite) opts="--launch-agent $work/agent --bind-to none $(netns_spin "$2")" ;;
     openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none $(netns_yield "$2") \
---mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
+--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+--mca osc pt2pt" ;;
     mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;
     esac
     echo "$netns_hosts run ${netns_prefix}0 $(bl_get run "$1") $opts"
