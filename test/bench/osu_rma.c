@@ -246,8 +246,8 @@ int osu_rma_main(const struct osu_rma *r, int argc, char **argv)
             "              the data is always checked once per size (-c changes nothing)\n",
         .option = option,
     };
-    /* At least a page: MPICH 4.0.2 fetched and compared wrong values in
-     * an MPI_Win_allocate window of 8 bytes (not in one of a page). */
+    /* At least a page: in an MPI_Win_allocate window of 8 bytes MPICH
+     * 4.0.2's atomics never reached the target's memory (README.md). */
     size_t max_bytes = 4096;
 
     rma = r;
