@@ -273,7 +273,7 @@ int osu_rma_main(const struct osu_rma *r, int argc, char **argv)
         MPI_Win_allocate((MPI_Aint)wbytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wmem, &win);
         memset(wmem, 0, wbytes); /* every page touched before the timing */
     }
-    obuf = bench_alloc(wbytes);
+    obuf = bench_buffer(wbytes); /* -M: from malloc */
     if (!fence)
         MPI_Win_lock_all(0, win);
     snprintf(what, sizeof what, "%s; %s after each %s; window from %s", r->what,
