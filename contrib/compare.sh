@@ -13,6 +13,9 @@
 #                 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter
 #                 coll_allreduce coll_allgather coll_reduce_scatter coll_bcast
 #                 coll_alltoall (coll_X: coll_perf -C X, nccl-tests style)
+#                 osu_put_latency osu_get_latency osu_put_bw osu_get_bw
+#                 osu_acc_latency osu_fop_latency osu_cas_latency (one-sided;
+#                 passive target with flush unless -a '-s fence')
 #   -p NP,...     rank counts (default 2)
 #   -n RUNS       runs per MPI, benchmark and rank count (default 3)
 #   -a ARGS       extra arguments for the osu_* benchmarks, e.g. -a '-m 0:8K'
@@ -37,7 +40,8 @@ top=$(dirname "$here")
 src=$top/test/bench
 all_benches="osu_latency osu_bw osu_bibw osu_bw_vector osu_mbw_mr osu_barrier osu_bcast osu_reduce \
 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter coll_allreduce coll_allgather \
-coll_reduce_scatter coll_bcast coll_alltoall"
+coll_reduce_scatter coll_bcast coll_alltoall osu_put_latency osu_get_latency osu_put_bw osu_get_bw \
+osu_acc_latency osu_fop_latency osu_cas_latency"
 
 benches=$all_benches
 nps=2
@@ -65,7 +69,7 @@ while [ $# -gt 0 ]; do
     --mpicc) mpicc=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=; shift ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -178,7 +182,9 @@ fi
 #    ompi-lite's osu_latency 0-2 KiB 9.7-10.2 us against 10.3-10.9 without
 #    a spin). MPICH has no such setting.
 #  - Open MPI: ob1 over the TCP BTL on eth0 (its UCX PML selects itself only
-#    on InfiniBand devices); its daemons' OOB on eth0 too.
+#    on InfiniBand devices); its daemons' OOB on eth0 too. One-sided over
+#    osc/pt2pt (messages through ob1): osc/rdma needs a BTL with RDMA, which
+#    TCP is not, and MPI_Win_allocate failed with MPI_ERR_WIN.
 #  - MPICH: hydra's rsh launcher, as its ssh launcher adds ssh's -x, which
 #    the agent would take for a host; -iface makes the proxies connect back
 #    to the address of eth0 instead of the host name. ch4:ucx picks TCP on
@@ -187,7 +193,8 @@ netns_launch() {
     case $1 in
     ompi-lite) opts="--launch-agent $work/agent --bind-to none $(netns_spin "$2")" ;;
     openmpi) opts="--mca plm_rsh_agent $work/agent --bind-to none $(netns_yield "$2") \
---mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
+--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+--mca osc pt2pt" ;;
     mpich) opts="-launcher rsh -launcher-exec $work/agent -iface eth0" ;;
     esac
     echo "$netns_hosts run ${netns_prefix}0 $(bl_get run "$1") $opts"
@@ -244,6 +251,7 @@ sources() {
     osu_latency) echo "$src/osu_latency.c $src/bench.c" ;;
     osu_bw|osu_bibw|osu_mbw_mr) echo "$src/$1.c $src/window.c $src/bench.c" ;;
     osu_bw_vector) echo "$src/osu_bw_vector.c $src/bench.c" ;;
+    osu_put_*|osu_get_*|osu_acc_*|osu_fop_*|osu_cas_*) echo "$src/$1.c $src/osu_rma.c $src/bench.c" ;;
     osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
     coll_*) echo "$src/coll_perf.c $src/coll_mpi.c $src/devmem.c $src/bench.c -ldl" ;;
     esac
@@ -255,7 +263,7 @@ bench_args() {
 # us (lower is better), OSU bandwidths in MB/s, coll_perf's busbw in GB/s.
 metric() {
     case $1 in
-    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr) echo "2 MB/s higher" ;;
+    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr|osu_put_bw|osu_get_bw) echo "2 MB/s higher" ;;
     osu_*) echo "2 us lower" ;;
     coll_*) echo "7 GB/s higher" ;;
     esac

@@ -29,6 +29,8 @@ static void usage(const struct bench *b, FILE *f)
             o->batches, o->batch_bytes);
     if (b->has_window)
         fprintf(f, "  -W N        messages in flight per window (default %d)\n", o->window);
+    if (b->extra_usage)
+        fprintf(f, "%s", b->extra_usage);
     fprintf(f, "  -c          check the received data once per size (adds a #wrong column)\n"
                "  -M          message buffers from malloc, at least 1 MiB each, %d bytes in (glibc\n"
                "              maps blocks this big outside the heap: the memory-type check an\n"
@@ -121,13 +123,15 @@ void bench_init(struct bench *b, int *argc, char ***argv)
 {
     struct bench_opts *o = &b->opts;
     int c, bad = 0;
-    char msg[160];
+    char msg[160], optstring[64] = "m:i:I:x:n:B:W:cd:gMh";
 
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &bench_size);
+    if (b->extra_opts && strlen(optstring) + strlen(b->extra_opts) < sizeof optstring)
+        strcat(optstring, b->extra_opts);
     opterr = 0;
-    while ((c = getopt(*argc, *argv, "m:i:I:x:n:B:W:cd:gMh")) != -1) {
+    while ((c = getopt(*argc, *argv, optstring)) != -1) {
         switch (c) {
         case 'm': bad |= parse_range(optarg, &o->min_size, &o->max_size); break;
         case 'i': bad |= parse_int(optarg, &o->iters) || o->iters < 1; break;
@@ -145,7 +149,12 @@ void bench_init(struct bench *b, int *argc, char ***argv)
                 usage(b, stdout);
             leave(0, NULL);
             break;
-        default: bad = 1; break;
+        default:
+            if (c != '?' && c != ':' && b->option && b->extra_opts && strchr(b->extra_opts, c))
+                bad |= b->option(c, optarg) != 0;
+            else
+                bad = 1;
+            break;
         }
     }
     if (o->max_size > ((size_t)1 << 30))  /* counts are int; windows multiply it */
@@ -357,7 +366,8 @@ int bench_sweep(struct bench *b)
     const struct bench_opts *o = &b->opts;
     double *t = malloc((size_t)o->batches * sizeof *t);
     long total_wrong = 0;
-    size_t size = b->sized ? o->min_size : 0, max = b->sized ? o->max_size : 0;
+    size_t size = b->sized ? o->min_size : b->fixed_size;
+    size_t max = b->sized ? o->max_size : b->fixed_size;
 
     if (bench_rank == 0)
         header(b);
@@ -386,6 +396,8 @@ int bench_sweep(struct bench *b)
     free(t);
     if (bench_rank == 0 && total_wrong)
         fprintf(stderr, "%s: %ld wrong bytes or elements received\n", b->name, total_wrong);
+    if (b->teardown)
+        b->teardown();
     MPI_Finalize();
     return total_wrong ? 1 : 0;
 }

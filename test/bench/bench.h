@@ -46,7 +46,8 @@ struct bench {
     const char *what;        /* one line for the header and -h */
     enum bench_metric metric;
     int min_ranks, even_ranks;
-    int sized;               /* 0: one row of size 0 (barrier) */
+    int sized;               /* 0: one row of size fixed_size (barrier: 0), -m ignored */
+    size_t fixed_size;       /* the size of that row: one atomic's element */
     int has_window;          /* -W applies */
     struct bench_opts opts;  /* defaults, then what the command line says */
     /* Set by the benchmark after bench_init, before bench_sweep: */
@@ -64,6 +65,14 @@ struct bench {
      * with device_buffers makes bench_buffer return device memory. Returns
      * 0, or -1 with the reason in why. */
     int (*open_device)(int device_buffers, char *why, size_t why_len);
+    /* Options of this program only (the RMA benchmarks' -w, -s): their
+     * getopt letters ("w:s:"), their lines for -h, and option(c, optarg),
+     * which returns 0, or -1 for a bad value. NULL: none. */
+    const char *extra_opts, *extra_usage;
+    int (*option)(int c, const char *arg);
+    /* Called by bench_sweep on every rank before MPI_Finalize (frees what
+     * MPI must see freed: windows). NULL: nothing. */
+    void (*teardown)(void);
 };
 
 extern int bench_rank, bench_size;

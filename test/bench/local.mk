@@ -1,11 +1,12 @@
-# Benchmarks (see test/bench/README.md): OSU-style point-to-point and
-# collective latency and bandwidth, a nccl-tests-style collective benchmark,
-# the machine's memcpy bandwidth and the GPU's copy bandwidth. Plain MPI: contrib/compare.sh builds the
+# Benchmarks (see test/bench/README.md): OSU-style point-to-point,
+# collective and one-sided (RMA) latency and bandwidth, a nccl-tests-style
+# collective benchmark, the machine's memcpy bandwidth and the GPU's copy bandwidth. Plain MPI: contrib/compare.sh builds the
 # same sources against Open MPI and MPICH. Installed as programs; the test
 # scripts run each one briefly with -c (data checked, times not asserted).
 BENCH_COMMON = test/bench/bench.c test/bench/bench.h
 BENCH_WINDOW = test/bench/window.c test/bench/window.h
 BENCH_COLL = test/bench/osu_coll.c test/bench/osu_coll.h $(BENCH_COMMON)
+BENCH_RMA = test/bench/osu_rma.c test/bench/osu_rma.h $(BENCH_COMMON)
 
 # Linked by libtool without $(MPI_TEST_LINK_FLAGS) (-no-install): installed
 # programs must find the installed library. In the build tree the libtool
@@ -16,6 +17,9 @@ bench_built = \
 bench_built += test/bench/osu_reduce test/bench/osu_allreduce test/bench/osu_reduce_scatter
 bench_built += test/bench/osu_bcast test/bench/osu_allgather test/bench/osu_alltoall
 bench_built += test/bench/coll_perf
+bench_built += test/bench/osu_put_latency test/bench/osu_get_latency test/bench/osu_put_bw \
+	test/bench/osu_get_bw test/bench/osu_acc_latency test/bench/osu_fop_latency \
+	test/bench/osu_cas_latency
 bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw test/bench/devcopy_bw
 # Device memory through the CUDA driver opened at run time (no CUDA needed to
 # build): coll_perf --device, devcopy_bw, and osu_latency and osu_bw built
@@ -33,6 +37,9 @@ test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
 	test/bench/osu_reduce_scatter.sh
 test_bench_scripts += test/bench/osu_bcast.sh test/bench/osu_allgather.sh \
 	test/bench/osu_alltoall.sh test/bench/coll_perf.sh
+test_bench_scripts += test/bench/osu_put_latency.sh test/bench/osu_get_latency.sh \
+	test/bench/osu_put_bw.sh test/bench/osu_get_bw.sh test/bench/osu_acc_latency.sh \
+	test/bench/osu_fop_latency.sh test/bench/osu_cas_latency.sh
 TESTS += $(test_bench_scripts)
 EXTRA_DIST += $(test_bench_scripts) test/bench/common.sh
 
@@ -88,6 +95,35 @@ test_bench_osu_allgather_LDADD = $(MPI_TEST_LIBS)
 test_bench_osu_alltoall_SOURCES = test/bench/osu_alltoall.c $(BENCH_COLL)
 test_bench_osu_alltoall_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_alltoall_LDADD = $(MPI_TEST_LIBS)
+
+# One-sided (RMA): osu_rma.c is the driver, each program names its operation.
+test_bench_osu_put_latency_SOURCES = test/bench/osu_put_latency.c $(BENCH_RMA)
+test_bench_osu_put_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_put_latency_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_get_latency_SOURCES = test/bench/osu_get_latency.c $(BENCH_RMA)
+test_bench_osu_get_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_get_latency_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_put_bw_SOURCES = test/bench/osu_put_bw.c $(BENCH_RMA)
+test_bench_osu_put_bw_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_put_bw_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_get_bw_SOURCES = test/bench/osu_get_bw.c $(BENCH_RMA)
+test_bench_osu_get_bw_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_get_bw_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_acc_latency_SOURCES = test/bench/osu_acc_latency.c $(BENCH_RMA)
+test_bench_osu_acc_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_acc_latency_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_fop_latency_SOURCES = test/bench/osu_fop_latency.c $(BENCH_RMA)
+test_bench_osu_fop_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_fop_latency_LDADD = $(MPI_TEST_LIBS)
+
+test_bench_osu_cas_latency_SOURCES = test/bench/osu_cas_latency.c $(BENCH_RMA)
+test_bench_osu_cas_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_osu_cas_latency_LDADD = $(MPI_TEST_LIBS)
 
 # coll_perf.c is the measuring loop of both coll_perf (MPI's collectives,
 # coll_mpi.c) and its twin coll_perf_nccl (NCCL's, coll_nccl.c).
