@@ -13,9 +13,10 @@ static const char *const op_names[] = {
 /* ---- the target layout ------------------------------------------------------ */
 
 typedef struct {
-    ol_rma_block_t *blocks;
+    ol_rma_block_t *blocks; /* `one`, or memory of its own */
     size_t n, capacity;
     bool failed;
+    ol_rma_block_t one;     /* a contiguous type's single block: no malloc per operation */
 } layout_t;
 
 static bool add_block(uintptr_t address, size_t bytes, void *ctx)
@@ -44,6 +45,12 @@ static bool add_block(uintptr_t address, size_t bytes, void *ctx)
 static ol_status_t target_layout(const ol_datatype_t *dt, MPI_Count count, layout_t *l)
 {
     *l = (layout_t){0};
+    if (dt->contiguous) {
+        l->one = (ol_rma_block_t){dt->true_lb, (uint64_t)count * dt->size};
+        l->blocks = &l->one;
+        l->n = 1;
+        return MPI_SUCCESS;
+    }
     ol_dt_for_each_block(dt, NULL, count, add_block, l);
     if (l->failed) {
         free(l->blocks);
@@ -52,6 +59,12 @@ static ol_status_t target_layout(const ol_datatype_t *dt, MPI_Count count, layou
         return MPI_ERR_NO_MEM;
     }
     return MPI_SUCCESS;
+}
+
+static void free_layout(layout_t *l)
+{
+    if (l->blocks != &l->one)
+        free(l->blocks);
 }
 
 /* Every block inside the target's window: checked here for windows whose
@@ -404,7 +417,7 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
         /* Done here and now: complete at the origin and at the target. */
         ol_rma_unlock_state();
         rc = direct_op(s, op, basic, disp, &l);
-        free(l.blocks);
+        free_layout(&l);
         if (rc != MPI_SUCCESS)
             return rc;
         return request ? completed_request(request) : MPI_SUCCESS;
@@ -417,7 +430,7 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
     if (rc == MPI_SUCCESS)
         rc = send_op(s, op, basic, disp, &l, req);
     ol_rma_unlock_state();
-    free(l.blocks);
+    free_layout(&l);
     if (rc != MPI_SUCCESS) {
         if (req) { /* never handed out: completion's claim and ours */
             ol_request_complete(req, rc);
