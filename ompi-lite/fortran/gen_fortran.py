@@ -95,6 +95,10 @@ NO_IERROR = {"MPI_Pcontrol"}
 # int parameters that are LOGICAL in Fortran, by name.
 LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "high", "weighted"}
 
+# Indices into arrays of requests, which count from 1 in Fortran
+# (Waitany, Testsome ... and Request_get_status_any/some).
+INDEX_NAMES = {"indx", "array_of_indices"}
+
 # `void *` parameters that are choice buffers although their KIND is ARG.
 CHOICE_NAMES = {"location", "inbuf", "outbuf", "buffer", "base"}
 
@@ -214,6 +218,9 @@ def classify(fn, p):
         else:
             a.fdecl = "integer, intent(%s) :: %s" % (intent, n)
             a.arg = n
+            if n in INDEX_NAMES and indexes_requests(fn):
+                a.post_always = ["if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)",
+                                 "    ol_f_indices_out(%s, 1);" % n]
     elif ctype in WIDE_INTEGERS and shape == "*@":
         intent = "inout" if p.kind == "INOUT" else "out"
         a.fdecl = "integer(kind=%s), intent(%s) :: %s" % (WIDE_INTEGERS[ctype], intent, n)
@@ -282,6 +289,9 @@ def classify(fn, p):
         else:
             a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
             a.arg = n
+            if n in INDEX_NAMES and indexes_requests(fn) and not const:
+                a.post_always = ["if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)",
+                                 "    ol_f_indices_out(%s, *outcount);" % n]
             if n.endswith("weights"):
                 a.arg = "ol_f_weights(%s)" % n
     elif ctype == "int" and shape == "@[][3]":
@@ -311,6 +321,9 @@ def classify(fn, p):
                  "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
         a.arg = "%s_c" % n
         a.post = ["ol_f_string_out(%s, %s_len, %s_c);" % (n, n, n)]
+        if any(q.name == "flag" for q in fn.params):
+            # MPI_INFO_GET: a key not found leaves the variable as it was
+            a.post = ["if (flag_c)"] + ["    " + line for line in a.post]
         a.post_always = ["free(%s_c);" % n]
     elif ctype == "void" and shape == "*@" and n in ADDRESS_OUT_NAMES:
         a.fimports.add("MPI_ADDRESS_KIND")
@@ -337,6 +350,12 @@ def classify(fn, p):
     else:
         raise Unsupported("%s: parameter %r (%s)" % (fn.name, p.decl, p.kind))
     return a
+
+
+def indexes_requests(fn):
+    """Whether the function's indices point into an array of requests
+    (rather than a graph's index array, say)."""
+    return any(p.name == "array_of_requests" for p in fn.params)
 
 
 def null_name(ctype):

@@ -54,10 +54,11 @@ OL_F_EXPORT void pmpi_info_get_string_(const MPI_Fint *info, const char *key, MP
     int rc = PMPI_Info_get_string(PMPI_Info_fromint(*info), key_c, &c_buflen, value_c, &c_flag);
     if (rc == MPI_SUCCESS) {
         *flag = ol_f_logical_out(c_flag);
-        if (c_flag) {
+        /* buflen 0 asks for the length only: the value stays as it was */
+        if (c_flag && *buflen > 0)
             ol_f_string_out(value, value_len, value_c);
+        if (c_flag)
             *buflen = c_buflen > 0 ? c_buflen - 1 : 0;
-        }
     }
     free(key_c);
     free(value_c);

@@ -94,6 +94,16 @@ static inline MPI_Fint *ol_f_weights(const MPI_Fint *weights)
     return (MPI_Fint *)weights;
 }
 
+/* Indices into an array of requests from C's 0-based to Fortran's 1-based:
+ * the first n of them (none where n is MPI_UNDEFINED); MPI_UNDEFINED
+ * stays as it is. */
+static inline void ol_f_indices_out(MPI_Fint *indices, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (indices[i] != MPI_UNDEFINED)
+            indices[i]++;
+}
+
 /* ---- LOGICAL: the compiler's literals (fortran_types.f90) --------------- */
 
 extern MPI_Fint ol_f_true, ol_f_false;

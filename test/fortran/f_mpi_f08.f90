@@ -151,6 +151,15 @@ contains
     call MPI_Irecv(from_left, 1, MPI_DOUBLE_PRECISION, rank, 23, MPI_COMM_WORLD, requests(2))
     call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE)
     call check(from_left(1) == to_left(1), 'waitall, MPI_STATUSES_IGNORE')
+    ! Waitany's index counts from 1 in Fortran: the receive is requests(2)
+    call MPI_Irecv(from_left, 1, MPI_DOUBLE_PRECISION, rank, 24, MPI_COMM_WORLD, requests(1))
+    call MPI_Irecv(from_right, 1, MPI_DOUBLE_PRECISION, rank, 25, MPI_COMM_WORLD, requests(2))
+    call MPI_Send(to_left, 1, MPI_DOUBLE_PRECISION, rank, 25, MPI_COMM_WORLD)
+    call MPI_Waitany(2, requests, i, statuses(1))
+    call check(i == 2 .and. requests(2) == MPI_REQUEST_NULL .and. requests(1) /= MPI_REQUEST_NULL, &
+               'waitany index counts from 1')
+    call MPI_Send(to_left, 1, MPI_DOUBLE_PRECISION, rank, 24, MPI_COMM_WORLD)
+    call MPI_Wait(requests(1), MPI_STATUS_IGNORE)
   end subroutine nonblocking
 
   subroutine probe()
