@@ -1,7 +1,8 @@
 # The mpi_f08 tests (README.md in test/mpi says how the multi-rank scripts
 # run): registered only where the Fortran bindings are built.
 EXTRA_DIST += test/fortran/f_mpi_f08.sh test/fortran/f_mpi_f08.f90 \
-	test/fortran/f_mix_f08.sh test/fortran/f_mix_f08.f90 test/fortran/compile_fail_f08.sh
+	test/fortran/f_mix_f08.sh test/fortran/f_mix_f08.f90 test/fortran/compile_fail_f08.sh \
+	test/fortran/README.md
 
 if OL_HAVE_FORTRAN
 TESTS += test/fortran/f_mpi_f08.sh test/fortran/f_mix_f08.sh test/fortran/compile_fail_f08.sh
