@@ -16,6 +16,11 @@ C. Outputs:
   fortran_glue.c    one C entry point per function, pmpi_x_ with mpi_x_ as a
                     weak alias (and the manglings of README.md), converting
                     the Fortran arguments and calling PMPI_X
+  mpi_f08_types.f90 module mpi_f08_types: handle types, TYPE(MPI_Status), ==
+  mpi_f08_module.f90 module mpi_f08: constants, sentinels, callback
+                    interfaces, a generic interface per function
+  fortran_f08_glue.c the entry points of the mpi_f08 functions with choice
+                    buffers (TS 29113 descriptors)
 
 A parameter's Fortran form and its conversion follow from its C declaration,
 KIND and name (`Arg` below); the few functions whose Fortran argument list
@@ -92,6 +97,10 @@ NO_IERROR = {"MPI_Pcontrol"}
 # int parameters that are LOGICAL in Fortran, by name.
 LOGICAL_NAMES = {"flag", "commute", "reorder", "periods", "remain_dims", "high", "weighted"}
 
+# Indices into arrays of requests, which count from 1 in Fortran
+# (Waitany, Testsome ... and Request_get_status_any/some).
+INDEX_NAMES = {"indx", "array_of_indices"}
+
 # `void *` parameters that are choice buffers although their KIND is ARG.
 CHOICE_NAMES = {"location", "inbuf", "outbuf", "buffer", "base"}
 
@@ -164,6 +173,7 @@ class Arg:
         self.arg = None
         self.hidden = None
         self.directive = None
+        self.ctype, self.shape, self.const = base_type(p.decl, p.name)
 
 
 def base_type(decl, name):
@@ -178,7 +188,7 @@ def base_type(decl, name):
 def classify(fn, p):
     a = Arg(p)
     n = p.name
-    ctype, shape, const = base_type(p.decl, n)
+    ctype, shape, const = a.ctype, a.shape, a.const
     logical = n in LOGICAL_NAMES and ctype == "int"
     if p.kind == "BUFFER" or (ctype == "void" and shape == "*@" and n in CHOICE_NAMES):
         a.directive = "!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n
@@ -210,6 +220,9 @@ def classify(fn, p):
         else:
             a.fdecl = "integer, intent(%s) :: %s" % (intent, n)
             a.arg = n
+            if n in INDEX_NAMES and indexes_requests(fn):
+                a.post_always = ["if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)",
+                                 "    ol_f_indices_out(%s, 1);" % n]
     elif ctype in WIDE_INTEGERS and shape == "*@":
         intent = "inout" if p.kind == "INOUT" else "out"
         a.fdecl = "integer(kind=%s), intent(%s) :: %s" % (WIDE_INTEGERS[ctype], intent, n)
@@ -239,7 +252,7 @@ def classify(fn, p):
         a.cparam = "MPI_Fint *%s" % n
         a.pre = ["MPI_Request %s_stack[OL_F_STACK_HANDLES];" % n,
                  "MPI_Request *%s_c = ol_f_requests_in(%s, %s, %s_stack);" % (n, n, count, n),
-                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+                 "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
         a.arg = "%s_c" % n
         a.post_always = (["ol_f_requests_out(%s_c, %s, %s, %s_stack);" % (n, n, count, n)]
                          if not const else ["ol_f_release(%s_c, %s_stack);" % (n, n)])
@@ -250,7 +263,7 @@ def classify(fn, p):
         a.pre = ["MPI_Datatype %s_stack[OL_F_STACK_HANDLES];" % n,
                  "MPI_Datatype *%s_c = ol_f_types_in(%s, %s, %s_stack, %d);"
                  % (n, n, length, n, 1 if const else 0),
-                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+                 "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
         a.arg = "%s_c" % n
         a.post_always = (["ol_f_release(%s_c, %s_stack);" % (n, n)] if const else
                          ["ol_f_types_out(%s_c, %s, %s, %s_stack, 1);" % (n, n, length, n)])
@@ -271,13 +284,16 @@ def classify(fn, p):
             a.pre = ["int %s_stack[OL_F_STACK_HANDLES];" % n,
                      "int *%s_c = ol_f_logicals_in(%s, %s, %s_stack, %d);"
                      % (n, n, length, n, 1 if const else 0),
-                     "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+                     "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
             a.arg = "%s_c" % n
             a.post_always = (["ol_f_release(%s_c, %s_stack);" % (n, n)] if const else
                              ["ol_f_logicals_out(%s_c, %s, %s, %s_stack, 1);" % (n, n, length, n)])
         else:
             a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
             a.arg = n
+            if n in INDEX_NAMES and indexes_requests(fn) and not const:
+                a.post_always = ["if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)",
+                                 "    ol_f_indices_out(%s, *outcount);" % n]
             if n.endswith("weights"):
                 a.arg = "ol_f_weights(%s)" % n
     elif ctype == "int" and shape == "@[][3]":
@@ -296,7 +312,7 @@ def classify(fn, p):
         a.hidden = "%s_len" % n
         a.pre = ["char *%s_c = ol_f_string_in(%s, %s_len, %d);"
                  % (n, n, n, 1 if n in STRIP_LEADING else 0),
-                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+                 "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
         a.arg = "%s_c" % n
         a.post_always = ["free(%s_c);" % n]
     elif ctype == "char" and shape == "*@" and n in STRING_OUT_SIZES:
@@ -304,9 +320,12 @@ def classify(fn, p):
         a.cparam = "char *%s" % n
         a.hidden = "%s_len" % n
         a.pre = ["char *%s_c = calloc(%s + 1, 1);" % (n, STRING_OUT_SIZES[n]),
-                 "if (!%s_c) { *ierror = MPI_ERR_NO_MEM; return; }" % n]
+                 "if (!%s_c) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
         a.arg = "%s_c" % n
         a.post = ["ol_f_string_out(%s, %s_len, %s_c);" % (n, n, n)]
+        if any(q.name == "flag" for q in fn.params):
+            # MPI_INFO_GET: a key not found leaves the variable as it was
+            a.post = ["if (flag_c)"] + ["    " + line for line in a.post]
         a.post_always = ["free(%s_c);" % n]
     elif ctype == "void" and shape == "*@" and n in ADDRESS_OUT_NAMES:
         a.fimports.add("MPI_ADDRESS_KIND")
@@ -333,6 +352,12 @@ def classify(fn, p):
     else:
         raise Unsupported("%s: parameter %r (%s)" % (fn.name, p.decl, p.kind))
     return a
+
+
+def indexes_requests(fn):
+    """Whether the function's indices point into an array of requests
+    (rather than a graph's index array, say)."""
+    return any(p.name == "array_of_requests" for p in fn.params)
 
 
 def null_name(ctype):
@@ -389,7 +414,7 @@ def glue_function(fn):
             lines.append("    }")
         lines += ["    " + s for a in args for s in a.post_always]
         if has_ierror:
-            lines.append("    *ierror = rc;")
+            lines.append("    ol_f_set_ierror(ierror, rc);")
         else:
             lines.append("    (void)rc;")
     lines.append("}")
@@ -404,7 +429,11 @@ def glue(functions):
         if fn.name in HANDWRITTEN:
             out += ["/* %s: glue_special.c */" % fn.name, ""]
             continue
-        out += glue_function(fn) + [""]
+        out += glue_function(fn)
+        if not has_choice(fn):
+            lower = fn.name.lower()
+            out.append("OL_F08_ALIASES(%s, p%s_)" % (lower[len("mpi_"):], lower))
+        out.append("")
     return "\n".join(out)
 
 
@@ -439,29 +468,28 @@ CALLBACK_CONSTANTS = ("MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
 
 
 def constant_statements(constants):
-    """(type, name, value) of every Fortran constant, in table order."""
+    """(type, name, value, C handle type or None) of every Fortran constant,
+    in table order."""
     by_name = {name: value for kind, name, _, value in constants}
-    out = [("integer", "MPI_ADDRESS_KIND", "8"), ("integer", "MPI_OFFSET_KIND", "8"),
-           ("integer", "MPI_COUNT_KIND", "8"), ("integer", "MPI_INTEGER_KIND", "4"),
-           ("integer", "MPI_STATUS_SIZE", by_name["MPI_F_STATUS_SIZE"]),
-           ("integer", "MPI_SOURCE", str(int(by_name["MPI_F_SOURCE"]) + 1)),
-           ("integer", "MPI_TAG", str(int(by_name["MPI_F_TAG"]) + 1)),
-           ("integer", "MPI_ERROR", str(int(by_name["MPI_F_ERROR"]) + 1)),
-           ("logical", "MPI_SUBARRAYS_SUPPORTED", ".FALSE."),
-           ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE.")]
+    out = [("integer", "MPI_ADDRESS_KIND", "8", None), ("integer", "MPI_OFFSET_KIND", "8", None),
+           ("integer", "MPI_COUNT_KIND", "8", None), ("integer", "MPI_INTEGER_KIND", "4", None),
+           ("integer", "MPI_STATUS_SIZE", by_name["MPI_F_STATUS_SIZE"], None),
+           ("integer", "MPI_SOURCE", str(int(by_name["MPI_F_SOURCE"]) + 1), None),
+           ("integer", "MPI_TAG", str(int(by_name["MPI_F_TAG"]) + 1), None),
+           ("integer", "MPI_ERROR", str(int(by_name["MPI_F_ERROR"]) + 1), None)]
     sentinel_names = {s[0] for s in SENTINELS}
+    handle_types = {n: t for _, n, t, _ in constants if t in HANDLE_STEMS}
     for kind, name, c_type, value in constants:
         if name.startswith(("MPI_T_", "MPI_F_", "MPI_ABI_")) or name in sentinel_names:
             continue
         if kind == "int-define" or kind == "int-enum":
-            out.append(("integer", name, str(int(value, 0))))
+            out.append(("integer", name, str(int(value, 0)), None))
         elif kind == "pointer-constant" and c_type in HANDLE_STEMS:
-            out.append(("integer", name, str(int(value, 0))))
+            out.append(("integer", name, str(int(value, 0)), c_type))
         elif kind == "pointer-constant" and c_type == "MPI_Offset":
-            out.append(("integer(kind=MPI_OFFSET_KIND)", name, str(int(value, 0))))
-        elif kind == "alias" and by_name.get(value) is not None and value in dict(
-                (n, 1) for _, n, t, _ in constants if t in HANDLE_STEMS):
-            out.append(("integer", name, str(int(by_name[value], 0))))
+            out.append(("integer(kind=MPI_OFFSET_KIND)", name, str(int(value, 0)), None))
+        elif kind == "alias" and by_name.get(value) is not None and value in handle_types:
+            out.append(("integer", name, str(int(by_name[value], 0)), handle_types[value]))
     return out
 
 
@@ -477,10 +505,19 @@ def fixed_lines(statements):
     return out
 
 
+# The mpi module and mpif.h take buffers as TYPE(*), DIMENSION(*), which
+# gfortran fills with contiguous copies of sections: no subarrays, and
+# nothing keeps a nonblocking buffer from being moved (README.md).
+NO_SUBARRAYS = (("logical", "MPI_SUBARRAYS_SUPPORTED", ".FALSE."),
+                ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE."))
+
+
 def declarations(constants, functions):
     """The declaration statements shared by mpif.h and the module."""
     stmts = []
-    for ftype, name, value in constant_statements(constants):
+    for ftype, name, value, _ in constant_statements(constants):
+        stmts += ["%s %s" % (ftype, name), "parameter (%s=%s)" % (name, value)]
+    for ftype, name, value in NO_SUBARRAYS:
         stmts += ["%s %s" % (ftype, name), "parameter (%s=%s)" % (name, value)]
     for name, ftype, dims in SENTINELS:
         stmts += ["%s %s%s" % (ftype, name, dims),
@@ -576,6 +613,331 @@ def module(constants, functions):
     return "\n".join(lines) + "\n"
 
 
+# ---- the mpi_f08 module --------------------------------------------------------
+#
+# A function with a choice buffer is MPI_X_f08ts: a BIND(C) interface (the
+# only way gfortran passes TYPE(*), DIMENSION(..) as a TS 29113 descriptor)
+# to glue of its own, fortran_f08_glue.c. Every other function is MPI_X_f08,
+# an ordinary interface whose arguments are passed exactly as the mpi
+# module's (a handle is a BIND(C) type holding the INTEGER, TYPE(MPI_Status)
+# is the INTEGER status, ierror may be absent: NULL), so it is another name
+# of the same glue (OL_F08_ALIASES).
+
+# Buffers of which only the address is used.
+ADDRESS_ONLY = {("MPI_Get_address", "location"), ("MPI_Win_detach", "base")}
+# Functions that keep their buffer after they return, besides those that
+# make a request.
+KEEPS_BUFFER = {"MPI_Buffer_attach", "MPI_Comm_attach_buffer", "MPI_Win_create", "MPI_Win_attach"}
+
+# The predefined callbacks of mpi_f08 and their abstract interfaces.
+F08_CALLBACKS = (("MPI_COMM_NULL_COPY_FN", "MPI_Comm_copy_attr_function"),
+                 ("MPI_COMM_DUP_FN", "MPI_Comm_copy_attr_function"),
+                 ("MPI_COMM_NULL_DELETE_FN", "MPI_Comm_delete_attr_function"),
+                 ("MPI_TYPE_NULL_COPY_FN", "MPI_Type_copy_attr_function"),
+                 ("MPI_TYPE_DUP_FN", "MPI_Type_copy_attr_function"),
+                 ("MPI_TYPE_NULL_DELETE_FN", "MPI_Type_delete_attr_function"))
+
+# MPI-4.1 19.3.5's callback interfaces, as far as the bindings take Fortran
+# procedures (HANDWRITTEN).
+F08_ABSTRACT_INTERFACES = """\
+abstract interface
+  subroutine MPI_User_function(invec, inoutvec, len, datatype)
+    import
+    implicit none
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+  end subroutine MPI_User_function
+  subroutine MPI_Comm_errhandler_function(comm, error_code)
+    import
+    implicit none
+    type(MPI_Comm) :: comm
+    integer :: error_code
+  end subroutine MPI_Comm_errhandler_function
+  subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, &
+      attribute_val_in, attribute_val_out, flag, ierror)
+    import
+    implicit none
+    type(MPI_Comm) :: oldcomm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine MPI_Comm_copy_attr_function
+  subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+    import
+    implicit none
+    type(MPI_Comm) :: comm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine MPI_Comm_delete_attr_function
+  subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, &
+      attribute_val_in, attribute_val_out, flag, ierror)
+    import
+    implicit none
+    type(MPI_Datatype) :: oldtype
+    integer :: type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine MPI_Type_copy_attr_function
+  subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, &
+      ierror)
+    import
+    implicit none
+    type(MPI_Datatype) :: datatype
+    integer :: type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine MPI_Type_delete_attr_function
+end interface
+"""
+
+# HANDWRITTEN's dummy arguments under mpi_f08.
+HANDWRITTEN_F08 = {
+    "MPI_Init": [],
+    "MPI_Init_thread": HANDWRITTEN["MPI_Init_thread"],
+    "MPI_Op_create": [("user_fn", "procedure(MPI_User_function)"),
+                      ("commute", "logical, intent(in)"), ("op", "type(MPI_Op), intent(out)")],
+    "MPI_Op_free": [("op", "type(MPI_Op), intent(inout)")],
+    "MPI_Comm_create_errhandler": [
+        ("comm_errhandler_fn", "procedure(MPI_Comm_errhandler_function)"),
+        ("errhandler", "type(MPI_Errhandler), intent(out)")],
+    "MPI_Comm_create_keyval": [
+        ("comm_copy_attr_fn", "procedure(MPI_Comm_copy_attr_function)"),
+        ("comm_delete_attr_fn", "procedure(MPI_Comm_delete_attr_function)"),
+        ("comm_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Info_get_string": [("info", "type(MPI_Info), intent(in)")] +
+                           HANDWRITTEN["MPI_Info_get_string"][1:],
+}
+
+
+def has_choice(fn):
+    return fn.name not in HANDWRITTEN and any(classify(fn, p).directive for p in fn.params)
+
+
+def keeps_buffer(fn):
+    """Whether the buffers are used after the call returns."""
+    return fn.name in KEEPS_BUFFER or any(
+        base_type(p.decl, p.name)[:2] == ("MPI_Request", "*@") and p.kind == "OUT"
+        for p in fn.params)
+
+
+def own_count_and_type(fn, index):
+    """The indices of the COUNT and DATATYPE that a buffer's data is
+    counted in, found after it past other buffers; None if there are none
+    (the v forms: arrays of counts)."""
+    params = fn.params
+    j = index + 1
+    while j < len(params) and params[j].kind == "BUFFER":
+        j += 1
+    if j + 1 < len(params) and params[j].kind == "COUNT" and params[j + 1].kind == "DATATYPE":
+        return j, j + 1
+    return None
+
+
+def f08_declaration(fn, a, keeps):
+    """The mpi_f08 form of an argument: derived-type handles and status,
+    assumed-rank choice buffers."""
+    if a.directive:
+        attributes = (", intent(in)" if a.const else "") + (", asynchronous" if keeps else "")
+        return "type(*), dimension(..)%s :: %s" % (attributes, a.name)
+    if a.ctype == "MPI_Status":
+        intent = re.search(r"intent\(\w+\)", a.fdecl).group(0)
+        return "type(MPI_Status), %s :: %s%s" % (intent, a.name, "(*)" if a.shape == "@[]" else "")
+    if a.ctype in HANDLE_STEMS:
+        return re.sub(r"^integer", "type(%s)" % a.ctype, a.fdecl)
+    return a.fdecl
+
+
+def descriptor_string(fn, a):
+    """An input string of a BIND(C) interface: CHARACTER(LEN=*) comes as a
+    descriptor, not with a hidden length."""
+    if not a.const:
+        raise Unsupported("%s: an output string beside a choice buffer" % fn.name)
+    a.cparam = "CFI_cdesc_t *%s" % a.name
+    a.pre = [line.replace("%s, %s_len" % (a.name, a.name),
+                          "%s->base_addr, %s->elem_len" % (a.name, a.name)) for line in a.pre]
+    a.hidden = None
+
+
+def f08_glue_function(fn):
+    """The glue of MPI_X_f08ts: descriptors in, the rest as the mpi glue."""
+    args = [classify(fn, p) for p in fn.params]
+    for a in args:
+        if a.hidden:
+            descriptor_string(fn, a)
+    keeps = keeps_buffer(fn)
+    comm = next(("%s_c" % a.name for a in args if a.ctype == "MPI_Comm" and a.shape == "@"),
+                "MPI_COMM_SELF")
+    choices = [i for i, a in enumerate(args) if a.directive]
+    counted = {i: own_count_and_type(fn, i) for i in choices}
+    shared = [c for c in counted.values() if c]
+    lower = fn.name.lower()
+    cparams = ["CFI_cdesc_t *%s" % a.name if a.directive else a.cparam for a in args]
+    cparams.append("MPI_Fint *ierror")
+    lines = ["OL_F_EXPORT void p%s_f08ts_(%s)" % (lower, ", ".join(cparams)), "{"]
+    for a in args:
+        lines += ["    " + s for s in a.pre]
+    lines += ["    const char *why = NULL;", "    int buffers_rc = MPI_SUCCESS;"]
+    release = []
+    for i in choices:
+        a = args[i]
+        n = a.name
+        if (fn.name, n) in ADDRESS_ONLY:
+            a.arg = "ol_f_buffer(%s->base_addr)" % n
+            continue
+        lines.append("    ol_f08_buffer_t %s_b = OL_F08_BUFFER_INIT;" % n)
+        a.arg = "%s_b.base" % n
+        if not keeps:
+            get = "ol_f08_buffer_copy(%s, &%s_b)" % (n, n)
+            release.append(("ol_f08_buffer_copy_back(&%s_b, rc == MPI_SUCCESS);" % n
+                            if not a.const else "ol_f08_buffer_copy_back(&%s_b, 0);" % n))
+        elif counted[i] and shared.count(counted[i]) == 1:
+            count, dtype = (args[j] for j in counted[i])
+            get = "ol_f08_buffer_typed(%s, *%s, %s_c, &%s_b, &why)" % (n, count.name, dtype.name, n)
+            count.arg = "(int)%s_b.count" % n
+            dtype.arg = "%s_b.type" % n
+            release.append("ol_f08_buffer_release(&%s_b);" % n)
+        else:
+            get = "ol_f08_buffer_typed(%s, -1, MPI_DATATYPE_NULL, &%s_b, &why)" % (n, n)
+            release.append("ol_f08_buffer_release(&%s_b);" % n)
+        lines.append("    if (buffers_rc == MPI_SUCCESS)")
+        lines.append("        buffers_rc = %s;" % get)
+    lines.append("    int rc = buffers_rc;")
+    lines.append("    if (rc == MPI_SUCCESS)")
+    lines.append("        rc = PMPI_%s(%s);" % (fn.name[len("MPI_"):], ", ".join(a.arg for a in args)))
+    success = [s for a in args for s in a.post]
+    if success:
+        lines.append("    if (rc == MPI_SUCCESS) {")
+        lines += ["        " + s for s in success]
+        lines.append("    }")
+    lines += ["    " + s for s in release]
+    lines += ["    " + s for a in args for s in a.post_always]
+    lines += ["    if (buffers_rc == MPI_ERR_BUFFER)",
+              '        ol_f08_refuse("%s", %s, why, ierror);' % (fn.name, comm),
+              "    else",
+              "        ol_f_set_ierror(ierror, rc);",
+              "}",
+              "OL_F08TS_ALIASES(%s, p%s_f08ts_)" % (lower[len("mpi_"):], lower), ""]
+    return lines
+
+
+def f08_glue(functions):
+    out = ["/* Generated by gen_fortran.py from functions.def: do not edit. The mpi_f08",
+           " * functions with choice buffers (MPI_X_f08ts); the others are names of the",
+           " * mpi module's glue (fortran_glue.c, glue_special.c). */",
+           '#include "ol_fortran.h"', "", "#include <stdlib.h>", ""]
+    for fn in functions:
+        if has_choice(fn):
+            out += f08_glue_function(fn)
+    return "\n".join(out)
+
+
+def f08_types_module():
+    """mpi_f08_types: the handle types, TYPE(MPI_Status) and the comparison
+    of handles; linked into libmpi_abi_f for the operators' code."""
+    internal = "MPI_STATUS_SIZE - 3"
+    lines = ["! The types of the mpi_f08 module of ompi-lite, generated by",
+             "! ompi-lite/fortran/gen_fortran.py: do not edit. A handle holds the INTEGER",
+             "! the mpi module uses (MPI_VAL); TYPE(MPI_Status) is the C library's",
+             "! MPI_F08_status, laid out as MPI_Status.",
+             "module mpi_f08_types", "  implicit none", "  private"]
+    names = sorted(HANDLE_STEMS)
+    lines += free_form("  public :: %s, MPI_Status" % ", ".join(names))
+    lines.append("  public :: operator(==), operator(/=)")
+    lines.append("  integer, parameter :: MPI_STATUS_SIZE = %d" % STATUS_SIZE)
+    for t in names:
+        lines += ["  type, bind(C) :: %s" % t, "    integer :: MPI_VAL", "  end type %s" % t]
+    lines += ["  type, bind(C) :: MPI_Status",
+              "    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+              "    integer, private :: internal(%s)" % internal,
+              "  end type MPI_Status"]
+    for op, stem in (("==", "same"), ("/=", "different")):
+        lines.append("  interface operator(%s)" % op)
+        lines += ["    module procedure %s_%s" % (stem, t.lower()) for t in names]
+        lines.append("  end interface")
+    lines.append("contains")
+    for op, stem in (("==", "same"), ("/=", "different")):
+        for t in names:
+            f = "%s_%s" % (stem, t.lower())
+            lines += ["  elemental logical function %s(a, b)" % f,
+                      "    type(%s), intent(in) :: a, b" % t,
+                      "    %s = a%%MPI_VAL %s b%%MPI_VAL" % (f, op),
+                      "  end function %s" % f]
+    lines.append("end module mpi_f08_types")
+    return "\n".join(lines) + "\n"
+
+
+def f08_interface(fn):
+    ts = has_choice(fn)
+    if fn.name in HANDWRITTEN_F08:
+        dummies = HANDWRITTEN_F08[fn.name]
+    else:
+        keeps = keeps_buffer(fn)
+        dummies = [(a.name, f08_declaration(fn, a, keeps))
+                   for a in (classify(fn, p) for p in fn.params)]
+    names = [d[0] for d in dummies]
+    value = fn.ret in ("double", "MPI_Aint")
+    ierror = not value and fn.name not in NO_IERROR
+    if ierror:
+        names.append("ierror")
+    specific = fn.name + ("_f08ts" if ts else "_f08")
+    head = "function" if value else "subroutine"
+    bind = ' bind(C, name="%s_")' % specific.lower() if ts else ""
+    result = " result(value)" if value else ""
+    out = ["%s %s(%s)%s%s" % (head, specific, ", ".join(names), result, bind),
+           "  import", "  implicit none"]
+    for name, decl in dummies:
+        out.append("  %s :: %s" % (decl, name) if "::" not in decl else "  " + decl)
+    if ierror:
+        out.append("  integer, optional, intent(out) :: ierror")
+    if value:
+        out.append("  %s :: value" % ("double precision" if fn.ret == "double"
+                                        else "integer(kind=MPI_ADDRESS_KIND)"))
+    out.append("end %s %s" % (head, specific))
+    return out
+
+
+F08_SENTINELS = tuple(
+    (name, "type(MPI_Status)", dims.replace("MPI_STATUS_SIZE,", "").replace("(MPI_STATUS_SIZE)", ""),
+     name.replace("MPI_", "MPI_F08_", 1)) if "STATUS" in name else
+    (name, ftype, dims, name.replace("MPI_", "MPI_FORTRAN_", 1))
+    for name, ftype, dims in SENTINELS)
+
+# The standard's truth for this module (README.md): sections are taken in
+# every call; gfortran 12 makes no promise that ASYNCHRONOUS keeps a
+# nonblocking buffer from being moved or cached in registers.
+F08_SUBARRAYS = (("logical", "MPI_SUBARRAYS_SUPPORTED", ".TRUE."),
+                 ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE."))
+
+
+def f08_module(constants, functions):
+    lines = ["! The mpi_f08 module of ompi-lite, generated by ompi-lite/fortran/gen_fortran.py",
+             "! from functions.def and the standard ABI's constants: do not edit.",
+             "module mpi_f08", "  use mpi_f08_types",
+             "  use, intrinsic :: iso_c_binding, only: c_ptr", "  implicit none",
+             "  private :: c_ptr"]
+    for ftype, name, value, handle in constant_statements(constants):
+        if name == "MPI_STATUS_SIZE":
+            continue  # mpi_f08_types' own
+        if handle:
+            lines.append("  type(%s), parameter :: %s = %s(%s)" % (handle, name, handle, value))
+        else:
+            lines.append("  %s, parameter :: %s = %s" % (ftype, name, value))
+    for ftype, name, value in F08_SUBARRAYS:
+        lines.append("  %s, parameter :: %s = %s" % (ftype, name, value))
+    for name, ftype, dims, common in F08_SENTINELS:
+        lines += ["  %s :: %s%s" % (ftype, name, dims), "  common /%s/ %s" % (common, name)]
+    lines += ["  " + l for l in F08_ABSTRACT_INTERFACES.splitlines()]
+    lines += ["  procedure(%s) :: %s" % (iface, name) for name, iface in F08_CALLBACKS]
+    for fn in functions:
+        lines.append("  interface %s" % fn.name)
+        for statement in f08_interface(fn):
+            lines += free_form("    " + statement)
+        lines += ["  end interface %s" % fn.name, ""]
+    lines.append("end module mpi_f08")
+    return "\n".join(lines) + "\n"
+
+
 def write(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -590,9 +952,14 @@ def main(argv):
     try:
         functions = fortran_functions(fntable.load(table), bound_names(gen_bindings_c))
         constants = load_constants(constants_tsv)
+        global STATUS_SIZE
+        STATUS_SIZE = int(next(v for _, n, _, v in constants if n == "MPI_F_STATUS_SIZE"))
         texts = {"mpif.h": mpif_h(constants, functions),
                  "mpi_module.f90": module(constants, functions),
-                 "fortran_glue.c": glue(functions)}
+                 "fortran_glue.c": glue(functions),
+                 "mpi_f08_types.f90": f08_types_module(),
+                 "mpi_f08_module.f90": f08_module(constants, functions),
+                 "fortran_f08_glue.c": f08_glue(functions)}
     except (Unsupported, ValueError, fntable.TableError) as e:
         sys.exit("gen_fortran.py: %s" % e)
     for name, text in texts.items():

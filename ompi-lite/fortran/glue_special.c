@@ -21,16 +21,18 @@
 OL_F_EXPORT void pmpi_init_(MPI_Fint *ierror)
 {
     ol_f_register_types();
-    *ierror = PMPI_Init(NULL, NULL);
+    ol_f_set_ierror(ierror, PMPI_Init(NULL, NULL));
 }
 
 OL_F_EXPORT void pmpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     ol_f_register_types();
-    *ierror = PMPI_Init_thread(NULL, NULL, *required, provided);
+    ol_f_set_ierror(ierror, PMPI_Init_thread(NULL, NULL, *required, provided));
 }
 OL_F_ALIASES(init, pmpi_init_)
+OL_F08_ALIASES(init, pmpi_init_)
 OL_F_ALIASES(init_thread, pmpi_init_thread_)
+OL_F08_ALIASES(init_thread, pmpi_init_thread_)
 
 /* ---- MPI_INFO_GET_STRING ------------------------------------------------------ */
 
@@ -46,22 +48,24 @@ OL_F_EXPORT void pmpi_info_get_string_(const MPI_Fint *info, const char *key, MP
     if (!key_c || !value_c) {
         free(key_c);
         free(value_c);
-        *ierror = MPI_ERR_NO_MEM;
+        ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
     int rc = PMPI_Info_get_string(PMPI_Info_fromint(*info), key_c, &c_buflen, value_c, &c_flag);
     if (rc == MPI_SUCCESS) {
         *flag = ol_f_logical_out(c_flag);
-        if (c_flag) {
+        /* buflen 0 asks for the length only: the value stays as it was */
+        if (c_flag && *buflen > 0)
             ol_f_string_out(value, value_len, value_c);
+        if (c_flag)
             *buflen = c_buflen > 0 ? c_buflen - 1 : 0;
-        }
     }
     free(key_c);
     free(value_c);
-    *ierror = rc;
+    ol_f_set_ierror(ierror, rc);
 }
 OL_F_ALIASES(info_get_string, pmpi_info_get_string_)
+OL_F08_ALIASES(info_get_string, pmpi_info_get_string_)
 
 /* ---- user ops ------------------------------------------------------------------- */
 
@@ -117,7 +121,7 @@ OL_F_EXPORT void pmpi_op_create_(fortran_user_function *user_fn, const MPI_Fint 
         }
     }
     pthread_mutex_unlock(&op_lock);
-    *ierror = rc;
+    ol_f_set_ierror(ierror, rc);
 }
 
 /* The slot goes back with the op's handle. (An op freed while a
@@ -136,10 +140,12 @@ OL_F_EXPORT void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
                 op_slots[slot].fn = NULL;
         pthread_mutex_unlock(&op_lock);
     }
-    *ierror = rc;
+    ol_f_set_ierror(ierror, rc);
 }
 OL_F_ALIASES(op_create, pmpi_op_create_)
+OL_F08_ALIASES(op_create, pmpi_op_create_)
 OL_F_ALIASES(op_free, pmpi_op_free_)
+OL_F08_ALIASES(op_free, pmpi_op_free_)
 
 /* ---- error handlers ------------------------------------------------------------ */
 
@@ -184,13 +190,13 @@ OL_F_EXPORT void pmpi_comm_create_errhandler_(fortran_comm_errhandler *fn, MPI_F
 {
     struct errhandler_entry *e = malloc(sizeof(*e));
     if (!e) {
-        *ierror = MPI_ERR_NO_MEM;
+        ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
     int rc = PMPI_Comm_create_errhandler(comm_errhandler_trampoline, &e->handler);
     if (rc != MPI_SUCCESS) {
         free(e);
-        *ierror = rc;
+        ol_f_set_ierror(ierror, rc);
         return;
     }
     e->fn = fn;
@@ -199,9 +205,10 @@ OL_F_EXPORT void pmpi_comm_create_errhandler_(fortran_comm_errhandler *fn, MPI_F
     errhandlers = e;
     pthread_mutex_unlock(&errhandler_lock);
     *errhandler = PMPI_Errhandler_toint(e->handler);
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 OL_F_ALIASES(comm_create_errhandler, pmpi_comm_create_errhandler_)
+OL_F08_ALIASES(comm_create_errhandler, pmpi_comm_create_errhandler_)
 
 /* ---- communicator attributes ------------------------------------------------- */
 
@@ -252,7 +259,7 @@ OL_F_EXPORT void pmpi_comm_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval,
 {
     (void)oldcomm, (void)keyval, (void)extra_state, (void)value_in, (void)value_out;
     *flag = ol_f_false;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 OL_F_EXPORT void pmpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint *extra_state,
@@ -262,14 +269,14 @@ OL_F_EXPORT void pmpi_comm_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Aint
     (void)oldcomm, (void)keyval, (void)extra_state;
     *value_out = *value_in;
     *flag = ol_f_true;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 OL_F_EXPORT void pmpi_comm_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
                                            MPI_Aint *extra_state, MPI_Fint *ierror)
 {
     (void)comm, (void)keyval, (void)value, (void)extra_state;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 /* The MPI-1 forms (INTEGER values) and the datatype forms, for programs
@@ -280,7 +287,7 @@ OL_F_EXPORT void pmpi_null_copy_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fin
 {
     (void)oldcomm, (void)keyval, (void)extra_state, (void)value_in, (void)value_out;
     *flag = ol_f_false;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 OL_F_EXPORT void pmpi_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *extra_state,
@@ -290,14 +297,14 @@ OL_F_EXPORT void pmpi_dup_fn_(MPI_Fint *oldcomm, MPI_Fint *keyval, MPI_Fint *ext
     (void)oldcomm, (void)keyval, (void)extra_state;
     *value_out = *value_in;
     *flag = ol_f_true;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 OL_F_EXPORT void pmpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value,
                                       MPI_Fint *extra_state, MPI_Fint *ierror)
 {
     (void)comm, (void)keyval, (void)value, (void)extra_state;
-    *ierror = MPI_SUCCESS;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
 }
 
 OL_F_ALIASES(comm_null_copy_fn, pmpi_comm_null_copy_fn_)
@@ -335,7 +342,7 @@ OL_F_EXPORT void pmpi_comm_create_keyval_(fortran_copy_attr *copy_fn,
 {
     keyval_procedures_t *procedures = malloc(sizeof(*procedures));
     if (!procedures) {
-        *ierror = MPI_ERR_NO_MEM;
+        ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
     *procedures = (keyval_procedures_t){copy_fn, delete_fn, *extra_state};
@@ -346,6 +353,7 @@ OL_F_EXPORT void pmpi_comm_create_keyval_(fortran_copy_attr *copy_fn,
         *keyval = c_keyval;
     else
         free(procedures);
-    *ierror = rc;
+    ol_f_set_ierror(ierror, rc);
 }
 OL_F_ALIASES(comm_create_keyval, pmpi_comm_create_keyval_)
+OL_F08_ALIASES(comm_create_keyval, pmpi_comm_create_keyval_)

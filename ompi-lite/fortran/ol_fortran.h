@@ -25,6 +25,26 @@
     OL_F_EXPORT extern __typeof__(defined) pmpi_##stem##__ __attribute__((alias(#defined)));     \
     OL_F_EXPORT extern __typeof__(defined) pmpi_##stem __attribute__((alias(#defined)));
 
+/* The error code out through ierror, which mpi_f08 makes OPTIONAL: an
+ * absent one arrives as NULL. */
+static inline void ol_f_set_ierror(MPI_Fint *ierror, int rc)
+{
+    if (ierror)
+        *ierror = rc;
+}
+
+/* The names of an mpi_f08 specific procedure whose arguments are those of
+ * the mpi module's (handles are BIND(C) types holding the INTEGER,
+ * TYPE(MPI_Status) is the INTEGER status): MPI_X_f08 is mpi_x_f08_ to
+ * gfortran, weak like mpi_x_, with pmpi_x_f08_ for profiling tools. */
+#define OL_F08_ALIASES(stem, defined)                                                            \
+    OL_F_EXPORT extern __typeof__(defined) mpi_##stem##_f08_ __attribute__((weak, alias(#defined)));\
+    OL_F_EXPORT extern __typeof__(defined) pmpi_##stem##_f08_ __attribute__((alias(#defined)));
+/* The specific procedures with TYPE(*), DIMENSION(..) buffers (MPI_X_f08ts,
+ * BIND(C) since they take descriptors) are defined as pmpi_x_f08ts_. */
+#define OL_F08TS_ALIASES(stem, defined)                                                          \
+    OL_F_EXPORT extern __typeof__(defined) mpi_##stem##_f08ts_ __attribute__((weak, alias(#defined)));
+
 /* Arrays of up to this many handles or logicals convert on the stack. */
 #define OL_F_STACK_HANDLES 32
 
@@ -48,15 +68,21 @@ static inline void *ol_f_buffer(void *buf)
     return buf;
 }
 
-/* A Fortran status is an MPI_Status (fortran_status.c checks the layout). */
+/* A Fortran status, INTEGER(MPI_STATUS_SIZE) or mpi_f08's TYPE(MPI_Status),
+ * is an MPI_Status (fortran_status.c checks the layouts); each interface
+ * has its own ignore sentinels. */
 static inline MPI_Status *ol_f_status(MPI_Fint *status)
 {
-    return status == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : (MPI_Status *)status;
+    if (status == MPI_F_STATUS_IGNORE || status == (MPI_Fint *)MPI_F08_STATUS_IGNORE)
+        return MPI_STATUS_IGNORE;
+    return (MPI_Status *)status;
 }
 
 static inline MPI_Status *ol_f_statuses(MPI_Fint *statuses)
 {
-    return statuses == MPI_F_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+    if (statuses == MPI_F_STATUSES_IGNORE || statuses == (MPI_Fint *)MPI_F08_STATUSES_IGNORE)
+        return MPI_STATUSES_IGNORE;
+    return (MPI_Status *)statuses;
 }
 
 static inline MPI_Fint *ol_f_weights(const MPI_Fint *weights)
@@ -66,6 +92,16 @@ static inline MPI_Fint *ol_f_weights(const MPI_Fint *weights)
     if (weights == mpi_fortran_weights_empty_)
         return MPI_WEIGHTS_EMPTY;
     return (MPI_Fint *)weights;
+}
+
+/* Indices into an array of requests from C's 0-based to Fortran's 1-based:
+ * the first n of them (none where n is MPI_UNDEFINED); MPI_UNDEFINED
+ * stays as it is. */
+static inline void ol_f_indices_out(MPI_Fint *indices, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (indices[i] != MPI_UNDEFINED)
+            indices[i]++;
 }
 
 /* ---- LOGICAL: the compiler's literals (fortran_types.f90) --------------- */
@@ -113,6 +149,45 @@ int ol_f_cartdim(MPI_Comm comm);
 char *ol_f_string_in(const char *string, size_t len, int strip_leading);
 /* A C string into a CHARACTER(LEN=len): truncated, or padded with blanks. */
 void ol_f_string_out(char *string, size_t len, const char *c_string);
+
+/* ---- mpi_f08 choice buffers (glue_f08.c) --------------------------------------- */
+
+#include <ISO_Fortran_binding.h>
+
+/* What the C call gets for a TYPE(*), DIMENSION(..) buffer. A contiguous
+ * actual argument (scalars included) passes its own address; a
+ * non-contiguous array section is either copied (blocking calls: `copy`,
+ * written back after the call) or described by a datatype made from the
+ * descriptor's strides (calls whose buffer outlives them: `section`, freed
+ * after the call, since MPI keeps a datatype in use alive). */
+typedef struct {
+    void *base;
+    MPI_Count count;
+    MPI_Datatype type;
+    MPI_Datatype section;
+    void *copy;
+    const CFI_cdesc_t *desc;
+} ol_f08_buffer_t;
+#define OL_F08_BUFFER_INIT {NULL, 0, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL}
+
+/* For a blocking call: the address, through a contiguous copy of a
+ * section. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int ol_f08_buffer_copy(const CFI_cdesc_t *desc, ol_f08_buffer_t *b);
+/* After it: the copy written back to the section (when `write_back`) and freed. */
+void ol_f08_buffer_copy_back(ol_f08_buffer_t *b, int write_back);
+/* For a call whose buffer outlives it: count items of `type` read as from
+ * the section laid end to end. A section needs a datatype without holes
+ * (size == extent, lower bound 0) whose extent divides the element's
+ * length, and count items that fit in the section; `count` < 0 means the
+ * call has no count of its own for this buffer, so only contiguous data is
+ * taken. MPI_SUCCESS, or MPI_ERR_BUFFER with the reason in `why`. */
+int ol_f08_buffer_typed(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype type,
+                        ol_f08_buffer_t *b, const char **why);
+/* After it: the section's datatype freed. */
+void ol_f08_buffer_release(ol_f08_buffer_t *b);
+/* A buffer refused: one line naming the call and the reason where the
+ * communicator's handler is fatal, then its handler with MPI_ERR_BUFFER. */
+void ol_f08_refuse(const char *fn_name, MPI_Comm comm, const char *why, MPI_Fint *ierror);
 
 /* ---- attributes -------------------------------------------------------------- */
 

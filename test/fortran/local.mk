@@ -36,3 +36,4 @@ test_fortran_mixed_FCFLAGS = $(FCFLAGS) $(FORTRAN_TEST_FLAGS)
 test_fortran_mixed_LDADD = $(FORTRAN_TEST_LIBS)
 test_fortran_mixed_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 endif
+include test/fortran/f08.mk
