@@ -336,6 +336,20 @@ static ol_status_t prepare(const ol_op_t *op, const ol_datatype_t *dt, const voi
     return rc;
 }
 
+/* A failed reduction's sentence also names the buffer it was writing, so
+ * that a fault (an operand in freed or foreign memory) can be traced. */
+static ol_status_t name_buffer(ol_status_t rc, const ol_op_t *op, const ol_datatype_t *dt,
+                               const void *out, size_t count)
+{
+    if (rc == OL_OK)
+        return rc;
+    char why[512];
+    snprintf(why, sizeof(why), "%s", ol_error_detail_take());
+    ol_error_detail("%s (reducing %zu elements of %s with %s into the device buffer %p)", why,
+                    count, dt->name, op->name, out);
+    return rc;
+}
+
 ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const void *in,
                             void *inout, size_t count)
 {
@@ -365,7 +379,7 @@ ol_status_t ol_accel_reduce(const ol_op_t *op, const ol_datatype_t *dt, const vo
             rc = ol_accel_synchronize();
     }
     ol_accel_leave();
-    return rc;
+    return name_buffer(rc, op, dt, inout, count);
 }
 
 /* The kernels' by-value input list: eight pointers, 64 bytes. */
@@ -493,5 +507,5 @@ ol_status_t ol_accel_reduce_many_async(const ol_op_t *op, const ol_datatype_t *d
     if (rc == OL_OK)
         rc = ol_accel_record_event(done);
     ol_accel_leave();
-    return rc;
+    return name_buffer(rc, op, dt, out, count);
 }

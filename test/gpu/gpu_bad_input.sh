@@ -4,7 +4,8 @@
 # a message that names MPI_Send, never a silent transfer. Against the fake
 # driver also a kernel fault on one rank of three (cuLaunchKernel:
 # CUDA_ERROR_ILLEGAL_ADDRESS) in gpu_reduce: the job ends with a message that
-# names the MPI call and the fault, and no rank is left waiting.
+# names the MPI call, the fault and the device buffer, and no rank is left
+# waiting.
 # shellcheck source=test/gpu/common.sh
 . "$(dirname "$0")/common.sh"
 
@@ -26,5 +27,5 @@ if [ -n "${fake_dir:-}" ]; then
     FAKE_CUDA_FAIL=cuLaunchKernel:700 FAKE_CUDA_FAIL_RANKS=1 capture $MPIRUN -np 3 "$prog"
     [ "$rc" -ne 0 ] || fail "kernel fault: the job exited 0, expected the fault to end it"
     expect_err_line "error in MPI_(Allreduce|Reduce)" \
-        "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS"
+        "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS .*into the device buffer 0x"
 fi
