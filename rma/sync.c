@@ -469,9 +469,12 @@ ol_status_t ol_rma_flush(ol_win_t *win, int rank, bool local)
                         "MPI_Win_lock_all)", local ? "MPI_Win_flush_local" : "MPI_Win_flush");
         return MPI_ERR_RMA_SYNC;
     }
-    ol_status_t rc = MPI_SUCCESS;
-    if (s->direct)
+    if (s->direct) { /* every operation was done when it was issued */
+        ol_rma_unlock_state();
         atomic_thread_fence(memory_order_seq_cst);
+        return MPI_SUCCESS;
+    }
+    ol_status_t rc = MPI_SUCCESS;
     /* Locally complete: the data of puts and accumulates left in copies of
      * their own when they were issued; gets need their replies. */
     if (!local)
