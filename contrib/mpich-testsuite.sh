@@ -80,14 +80,16 @@ build_suite() {
     link_stand_ins
 }
 
-# Runs one directory; its TAP file is $work/DIR.tap.
+# Runs one directory (or a nested one, threads/part); its TAP file is
+# $work/DIR.tap.
 run_dir() {
     d=$1
     echo "mpich-testsuite: $d" >&2
+    mkdir -p "$(dirname "$work/$d.tap")"
     cd "$work/src/test/mpi/$d"
     make -k -j2 >"$work/$d.build.log" 2>&1 || true
     PATH=$prefix/bin:$PATH OMPI_LITE_OVERSUBSCRIBE=1 MPITEST_TIMEOUT=90 \
-        ../runtests -srcdir=. -tests=testlist -mpiexec="$prefix/bin/mpiexec" \
+        "$work/src/test/mpi/runtests" -srcdir=. -tests=testlist -mpiexec="$prefix/bin/mpiexec" \
         -tapfile="$work/$d.tap" >"$work/$d.run.log" 2>&1 || true
 }
 
