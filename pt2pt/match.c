@@ -1101,6 +1101,7 @@ static bool nothing_else_to_progress(void)
     return posted.head == NULL && backlogged == 0 && finishing == NULL && copies.head == NULL &&
            !ol_shm_copy_offers_out() && ol_progress_hook == NULL &&
            ol_progress_accel_hook == NULL && ol_progress_part_hook == NULL &&
+           ol_progress_rma_hook == NULL &&
            ol_rt.thread_level != MPI_THREAD_MULTIPLE;
 }
 

@@ -230,10 +230,13 @@ bool ol_rma_direct_take_completes(ol_rma_state_t *s, int n, bool wait)
 {
     ol_rma_slot_t *slot = &s->slots[s->win->comm->rank];
     completes_try_t c = {slot, (uint32_t)n};
-    if (wait)
+    if (wait) {
         wait_for(completed, &c, slot, &slot->completes);
-    else if (ol_progress(), !completed(&c))
-        return false;
+    } else {
+        ol_progress();
+        if (!completed(&c))
+            return false;
+    }
     atomic_fetch_sub_explicit(&slot->completes, (uint32_t)n, memory_order_relaxed);
     return true;
 }

@@ -109,8 +109,8 @@ typedef struct ol_rma_state {
     bool direct;
     ol_rma_slot_t *slots;           /* in the control segment, one per process */
     _Atomic uint32_t *post_words;
-    void *control;                  /* the control segment, when apart from the memory */
-    size_t control_bytes;
+    size_t control_bytes;           /* at the start of `segment` (all of it for
+                                       MPI_Win_create windows) */
     pid_t *pids;                    /* MPI_Win_create windows: reached by cross-memory attach */
     void **remote_bases;
     void **probe_addresses;
@@ -192,7 +192,5 @@ ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, ch
 ol_status_t ol_rma_complete_at_targets(ol_rma_state_t *s);
 /* sync.c: whether an operation to target may be issued now. */
 bool ol_rma_in_epoch(const ol_rma_state_t *s, int target);
-/* Rank in the window's group of a rank of group (MPI_UNDEFINED if none). */
-int ol_rma_rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int i);
 
 #endif

@@ -15,7 +15,8 @@ bool ol_rma_in_epoch(const ol_rma_state_t *s, int target)
     return false;
 }
 
-int ol_rma_rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int i)
+/* Rank in the window's group of member i of group (MPI_UNDEFINED if none). */
+static int rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int i)
 {
     const ol_comm_t *comm = s->win->comm;
     for (int r = 0; r < comm->size; r++)
@@ -139,7 +140,7 @@ static ol_status_t check_group(const ol_rma_state_t *s, const ol_group_t *group,
                                const char *function)
 {
     for (int i = 0; i < group->size; i++)
-        if (ol_rma_rank_in_window(s, group, i) == MPI_UNDEFINED) {
+        if (rank_in_window(s, group, i) == MPI_UNDEFINED) {
             ol_error_detail("%s: member %d of group (world rank %d) is not in the window's "
                             "group", function, i, group->world_ranks[i]);
             return MPI_ERR_GROUP;
@@ -165,7 +166,7 @@ ol_status_t ol_rma_post(ol_win_t *win, const ol_group_t *group, int assert)
         s->exposure_size = group->size;
     }
     for (int i = 0; rc == MPI_SUCCESS && i < group->size; i++) {
-        int origin = ol_rma_rank_in_window(s, group, i);
+        int origin = rank_in_window(s, group, i);
         ol_rma_msg_t hdr = {.kind = MSG_POST};
         if (s->direct)
             ol_rma_direct_post(s, origin);
@@ -201,7 +202,7 @@ ol_status_t ol_rma_start(ol_win_t *win, const ol_group_t *group, int assert)
     s->fence_epoch = false;
     s->naccess = group->size;
     for (int i = 0; i < group->size; i++)
-        s->access[i] = ol_rma_rank_in_window(s, group, i);
+        s->access[i] = rank_in_window(s, group, i);
     (void)assert;
     ol_rma_unlock_state();
     /* Operations may go once each target has posted: waited for here. */

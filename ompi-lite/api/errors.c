@@ -348,21 +348,47 @@ void ol_api_set_error_comm(ol_comm_t *comm)
     error_comm = comm;
 }
 
-/* What comm's handler makes of err: the code the call returns, when the
- * handler returns at all. MPI_ERRORS_ABORT should end only the processes
- * of comm; ompi-lite ends the whole job, as for MPI_ERRORS_ARE_FATAL. */
-static int apply_handler(const char *function, ol_comm_t *comm, int err)
+/* What a handler makes of err, whatever kind of object it is set on:
+ * MPI_ERRORS_RETURN returns err, a user handler is called (call_user, with
+ * the object's handle) and its code returned, the others end the job. */
+static int apply(const char *function, MPI_Errhandler handler, int err,
+                 int (*call_user)(MPI_Errhandler handler, void *object, int err), void *object)
 {
-    MPI_Errhandler handler = comm->errhandler;
+    error_comm = NULL;
     if (handler == MPI_ERRORS_RETURN) {
         ol_error_detail_take();
         return err;
     }
     if (!ol_errhandler_is_predefined(handler)) {
         ol_error_detail_take();
-        return ol_errhandler_call_comm(handler, ol_comm_to_handle(comm), err);
+        return call_user(handler, object, err);
     }
     report_and_abort(function, err);
+}
+
+static int call_comm_handler(MPI_Errhandler handler, void *comm, int err)
+{
+    return ol_errhandler_call_comm(handler, ol_comm_to_handle(comm), err);
+}
+
+static int call_win_handler(MPI_Errhandler handler, void *win, int err)
+{
+    return ol_errhandler_call_win(handler, ol_win_to_handle(win), err);
+}
+
+/* session NULL: the call that failed is MPI_Session_init, which has none yet. */
+static int call_session_handler(MPI_Errhandler handler, void *session, int err)
+{
+    return ol_errhandler_call_session(
+        handler, session ? ol_session_to_handle(session) : MPI_SESSION_NULL, err);
+}
+
+/* What comm's handler makes of err. MPI_ERRORS_ABORT should end only the
+ * processes of comm; ompi-lite ends the whole job, as for
+ * MPI_ERRORS_ARE_FATAL. */
+static int apply_handler(const char *function, ol_comm_t *comm, int err)
+{
+    return apply(function, comm->errhandler, err, call_comm_handler, comm);
 }
 
 int ol_api_raise(const char *function, ol_comm_t *comm, int err)
@@ -379,45 +405,18 @@ int ol_api_raise_win(const char *function, ol_win_t *win, int err)
 {
     if (!win)
         return ol_api_raise(function, NULL, err);
-    error_comm = NULL;
     if (ol_rt.state != OL_RT_RUNNING)
         report_and_abort(function, err);
-    MPI_Errhandler handler = win->errhandler;
-    if (handler == MPI_ERRORS_RETURN) {
-        ol_error_detail_take();
-        return err;
-    }
-    if (!ol_errhandler_is_predefined(handler)) {
-        ol_error_detail_take();
-        return ol_errhandler_call_win(handler, ol_win_to_handle(win), err);
-    }
-    report_and_abort(function, err);
+    return apply(function, win->errhandler, err, call_win_handler, win);
 }
 
-/* What a session handler makes of err (session NULL: the call that failed
- * is MPI_Session_init, which has none yet). Outside a running runtime
- * (MPI_Session_init that could not start it) there is no rank to name. */
-static int apply_session_handler(const char *function, MPI_Errhandler handler,
-                                 ol_session_t *session, int err)
-{
-    error_comm = NULL;
-    if (handler == MPI_ERRORS_RETURN) {
-        ol_error_detail_take();
-        return err;
-    }
-    if (!ol_errhandler_is_predefined(handler)) {
-        ol_error_detail_take();
-        return ol_errhandler_call_session(
-            handler, session ? ol_session_to_handle(session) : MPI_SESSION_NULL, err);
-    }
-    report_and_abort(function, err);
-}
-
+/* Outside a running runtime (MPI_Session_init that could not start it)
+ * there is no rank to name. */
 int ol_api_raise_session(const char *function, ol_session_t *session, int err)
 {
     if (!session)
         return ol_api_raise(function, NULL, err);
-    return apply_session_handler(function, ol_session_errhandler(session), session, err);
+    return apply(function, ol_session_errhandler(session), err, call_session_handler, session);
 }
 
 int ol_api_raise_session_init(const char *function, MPI_Errhandler errhandler, int err)
@@ -427,7 +426,7 @@ int ol_api_raise_session_init(const char *function, MPI_Errhandler errhandler, i
             report_and_abort(function, err);
         return ol_api_raise(function, NULL, err);
     }
-    return apply_session_handler(function, errhandler, NULL, err);
+    return apply(function, errhandler, err, call_session_handler, NULL);
 }
 
 int ol_api_session_call_errhandler(ol_session_t *session, int errorcode)
