@@ -219,7 +219,8 @@ def condition_parts(fn, p):
     for side in ("send", "recv"):
         if p.name.startswith(side) and p.name != side + "buf" and side + "buf" in names:
             parts.append("%sbuf != MPI_IN_PLACE" % side)
-    if p.name.startswith("origin") and fn.name.replace("_c", "") in FETCHING_OPS:
+    stem = fn.name[:-2] if fn.name.endswith("_c") else fn.name
+    if p.name.startswith("origin") and stem in FETCHING_OPS:
         parts.append("op != MPI_NO_OP")
     return parts
 
