@@ -68,10 +68,13 @@ typedef struct {
  * Allocates the memory of MPI_Win_allocate and MPI_Win_allocate_shared
  * (every member of comm on this host, else MPI_ERR_RMA_SHARED). */
 ol_status_t ol_rma_win_create(const ol_win_spec_t *spec, ol_comm_t *comm, ol_win_t **win);
-/* Collective: waits until no process has operations in flight on the
- * window, then frees what ol_rma_win_create made (not win->comm, nor the
- * API layer's fields). MPI_ERR_RMA_SYNC while this process is in an epoch
- * that needed closing (a lock held, an access epoch started). */
+/* MPI_ERR_RMA_SYNC while this process is in an epoch that needs closing
+ * before the window is freed (a lock held, an access or exposure epoch
+ * started); the API layer asks before it touches the window. */
+ol_status_t ol_rma_win_can_free(ol_win_t *win);
+/* Collective, once ol_rma_win_can_free said yes: waits until no process
+ * has operations in flight on the window, then frees what
+ * ol_rma_win_create made (not win->comm, nor the API layer's fields). */
 ol_status_t ol_rma_win_free(ol_win_t *win);
 /* Dynamic windows: memory the others may address by its address here. */
 ol_status_t ol_rma_win_attach(ol_win_t *win, void *base, MPI_Aint size);

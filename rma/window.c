@@ -331,17 +331,22 @@ static bool in_access_epoch(const ol_rma_state_t *s)
     return false;
 }
 
-ol_status_t ol_rma_win_free(ol_win_t *win)
+ol_status_t ol_rma_win_can_free(ol_win_t *win)
 {
     ol_rma_state_t *s = win->state;
     ol_rma_lock_state();
     bool busy = in_access_epoch(s) || s->exposed;
     ol_rma_unlock_state();
-    if (busy) {
-        ol_error_detail("the window is still in an epoch (a lock, or post/start not "
-                        "completed): end it before MPI_Win_free");
-        return MPI_ERR_RMA_SYNC;
-    }
+    if (!busy)
+        return MPI_SUCCESS;
+    ol_error_detail("the window is still in an epoch (a lock, or post/start not completed): "
+                    "end it before MPI_Win_free");
+    return MPI_ERR_RMA_SYNC;
+}
+
+ol_status_t ol_rma_win_free(ol_win_t *win)
+{
+    ol_rma_state_t *s = win->state;
     /* This process's operations are done at their targets, then nobody's
      * are in flight once all have come this far. */
     ol_rma_lock_state();

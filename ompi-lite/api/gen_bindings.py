@@ -421,7 +421,8 @@ def int_binding(fn):
 def raise_call(fn):
     """The call that hands an error to its handler: the communicator's
     when the call has one, else the window's or the session's it is made
-    on (MPI_Session_finalize's too, through its pointer), else the handler
+    on (MPI_Win_free's and MPI_Session_finalize's too, through their
+    pointer), else the handler
     MPI_Session_init was given, else MPI_COMM_SELF's (ol_api_raise)."""
     comm = first_of(fn, "COMM")
     if comm:
@@ -431,11 +432,14 @@ def raise_call(fn):
         return "ol_api_raise_win(fn_name, %s_obj, err)" % win.name
     if session:
         return "ol_api_raise_session(fn_name, %s_obj, err)" % session.name
-    ended = next((p for p in fn.params
-                  if p.kind == "INOUT" and p.decl.startswith("MPI_Session *")), None)
-    if ended:
-        return ("ol_api_raise_session(fn_name, %s ? ol_session_from_handle(*%s) : NULL, err)"
-                % (ended.name, ended.name))
+    for handle_type, raise_fn, lookup in (("MPI_Win *", "ol_api_raise_win", "ol_win_from_handle"),
+                                          ("MPI_Session *", "ol_api_raise_session",
+                                           "ol_session_from_handle")):
+        ended = next((p for p in fn.params
+                      if p.kind == "INOUT" and p.decl.startswith(handle_type)), None)
+        if ended:
+            return ("%s(fn_name, %s ? %s(*%s) : NULL, err)"
+                    % (raise_fn, ended.name, lookup, ended.name))
     if fn.name == "MPI_Session_init":
         return "ol_api_raise_session_init(fn_name, %s, err)" % first_of(fn, "ERRHANDLER").name
     return "ol_api_raise(fn_name, NULL, err)"

@@ -180,13 +180,14 @@ int ol_api_win_free(MPI_Win *win)
                                                             : "not a valid window");
         return MPI_ERR_WIN;
     }
-    int rc = ol_attr_delete_all_win(w);
+    /* A window still in an epoch stays whole, attributes included. */
+    int rc = ol_rma_win_can_free(w);
+    if (rc == MPI_SUCCESS)
+        rc = ol_attr_delete_all_win(w);
     if (rc != MPI_SUCCESS)
         return rc;
     ol_comm_t *comm = w->comm;
     rc = ol_rma_win_free(w);
-    if (rc != MPI_SUCCESS && w->state)
-        return rc; /* still in an epoch: the window stays */
     ol_comm_free_private(comm);
     ol_errhandler_release(w->errhandler);
     if (w->info)

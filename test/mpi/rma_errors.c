@@ -23,6 +23,8 @@
  *                MPI_Win_unlock_all without MPI_Win_lock_all, MPI_Win_lock
  *                of a rank already locked: MPI_ERR_RMA_SYNC
  *   unlock/all   MPI_Win_unlock of a rank never locked: MPI_ERR_RMA_SYNC
+ *   free/all     MPI_Win_free inside a lock epoch: MPI_ERR_RMA_SYNC through the
+ *                window's handler, the window kept with its attributes
  *   flavor/all   MPI_Win_attach/detach on a window that is not dynamic:
  *                MPI_ERR_RMA_FLAVOR; MPI_Win_shared_query on an
  *                MPI_Win_create window for another rank's memory: either
@@ -207,6 +209,38 @@ static void case_unlock(void)
     CHECK(MPI_Win_free(&win));
 }
 
+static int deletes;
+static int count_delete(MPI_Win win, int keyval, void *value, void *extra)
+{
+    (void)win, (void)keyval, (void)value, (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_free inside a lock epoch: the window's own handler hears
+ * MPI_ERR_RMA_SYNC, and the window stays whole (handle, attributes). */
+static void case_free(void)
+{
+    unsigned char *m;
+    MPI_Win win = alloc_win(64, 1, &m);
+    int key;
+    CHECK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &key, NULL));
+    CHECK(MPI_Win_set_attr(win, key, NULL));
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    MPI_Win kept = win;
+    EXPECT(MPI_Win_free(&kept), MPI_ERR_RMA_SYNC);
+    if (kept != win || deletes != 0)
+        rma_fail("MPI_Win_free in an epoch: handle %s, %d attribute deletes (expected none)",
+                 kept == win ? "kept" : "changed", deletes);
+    CHECK(MPI_Win_unlock(rank, win));
+    CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    still_works(win, m, 9);
+    CHECK(MPI_Win_free(&win));
+    if (deletes != 1)
+        rma_fail("MPI_Win_free: the attribute's delete callback ran %d times, not once", deletes);
+    CHECK(MPI_Win_free_keyval(&key));
+}
+
 static void case_flavor(void)
 {
     unsigned char *m, buf[64];
@@ -337,6 +371,8 @@ int main(int argc, char **argv)
         case_sync();
     if (selected("unlock/all"))
         case_unlock();
+    if (selected("free/all"))
+        case_free();
     if (selected("flavor/all"))
         case_flavor();
     if (selected("attach/all"))

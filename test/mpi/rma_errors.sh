@@ -11,7 +11,7 @@
 for np in 1 2 3; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_errors: $np ranks OK \(8 cases\)"
+    expect_out "^rma_errors: $np ranks OK \(9 cases\)"
 done
 
 # Under the default handler, the message names the call, the sizes and
@@ -29,6 +29,6 @@ export OMPI_LITE_RMA_SHARED_MEMORY=0
 for np in 2 3; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_errors: $np ranks OK \(8 cases\)"
+    expect_out "^rma_errors: $np ranks OK \(9 cases\)"
 done
 unset OMPI_LITE_RMA_SHARED_MEMORY
