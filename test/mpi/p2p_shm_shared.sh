@@ -16,12 +16,19 @@ MPIRUN="$MPIRUN --timeout 60"
 # Copies are shared only while a job has no more ranks than the host has cores.
 cores=$(getconf _NPROCESSORS_ONLN)
 
-OMPI_LITE_DEBUG=info run_mpi 2
-expect_success
-expect_out "^p2p_shm_shared: 2 ranks OK"
-if [ "$cores" -ge 2 ]; then
-    expect_err "pt2pt: wrote [1-9][0-9]* chunks \\([0-9]+ bytes\\) of large messages into their receivers"
-fi
+# Whether the sender takes a chunk depends on both ranks being on a core at
+# once, which a host busy with other jobs (the suite's own, in parallel)
+# does not promise: every run must deliver whole messages, and one of up to
+# five, each sender polling for 1 ms before it yields, must show a shared copy.
+shared='pt2pt: wrote [1-9][0-9]* chunks \([0-9]+ bytes\) of large messages into their receivers'
+for attempt in 1 2 3 4 5; do
+    OMPI_LITE_DEBUG=info OMPI_LITE_SPIN_US=1000 run_mpi 2
+    expect_success
+    expect_out "^p2p_shm_shared: 2 ranks OK"
+    [ "$cores" -ge 2 ] || break
+    grep -Eq -- "$shared" "$work/err" && break
+    [ "$attempt" -lt 5 ] || fail "no line of stderr of 5 runs matches /$shared/"
+done
 
 run_mpi 3
 expect_success
