@@ -4,7 +4,7 @@
  * step of round k. Communication steps become pt2pt requests whose parent is
  * the schedule's round request: when its children have all completed (UCX
  * callbacks count them down) the round is over, and the next progress call
- * (ol_progress_hook -> advance_all) runs the next round's local steps and
+ * (ol_progress_hooks[OL_PROGRESS_COLL]s[OL_PROGRESS_COLL] -> advance_all) runs the next round's local steps and
  * posts its messages.
  *
  * A blocking collective takes a shorter way: no request, no place on the
@@ -485,7 +485,7 @@ static void activate(ol_sched_t *s)
     pthread_mutex_lock(&active_lock);
     s->next_active = active;
     active = s;
-    ol_progress_hook = advance_all;
+    ol_progress_hooks[OL_PROGRESS_COLL] = advance_all;
     pthread_mutex_unlock(&active_lock);
 }
 
@@ -498,7 +498,7 @@ static void deactivate_locked(ol_sched_t *s)
         }
     }
     if (!active)
-        ol_progress_hook = NULL;
+        ol_progress_hooks[OL_PROGRESS_COLL] = NULL;
 }
 
 /* Moves one schedule on; true when it has finished (or failed). */

@@ -1,7 +1,7 @@
 /* Collective schedules: a collective algorithm written as rounds of
  * sends, receives, local reductions and copies. Operations of one round run
  * concurrently; a round starts when the previous one has completed. The
- * progress engine advances every started schedule (ol_progress_hook), so
+ * progress engine advances every started schedule (ol_progress_hooks[OL_PROGRESS_COLL]), so
  * nonblocking collectives move while the caller is in any MPI call, and a
  * blocking collective is a schedule started and waited for.
  *

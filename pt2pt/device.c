@@ -1,7 +1,7 @@
 /* The protocol of messages sent from device memory (see device.h).
  *
  * Every operation in flight is a small state machine on one list; the
- * progress hook (ol_progress_accel_hook) steps them. UCX callbacks only
+ * progress hook (ol_progress_hooks[OL_PROGRESS_ACCEL]) steps them. UCX callbacks only
  * count completions and set flags, so no UCX call happens inside another
  * one's callback except posting the control receive, which must happen at
  * the match: control messages of one (context, source, tag) are taken in
@@ -253,7 +253,7 @@ static void op_add(dev_op_t *op)
     incoming = op; /* reversed here, put back in order by step_all */
     pthread_mutex_unlock(&incoming_lock);
     __atomic_add_fetch(&in_flight, 1, __ATOMIC_RELAXED);
-    ol_progress_accel_hook = step_all;
+    ol_progress_hooks[OL_PROGRESS_ACCEL] = step_all;
 }
 
 /* Counts UCX operations of a device op that finished. */
@@ -916,7 +916,7 @@ void ol_dev_finalize(void)
 {
     while (step_all() > 0)
         ucp_worker_progress(ol_rt.ucp_worker);
-    ol_progress_accel_hook = NULL;
+    ol_progress_hooks[OL_PROGRESS_ACCEL] = NULL;
     pthread_mutex_lock(&fetched_lock);
     while (fetched) {
         fetched_ctl_t *f = fetched;

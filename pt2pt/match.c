@@ -1099,9 +1099,7 @@ static bool received_at_once(const ol_ucx_data_t *data, int peer, ucp_tag_t tag,
 static bool nothing_else_to_progress(void)
 {
     return posted.head == NULL && backlogged == 0 && finishing == NULL && copies.head == NULL &&
-           !ol_shm_copy_offers_out() && ol_progress_hook == NULL &&
-           ol_progress_accel_hook == NULL && ol_progress_part_hook == NULL &&
-           ol_progress_rma_hook == NULL &&
+           !ol_shm_copy_offers_out() && ol_progress_hooks_idle() &&
            ol_rt.thread_level != MPI_THREAD_MULTIPLE;
 }
 

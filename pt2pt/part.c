@@ -291,7 +291,7 @@ static void waiting_add(part_t *p)
     pthread_mutex_lock(&waiting_lock);
     p->next_waiting = waiting;
     waiting = p;
-    ol_progress_part_hook = take_hellos;
+    ol_progress_hooks[OL_PROGRESS_PART] = take_hellos;
     pthread_mutex_unlock(&waiting_lock);
 }
 
@@ -400,7 +400,7 @@ static int take_hellos(void)
         taken++;
     }
     if (!waiting)
-        ol_progress_part_hook = NULL;
+        ol_progress_hooks[OL_PROGRESS_PART] = NULL;
     pthread_mutex_unlock(&waiting_lock);
     return taken;
 }
@@ -471,7 +471,7 @@ static void forget_hello(part_t *p)
     pthread_mutex_lock(&waiting_lock);
     bool listed = waiting_remove(p);
     if (!waiting)
-        ol_progress_part_hook = NULL;
+        ol_progress_hooks[OL_PROGRESS_PART] = NULL;
     pthread_mutex_unlock(&waiting_lock);
     if (!listed || !p->hello_req)
         return;

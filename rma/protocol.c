@@ -610,7 +610,7 @@ static void *progress_loop(void *arg)
     period.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&thread_lock);
     while (!progress_thread_stopping) {
-        if (!ol_progress_rma_hook) {
+        if (!ol_progress_hooks[OL_PROGRESS_RMA]) {
             pthread_cond_wait(&thread_wakeup, &thread_lock);
             continue;
         }
@@ -654,7 +654,7 @@ void ol_rma_window_live(ol_rma_state_t *s)
 {
     s->next_live = live_windows;
     live_windows = s;
-    ol_progress_rma_hook = progress_windows;
+    ol_progress_hooks[OL_PROGRESS_RMA] = progress_windows;
     start_progress_thread();
 }
 
@@ -666,5 +666,5 @@ void ol_rma_window_dead(ol_rma_state_t *s)
             break;
         }
     if (!live_windows)
-        ol_progress_rma_hook = NULL;
+        ol_progress_hooks[OL_PROGRESS_RMA] = NULL;
 }

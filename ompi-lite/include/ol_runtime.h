@@ -87,25 +87,32 @@ void ol_rt_free_peer_address(void *address);
 ol_status_t ol_rt_share(const char *key, const void *data, size_t length);
 ol_status_t ol_rt_lookup(int world_rank, const char *key, void **data, size_t *length);
 
-/* Work a layer above UCX advances on every progress call (the collective
- * schedules); NULL when it has nothing in flight, so the fast path pays one
- * load. Returns the number of events it made. */
-extern int (*volatile ol_progress_hook)(void);
+/* Work the layers above UCX advance on every progress call, one slot per
+ * layer, each NULL while its layer has nothing in flight, so the fast path
+ * pays a load a slot. A hook returns the number of events it made; the
+ * device protocol's returns how many of its operations are in flight, so
+ * that waiting ranks poll rather than sleep while copies run on a GPU,
+ * which wake nobody. */
+typedef enum {
+    OL_PROGRESS_COLL,  /* collective schedules (coll/coll_sched.c) */
+    OL_PROGRESS_RMA,   /* the messages of live windows, which a target handles in
+                          whatever MPI call it makes (rma/) */
+    OL_PROGRESS_PART,  /* partitioned receives whose handshake is in flight
+                          (pt2pt/part.c) */
+    OL_PROGRESS_IO,    /* collective file accesses between their phases (io/) */
+    OL_PROGRESS_ACCEL, /* the device-message protocol's operations (pt2pt/device.c) */
+    OL_PROGRESS_LAYERS
+} ol_progress_layer_t;
+extern int (*volatile ol_progress_hooks[OL_PROGRESS_LAYERS])(void);
 
-/* The device-message protocol's operations (pt2pt/device.c); NULL when
- * none is in flight. Returns how many are, so that waiting ranks poll
- * rather than sleep while copies run on a GPU, which wake nobody. */
-extern int (*volatile ol_progress_accel_hook)(void);
-
-/* One-sided communication (rma/): the messages of live windows, which a
- * target handles in whatever MPI call it makes; NULL while no window
- * lives. Returns the number of messages it handled. */
-extern int (*volatile ol_progress_rma_hook)(void);
-
-/* Partitioned communication (pt2pt/part.c): partitioned receives whose
- * handshake is in flight; NULL when none is. Returns the number it
- * matched. */
-extern int (*volatile ol_progress_part_hook)(void);
+/* True when no layer has work in flight. */
+static inline bool ol_progress_hooks_idle(void)
+{
+    for (int i = 0; i < OL_PROGRESS_LAYERS; i++)
+        if (ol_progress_hooks[i])
+            return false;
+    return true;
+}
 
 /* A channel of pt2pt that UCX does not see (the shared-memory rings of
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
@@ -149,17 +156,12 @@ static inline int ol_progress(void)
     events += (int)ucp_worker_progress(ol_rt.ucp_worker);
     if (OL_UNLIKELY(threads))
         pthread_mutex_unlock(&ol_rt_match_lock);
-    int (*hook)(void) = ol_progress_hook;
-    if (hook)
-        events += hook();
-    int (*rma)(void) = ol_progress_rma_hook;
-    if (OL_UNLIKELY(rma != NULL))
-        events += rma();
-    int (*part)(void) = ol_progress_part_hook;
-    if (OL_UNLIKELY(part != NULL))
-        events += part();
-    int (*accel)(void) = ol_progress_accel_hook;
-    return OL_LIKELY(accel == NULL) ? events : events + accel();
+    for (int i = 0; i < OL_PROGRESS_LAYERS; i++) {
+        int (*hook)(void) = ol_progress_hooks[i];
+        if (hook)
+            events += hook();
+    }
+    return events;
 }
 
 /* Waits until done(arg) is true, progressing; spins for spin_us and then

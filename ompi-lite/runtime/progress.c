@@ -46,10 +46,7 @@
 
 static int sleepers;
 
-int (*volatile ol_progress_hook)(void);
-int (*volatile ol_progress_accel_hook)(void);
-int (*volatile ol_progress_rma_hook)(void);
-int (*volatile ol_progress_part_hook)(void);
+int (*volatile ol_progress_hooks[OL_PROGRESS_LAYERS])(void);
 
 double ol_rt_wtime(void)
 {
