@@ -21,7 +21,11 @@
  * statuses, short reads at the end of the file and reads at EOF (count 0,
  * buffer untouched).
  *
- * Usage: io_access DIRECTORY */
+ * Usage: io_access DIRECTORY [PART...]: the parts are the case names above
+ * (at, at_all, iat, iat_all, at_all_begin, ind, all, iind, iall,
+ * all_begin, shared, ordered, ishared, ordered_begin), c_forms, seek, eof
+ * and records; all run when none is named. Rank 0 first prints on how many
+ * hosts the ranks are. */
 #include "io_util.h"
 
 #include <stdint.h>
@@ -558,15 +562,56 @@ static void shared_records(void)
     free(img);
 }
 
+/* The parts named after the directory on the command line run (all when
+ * none is named); a name that selects nothing is an error. */
+static int sel_argc;
+static char **sel_argv;
+static char sel_used[64];
+
+static int selected(const char *name)
+{
+    int yes = sel_argc == 0;
+    for (int i = 0; i < sel_argc && i < 64; i++)
+        if (strcmp(sel_argv[i], name) == 0)
+            yes = sel_used[i] = 1;
+    return yes;
+}
+
+/* How many hosts the ranks are on (as MPI_COMM_TYPE_SHARED sees them). */
+static int count_hosts(void)
+{
+    MPI_Comm node;
+    int nrank, first, hosts;
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_free(&node);
+    first = nrank == 0;
+    CHECK(MPI_Allreduce(&first, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    return hosts;
+}
+
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv, "io_access");
+    sel_argc = argc - 2;
+    sel_argv = argv + 2;
+    int hosts = count_hosts();
+    if (rank == 0)
+        printf("io_access: ranks on %d host%s\n", hosts, hosts == 1 ? "" : "s");
     for (int c = 0; c < NCASES; c++)
-        run_case(c);
-    large_count_forms();
-    seeks();
-    eof_reads();
-    shared_records();
+        if (selected(cases[c].name))
+            run_case(c);
+    if (selected("c_forms"))
+        large_count_forms();
+    if (selected("seek"))
+        seeks();
+    if (selected("eof"))
+        eof_reads();
+    if (selected("records"))
+        shared_records();
+    for (int i = 0; i < sel_argc && i < 64; i++)
+        if (!sel_used[i])
+            io_fail("no part is named '%s'", sel_argv[i]);
     io_finish();
     return 0;
 }
