@@ -7,7 +7,7 @@ lib_LTLIBRARIES += libmpi_abi.la
 
 OL_CORE_CPPFLAGS = -I$(top_srcdir)/ompi-lite/include -I$(top_builddir)/ompi-lite/include \
 	-I$(top_srcdir)/ompi-lite/api -I$(top_builddir)/ompi-lite/api \
-	-I$(top_srcdir)/pt2pt -I$(top_srcdir)/coll -I$(top_srcdir)/rma \
+	-I$(top_srcdir)/pt2pt -I$(top_srcdir)/coll -I$(top_srcdir)/rma -I$(top_srcdir)/io \
 	$(UCX_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 OL_CORE_CFLAGS = $(AM_CFLAGS) $(OL_VECTORIZE_CFLAGS) $(OL_STRINGOP_CFLAGS) -fvisibility=hidden \
 	-pthread
@@ -42,7 +42,7 @@ OL_API_IMPL = \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
 	ompi-lite/api/fortran_status.c ompi-lite/api/win.c ompi-lite/api/part.c \
-	ompi-lite/api/session.c
+	ompi-lite/api/session.c ompi-lite/api/file.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

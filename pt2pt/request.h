@@ -23,6 +23,7 @@ typedef enum {
     OL_REQ_COLL,         /* a collective's schedule (coll/sched.h) */
     OL_REQ_RMA,          /* MPI_Rput and kin (rma/): complete at the origin */
     OL_REQ_PART,         /* MPI_Psend_init, MPI_Precv_init (part.c): persistent */
+    OL_REQ_IO,           /* MPI_File_iread and kin (io/) */
 } ol_request_kind_t;
 
 typedef enum {

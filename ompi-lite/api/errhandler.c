@@ -9,9 +9,9 @@
 
 #define OL_ERRHANDLER_MAGIC 0x6f6c6568U /* "oleh" */
 
-/* A user handler is made for one kind of object (files will add theirs),
- * and may be set only on objects of that kind. */
-typedef enum { FOR_COMM, FOR_WIN, FOR_SESSION } handler_kind_t;
+/* A user handler is made for one kind of object, and may be set only on
+ * objects of that kind. */
+typedef enum { FOR_COMM, FOR_WIN, FOR_SESSION, FOR_FILE } handler_kind_t;
 
 typedef struct {
     uint32_t magic;
@@ -20,6 +20,7 @@ typedef struct {
     MPI_Comm_errhandler_function *comm_fn;
     MPI_Win_errhandler_function *win_fn;
     MPI_Session_errhandler_function *session_fn;
+    MPI_File_errhandler_function *file_fn;
 } errhandler_t;
 
 bool ol_errhandler_is_predefined(MPI_Errhandler handler)
@@ -71,6 +72,21 @@ bool ol_errhandler_fits_session(MPI_Errhandler handler)
 {
     errhandler_t *h = user_handler(handler);
     return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_SESSION);
+}
+
+bool ol_errhandler_fits_file(MPI_Errhandler handler)
+{
+    errhandler_t *h = user_handler(handler);
+    return ol_errhandler_is_predefined(handler) || (h && h->kind == FOR_FILE);
+}
+
+int ol_errhandler_call_file(MPI_Errhandler handler, MPI_File file, int code)
+{
+    errhandler_t *h = user_handler(handler);
+    ol_errhandler_retain(handler);
+    h->file_fn(&file, &code);
+    ol_errhandler_release(handler);
+    return code;
 }
 
 int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code)
@@ -126,6 +142,16 @@ int ol_api_comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_
         return MPI_ERR_ARG;
     }
     return create_handler(FOR_COMM, &(errhandler_t){.comm_fn = comm_errhandler_fn}, errhandler);
+}
+
+int ol_api_file_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                  MPI_Errhandler *errhandler)
+{
+    if (!file_errhandler_fn) {
+        ol_api_set_detail("file_errhandler_fn is NULL");
+        return MPI_ERR_ARG;
+    }
+    return create_handler(FOR_FILE, &(errhandler_t){.file_fn = file_errhandler_fn}, errhandler);
 }
 
 int ol_api_win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,

@@ -410,6 +410,44 @@ int ol_api_raise_win(const char *function, ol_win_t *win, int err)
     return apply(function, win->errhandler, err, call_win_handler, win);
 }
 
+static int call_file_handler(MPI_Errhandler handler, void *file, int err)
+{
+    return ol_errhandler_call_file(handler, file ? ol_file_to_handle(file) : MPI_FILE_NULL, err);
+}
+
+/* The handler of MPI_FILE_NULL: what files opened from now on start with,
+ * and what takes the errors of MPI_File_open and MPI_File_delete. The
+ * standard's default is MPI_ERRORS_RETURN (MPI-4.1 9.3). */
+static MPI_Errhandler file_null_handler = MPI_ERRORS_RETURN;
+
+MPI_Errhandler ol_api_file_default_errhandler(void)
+{
+    return file_null_handler;
+}
+
+void ol_api_set_file_default_errhandler(MPI_Errhandler handler)
+{
+    ol_errhandler_retain(handler);
+    ol_errhandler_release(file_null_handler);
+    file_null_handler = handler;
+}
+
+int ol_api_raise_file(const char *function, ol_file_t *file, int err)
+{
+    if (ol_rt.state != OL_RT_RUNNING)
+        report_and_abort(function, err);
+    return apply(function, file ? file->errhandler : file_null_handler, err, call_file_handler,
+                 file);
+}
+
+int ol_api_file_call_errhandler(ol_file_t *file, int errorcode)
+{
+    ol_api_set_detail("the program called MPI_File_call_errhandler with error code %d",
+                      errorcode);
+    ol_api_raise_file("MPI_File_call_errhandler", file, errorcode);
+    return MPI_SUCCESS;
+}
+
 /* Outside a running runtime (MPI_Session_init that could not start it)
  * there is no rank to name. */
 int ol_api_raise_session(const char *function, ol_session_t *session, int err)

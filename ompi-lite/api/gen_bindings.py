@@ -57,6 +57,7 @@ TRANSLATED = {
     "OP": ("ol_op_t *", "ol_check_op"),
     "WIN": ("ol_win_t *", "ol_check_win"),
     "SESSION": ("ol_session_t *", "ol_check_session"),
+    "FILE": ("ol_file_t *", "ol_check_file"),
 }
 
 # Kinds checked against the communicator: (check function).
@@ -425,6 +426,19 @@ def raise_call(fn):
     pointer), else the handler
     MPI_Session_init was given, else MPI_COMM_SELF's (ol_api_raise)."""
     comm = first_of(fn, "COMM")
+    file = first_of(fn, "FILE")
+    if file:
+        return "ol_api_raise_file(fn_name, %s_obj, err)" % file.name
+    if fn.name.startswith("MPI_File_") or fn.name.startswith("MPI_Register_datarep"):
+        # MPI_File_open, _delete, _close, the handler calls that may name
+        # MPI_FILE_NULL and MPI_Register_datarep: the handler of
+        # MPI_FILE_NULL (MPI-4.1 14.7), the file's own for close.
+        closed = next((p for p in fn.params
+                       if p.kind == "INOUT" and p.decl.startswith("MPI_File *")), None)
+        if closed:
+            return ("ol_api_raise_file(fn_name, %s ? ol_file_from_handle(*%s) : NULL, err)"
+                    % (closed.name, closed.name))
+        return "ol_api_raise_file(fn_name, NULL, err)"
     if comm:
         return "ol_api_raise(fn_name, %s_obj, err)" % comm.name
     win, session = first_of(fn, "WIN"), first_of(fn, "SESSION")

@@ -1,6 +1,6 @@
 /* MPI_X_toint/MPI_X_fromint for communicators, groups, operations, info
- * objects, error handlers, requests, messages, windows and sessions
- * (datatypes have theirs in the datatype engine; files do not exist yet).
+ * objects, error handlers, requests, messages, windows, sessions and files
+ * (datatypes have theirs in the datatype engine).
  *
  * A predefined handle's int is its ABI value (all below PREDEFINED_LIMIT).
  * A user object gets a slot of one table, shared by every kind, on its
@@ -119,6 +119,21 @@ int ol_api_win_toint(MPI_Win win)
 MPI_Win ol_api_win_fromint(int win)
 {
     return (MPI_Win)from_int(win, is_win, MPI_WIN_NULL);
+}
+
+static bool is_file(const void *h)
+{
+    return ol_file_from_handle((MPI_File)h) != NULL;
+}
+
+int ol_api_file_toint(MPI_File file)
+{
+    return to_int(file, is_file, MPI_FILE_NULL);
+}
+
+MPI_File ol_api_file_fromint(int file)
+{
+    return (MPI_File)from_int(file, is_file, MPI_FILE_NULL);
 }
 
 static bool is_group(const void *h)

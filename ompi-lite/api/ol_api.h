@@ -9,6 +9,7 @@
 #include "ol_op.h"
 #include "ol_runtime.h"
 #include "rma.h"
+#include "io.h"
 
 /* The API layer's name for ol_error_detail (ol_common.h). */
 #define ol_api_set_detail ol_error_detail
@@ -23,6 +24,13 @@ int ol_api_raise(const char *function, ol_comm_t *comm, int err);
 /* The same for a call on a window: the window's handler (win NULL: as
  * ol_api_raise with no communicator). */
 int ol_api_raise_win(const char *function, ol_win_t *win, int err);
+
+/* The same for a call on a file: the file's handler; file NULL: the
+ * handler of MPI_FILE_NULL, which MPI_File_open and MPI_File_delete use
+ * (MPI_ERRORS_RETURN unless the program changed it). */
+int ol_api_raise_file(const char *function, ol_file_t *file, int err);
+MPI_Errhandler ol_api_file_default_errhandler(void);
+void ol_api_set_file_default_errhandler(MPI_Errhandler handler);
 
 /* Sessions (session.c). NULL for MPI_SESSION_NULL and anything that is no
  * live session (a finalized one included). */

@@ -33,6 +33,16 @@ static inline ol_status_t ol_check_win(MPI_Win handle, const char *arg, ol_win_t
     return MPI_ERR_WIN;
 }
 
+static inline ol_status_t ol_check_file(MPI_File handle, const char *arg, ol_file_t **file)
+{
+    *file = ol_file_from_handle(handle);
+    if (OL_LIKELY(*file != NULL))
+        return MPI_SUCCESS;
+    ol_api_set_detail("%s is %s", arg,
+                      handle == MPI_FILE_NULL ? "MPI_FILE_NULL" : "not a valid file handle");
+    return MPI_ERR_FILE;
+}
+
 static inline ol_status_t ol_check_session(MPI_Session handle, const char *arg,
                                            ol_session_t **session)
 {

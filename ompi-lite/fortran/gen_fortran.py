@@ -60,6 +60,8 @@ NOT_BOUND = {
     "MPI_Win_create_keyval": "Fortran attribute callbacks on windows not written yet",
     "MPI_Win_create_errhandler": "Fortran error handlers on windows not written yet",
     "MPI_Session_create_errhandler": "Fortran error handlers on sessions not written yet",
+    "MPI_File_create_errhandler": "Fortran error handlers on files not written yet",
+    "MPI_Register_datarep": "Fortran conversion callbacks not written yet",
     "MPI_Session_get_nth_pset": "its name length in and out (pset_len) is not converted yet",
     "MPI_Alltoallw": "its datatype arrays' length (the group size) is not converted yet",
     "MPI_Ialltoallw": "its datatype arrays' length (the group size) is not converted yet",
@@ -115,6 +117,7 @@ STRING_OUT_SIZES = {
     "version": "MPI_MAX_LIBRARY_VERSION_STRING", "comm_name": "MPI_MAX_OBJECT_NAME",
     "type_name": "MPI_MAX_OBJECT_NAME", "win_name": "MPI_MAX_OBJECT_NAME",
     "key": "MPI_MAX_INFO_KEY", "value": "(*valuelen > 0 ? (size_t)*valuelen : 0)",
+    "datarep": "MPI_MAX_DATAREP_STRING",
 }
 
 # Input strings from which leading blanks go too (MPI-4.1 10: Fortran info

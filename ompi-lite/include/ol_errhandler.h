@@ -20,6 +20,8 @@ bool ol_errhandler_fits_comm(MPI_Errhandler handler);
 
 /* The same for windows (MPI_Win_set_errhandler). */
 bool ol_errhandler_fits_win(MPI_Errhandler handler);
+/* And for files (MPI_File_set_errhandler). */
+bool ol_errhandler_fits_file(MPI_Errhandler handler);
 /* And for sessions (MPI_Session_init, MPI_Session_set_errhandler). */
 bool ol_errhandler_fits_session(MPI_Errhandler handler);
 
@@ -28,6 +30,7 @@ bool ol_errhandler_fits_session(MPI_Errhandler handler);
  * code it leaves. handler must be a user handler (!is_predefined). */
 int ol_errhandler_call_comm(MPI_Errhandler handler, MPI_Comm comm, int code);
 int ol_errhandler_call_win(MPI_Errhandler handler, MPI_Win win, int code);
+int ol_errhandler_call_file(MPI_Errhandler handler, MPI_File file, int code);
 int ol_errhandler_call_session(MPI_Errhandler handler, MPI_Session session, int code);
 
 /* The value of the MPI_LASTUSEDCODE attribute, kept current by

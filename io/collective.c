@@ -1,0 +1,758 @@
+/* Collective data access: two-phase I/O (see README.md).
+ *
+ * Every process tells the others the range of the file it touches. Where
+ * ranges interleave (or collective buffering is forced on), a few
+ * processes, the aggregators (one per host by default), each take a
+ * contiguous domain of the union of the ranges and move it in rounds of at
+ * most cb_buffer_size bytes: in each round, every process sends each
+ * aggregator whose window it touches a header (pieces, bytes), then the
+ * list of its pieces there and, for a write, their data, which is one
+ * contiguous stretch of its stream; the aggregator writes the window in one
+ * request (reading it first where the pieces leave holes), or reads it in
+ * one request and sends each process its bytes back. Where ranges do not
+ * interleave each process moves its own data, as independent access would.
+ *
+ * An access is a small state machine advanced by the progress engine
+ * (OL_PROGRESS_IO), so nonblocking collectives move while the program
+ * computes in other MPI calls; the blocking forms start one and wait.
+ * Messages go over the file's private communicator, tagged by the access's
+ * sequence number (all processes start collectives on a file in the same
+ * order) and the kind of message. */
+#include "io_internal.h"
+#include "pt2pt.h"
+#include "ol_runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { TAG_RANGE, TAG_HEADER, TAG_LIST, TAG_DATA, TAG_REPLY, TAG_ERROR, TAG_KINDS = 8 };
+enum { SEQ_MODULUS = 1 << 18 }; /* seq * TAG_KINDS stays below MPI_TAG_UB (2^23 - 1) */
+
+typedef struct {
+    MPI_Offset lo, hi; /* the bytes of the file the process touches; lo == hi: none */
+    MPI_Offset leader; /* the world rank of its host's first process */
+} range_t;
+
+typedef enum { PHASE_RANGES, PHASE_HEADERS, PHASE_LISTS, PHASE_REPLIES, PHASE_ERRORS } phase_t;
+
+/* What one aggregator gets from one process in a round. */
+typedef struct {
+    int64_t header[2]; /* pieces, bytes */
+    MPI_Offset *list;  /* (offset, length) pairs */
+    char *data;
+} incoming_t;
+
+typedef struct io_op {
+    ol_file_t *file;
+    ol_io_access_t access;
+    ol_io_stream_t stream;
+    pieces_t mine;
+    int seq;
+    phase_t phase;
+    range_t *ranges;
+    int *aggregators, naggregators, my_aggregator; /* -1: not one */
+    MPI_Offset *bounds;    /* domain a is [bounds[a], bounds[a + 1]) */
+    MPI_Offset window;     /* cb_buffer_size */
+    int rounds, round;
+    int64_t (*out_headers)[2]; /* per aggregator, this round */
+    MPI_Offset **out_lists;
+    incoming_t *in;        /* per process, when an aggregator */
+    char *buffer;          /* the aggregator's window */
+    int *errors;           /* per process, the last phase */
+    ol_request_t **pending;
+    int npending, capacity;
+    int error;             /* errno of this process's own failure */
+    ol_status_t failure;   /* a failure that is no errno (memory, messages) */
+    ol_request_t *request;
+    struct io_op *next;
+} io_op_t;
+
+static io_op_t *ops;
+static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int tag(const io_op_t *op, int kind)
+{
+    return op->seq * TAG_KINDS + kind;
+}
+
+static ol_datatype_t *bytes_type(void)
+{
+    return ol_dt_from_handle(MPI_BYTE);
+}
+
+static void fail(io_op_t *op, ol_status_t rc)
+{
+    if (op->failure == MPI_SUCCESS)
+        op->failure = rc;
+}
+
+static void track(io_op_t *op, ol_status_t rc, ol_request_t *req)
+{
+    if (rc != MPI_SUCCESS) {
+        fail(op, rc);
+        return;
+    }
+    if (op->npending == op->capacity) {
+        int capacity = op->capacity ? 2 * op->capacity : 16;
+        ol_request_t **more = realloc(op->pending, (size_t)capacity * sizeof(*more));
+        if (!more) {
+            ol_request_wait_complete(req);
+            ol_request_free_when_complete(req);
+            fail(op, MPI_ERR_NO_MEM);
+            return;
+        }
+        op->pending = more;
+        op->capacity = capacity;
+    }
+    op->pending[op->npending++] = req;
+}
+
+static void send_to(io_op_t *op, const void *buf, MPI_Offset bytes, int peer, int kind)
+{
+    ol_request_t *req = NULL;
+    ol_status_t rc = ol_pt2pt_isend(buf, bytes, bytes_type(), peer, tag(op, kind),
+                                    op->file->comm, OL_TAGSPACE_USER, OL_SEND_STANDARD, &req);
+    track(op, rc, req);
+}
+
+static void receive_from(io_op_t *op, void *buf, MPI_Offset bytes, int peer, int kind)
+{
+    ol_request_t *req = NULL;
+    ol_status_t rc = ol_pt2pt_irecv(buf, bytes, bytes_type(), peer, tag(op, kind),
+                                    op->file->comm, OL_TAGSPACE_USER, &req);
+    track(op, rc, req);
+}
+
+/* True once every message of the phase has gone and come. */
+static bool phase_done(io_op_t *op)
+{
+    while (op->npending > 0) {
+        ol_request_t *req = op->pending[op->npending - 1];
+        if (!ol_request_is_complete(req))
+            return false;
+        if (req->error != MPI_SUCCESS)
+            fail(op, req->error);
+        ol_request_free_when_complete(req);
+        op->npending--;
+    }
+    return true;
+}
+
+/* ---- the plan: ranges, aggregators, domains ------------------------------------ */
+
+static int nprocs(const io_op_t *op)
+{
+    return op->file->comm->size;
+}
+
+static bool interleaved(const io_op_t *op)
+{
+    /* Ranges sorted by their start would each end before the next begins. */
+    int n = nprocs(op);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && op->ranges[i].lo < op->ranges[i].hi &&
+                op->ranges[j].lo < op->ranges[j].hi && op->ranges[i].lo < op->ranges[j].hi &&
+                op->ranges[j].lo < op->ranges[i].hi)
+                return true;
+    return false;
+}
+
+static bool two_phase(const io_op_t *op)
+{
+    const ol_file_t *f = op->file;
+    ol_io_switch_t setting = op->access.write ? f->hints.cb_write : f->hints.cb_read;
+    if (setting == OL_IO_DISABLE || f->atomic)
+        return false;
+    return setting == OL_IO_ENABLE || interleaved(op);
+}
+
+/* Aggregators: the first process of each host, in rank order; with
+ * cb_nodes, that many, taking the second process of each host after the
+ * first ones, and so on. */
+static ol_status_t choose_aggregators(io_op_t *op)
+{
+    int n = nprocs(op);
+    int *order = malloc((size_t)n * sizeof(int)), *nth = malloc((size_t)n * sizeof(int));
+    op->aggregators = malloc((size_t)n * sizeof(int));
+    if (!order || !nth || !op->aggregators) {
+        free(order);
+        free(nth);
+        return MPI_ERR_NO_MEM;
+    }
+    int hosts = 0;
+    for (int r = 0; r < n; r++) {
+        nth[r] = 0;
+        for (int s = 0; s < r; s++)
+            nth[r] += op->ranges[s].leader == op->ranges[r].leader;
+        hosts += nth[r] == 0;
+    }
+    int count = 0;
+    for (int level = 0; count < n; level++)
+        for (int r = 0; r < n; r++)
+            if (nth[r] == level)
+                order[count++] = r;
+    int wanted = op->file->hints.cb_nodes > 0 ? op->file->hints.cb_nodes : hosts;
+    op->naggregators = wanted < n ? wanted : n;
+    op->my_aggregator = -1;
+    for (int a = 0; a < op->naggregators; a++) {
+        op->aggregators[a] = order[a];
+        if (order[a] == op->file->comm->rank)
+            op->my_aggregator = a;
+    }
+    free(order);
+    free(nth);
+    return MPI_SUCCESS;
+}
+
+/* The union of the ranges in naggregators domains of equal size, their
+ * boundaries on multiples of the striping unit where one is given. */
+static ol_status_t cut_domains(io_op_t *op)
+{
+    MPI_Offset lo = INT64_MAX, hi = 0;
+    for (int r = 0; r < nprocs(op); r++) {
+        if (op->ranges[r].lo == op->ranges[r].hi)
+            continue;
+        lo = op->ranges[r].lo < lo ? op->ranges[r].lo : lo;
+        hi = op->ranges[r].hi > hi ? op->ranges[r].hi : hi;
+    }
+    if (lo > hi)
+        lo = hi;
+    int na = op->naggregators;
+    op->bounds = malloc((size_t)(na + 1) * sizeof(MPI_Offset));
+    if (!op->bounds)
+        return MPI_ERR_NO_MEM;
+    MPI_Offset size = (hi - lo + na - 1) / na, unit = op->file->hints.striping_unit;
+    op->bounds[0] = lo;
+    for (int a = 1; a < na; a++) {
+        MPI_Offset b = lo + a * size;
+        if (unit > 0)
+            b = b / unit * unit;
+        b = b < op->bounds[a - 1] ? op->bounds[a - 1] : b;
+        op->bounds[a] = b > hi ? hi : b;
+    }
+    op->bounds[na] = hi;
+    op->window = op->file->hints.cb_buffer_size > 0 ? op->file->hints.cb_buffer_size : 1;
+    op->rounds = 0;
+    for (int a = 0; a < na; a++) {
+        MPI_Offset length = op->bounds[a + 1] - op->bounds[a];
+        int rounds = (int)((length + op->window - 1) / op->window);
+        op->rounds = rounds > op->rounds ? rounds : op->rounds;
+    }
+    return MPI_SUCCESS;
+}
+
+static void window_of(const io_op_t *op, int a, int round, MPI_Offset *lo, MPI_Offset *hi)
+{
+    *lo = op->bounds[a] + (MPI_Offset)round * op->window;
+    *hi = *lo + op->window;
+    if (*hi > op->bounds[a + 1])
+        *hi = op->bounds[a + 1];
+    if (*lo > *hi)
+        *lo = *hi;
+}
+
+static bool touches(const range_t *range, MPI_Offset lo, MPI_Offset hi)
+{
+    return range->lo < range->hi && range->lo < hi && lo < range->hi;
+}
+
+/* ---- phases ------------------------------------------------------------------- */
+
+static void start_ranges(io_op_t *op)
+{
+    const ol_file_t *f = op->file;
+    int me = f->comm->rank;
+    range_t *mine = &op->ranges[me];
+    mine->leader = ol_rt.node_leader;
+    if (op->mine.count > 0) {
+        mine->lo = op->mine.pieces[0].file;
+        const piece_t *last = &op->mine.pieces[op->mine.count - 1];
+        mine->hi = last->file + last->length;
+    }
+    for (int r = 0; r < nprocs(op); r++) {
+        if (r == me)
+            continue;
+        send_to(op, mine, sizeof *mine, r, TAG_RANGE);
+        receive_from(op, &op->ranges[r], sizeof(range_t), r, TAG_RANGE);
+    }
+    op->phase = PHASE_RANGES;
+}
+
+/* My pieces inside [lo, hi): first index and count, clipped at the edges. */
+static void my_pieces_in(const io_op_t *op, MPI_Offset lo, MPI_Offset hi, size_t *first,
+                         size_t *count)
+{
+    const pieces_t *p = &op->mine;
+    size_t low = 0, high = p->count;
+    while (low < high) { /* the first piece that ends after lo */
+        size_t mid = (low + high) / 2;
+        if (p->pieces[mid].file + p->pieces[mid].length <= lo)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    size_t end = low;
+    while (end < p->count && p->pieces[end].file < hi)
+        end++;
+    *first = low;
+    *count = end - low;
+}
+
+static void clip(const piece_t *piece, MPI_Offset lo, MPI_Offset hi, piece_t *out)
+{
+    MPI_Offset start = piece->file > lo ? piece->file : lo;
+    MPI_Offset end = piece->file + piece->length < hi ? piece->file + piece->length : hi;
+    *out = (piece_t){start, end - start, piece->data + (start - piece->file)};
+}
+
+static void start_headers(io_op_t *op)
+{
+    int me = op->file->comm->rank;
+    for (int a = 0; a < op->naggregators; a++) {
+        MPI_Offset lo, hi;
+        window_of(op, a, op->round, &lo, &hi);
+        op->out_headers[a][0] = op->out_headers[a][1] = 0;
+        if (!touches(&op->ranges[me], lo, hi))
+            continue;
+        size_t first, count;
+        my_pieces_in(op, lo, hi, &first, &count);
+        MPI_Offset bytes = 0;
+        for (size_t k = first; k < first + count; k++) {
+            piece_t piece;
+            clip(&op->mine.pieces[k], lo, hi, &piece);
+            bytes += piece.length;
+        }
+        op->out_headers[a][0] = (int64_t)count;
+        op->out_headers[a][1] = bytes;
+        send_to(op, op->out_headers[a], sizeof op->out_headers[a], op->aggregators[a],
+                TAG_HEADER);
+    }
+    if (op->my_aggregator >= 0) {
+        MPI_Offset lo, hi;
+        window_of(op, op->my_aggregator, op->round, &lo, &hi);
+        for (int r = 0; r < nprocs(op); r++) {
+            incoming_t *in = &op->in[r];
+            in->header[0] = in->header[1] = 0;
+            if (touches(&op->ranges[r], lo, hi))
+                receive_from(op, in->header, sizeof in->header, r, TAG_HEADER);
+        }
+    }
+    op->phase = PHASE_HEADERS;
+}
+
+static void start_lists(io_op_t *op)
+{
+    for (int a = 0; a < op->naggregators; a++) {
+        free(op->out_lists[a]);
+        op->out_lists[a] = NULL;
+        int64_t count = op->out_headers[a][0];
+        if (count == 0)
+            continue;
+        MPI_Offset lo, hi;
+        window_of(op, a, op->round, &lo, &hi);
+        size_t first, n;
+        my_pieces_in(op, lo, hi, &first, &n);
+        MPI_Offset *list = malloc((size_t)count * 2 * sizeof(MPI_Offset));
+        if (!list) {
+            fail(op, MPI_ERR_NO_MEM);
+            return;
+        }
+        piece_t piece;
+        for (size_t k = 0; k < n; k++) {
+            clip(&op->mine.pieces[first + k], lo, hi, &piece);
+            list[2 * k] = piece.file;
+            list[2 * k + 1] = piece.length;
+        }
+        op->out_lists[a] = list;
+        send_to(op, list, count * 2 * (MPI_Offset)sizeof(MPI_Offset), op->aggregators[a],
+                TAG_LIST);
+        if (op->access.write) {
+            clip(&op->mine.pieces[first], lo, hi, &piece);
+            send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
+                    TAG_DATA);
+        }
+    }
+    for (int r = 0; op->my_aggregator >= 0 && r < nprocs(op); r++) {
+        incoming_t *in = &op->in[r];
+        free(in->list);
+        free(in->data);
+        in->list = NULL;
+        in->data = NULL;
+        if (in->header[0] == 0)
+            continue;
+        in->list = malloc((size_t)in->header[0] * 2 * sizeof(MPI_Offset));
+        in->data = malloc((size_t)in->header[1] + 1);
+        if (!in->list || !in->data) {
+            fail(op, MPI_ERR_NO_MEM);
+            return;
+        }
+        receive_from(op, in->list, in->header[0] * 2 * (MPI_Offset)sizeof(MPI_Offset), r,
+                     TAG_LIST);
+        if (op->access.write)
+            receive_from(op, in->data, in->header[1], r, TAG_DATA);
+    }
+    op->phase = PHASE_LISTS;
+}
+
+/* The span [lo, hi) of what processes asked of this window, and whether
+ * their pieces cover it without a hole. */
+static bool requested_span(const io_op_t *op, MPI_Offset *lo, MPI_Offset *hi)
+{
+    *lo = INT64_MAX;
+    *hi = 0;
+    MPI_Offset covered = 0;
+    for (int r = 0; r < nprocs(op); r++) {
+        const incoming_t *in = &op->in[r];
+        for (int64_t k = 0; k < in->header[0]; k++) {
+            MPI_Offset start = in->list[2 * k], end = start + in->list[2 * k + 1];
+            *lo = start < *lo ? start : *lo;
+            *hi = end > *hi ? end : *hi;
+            covered += end - start;
+        }
+    }
+    /* Pieces of one collective write do not overlap unless the program
+     * wrote the same bytes twice, where the standard leaves the result
+     * undefined: their total then equals the span only without holes. */
+    return covered == *hi - *lo;
+}
+
+static void place_pieces(const io_op_t *op, MPI_Offset lo)
+{
+    for (int r = 0; r < nprocs(op); r++) {
+        const incoming_t *in = &op->in[r];
+        MPI_Offset at = 0;
+        for (int64_t k = 0; k < in->header[0]; k++) {
+            memcpy(op->buffer + (in->list[2 * k] - lo), in->data + at,
+                   (size_t)in->list[2 * k + 1]);
+            at += in->list[2 * k + 1];
+        }
+    }
+}
+
+/* A window with holes in a file this process cannot read: piece by piece. */
+static int write_pieces(const io_op_t *op)
+{
+    int error = 0;
+    for (int r = 0; r < nprocs(op) && !error; r++) {
+        const incoming_t *in = &op->in[r];
+        MPI_Offset at = 0;
+        for (int64_t k = 0; k < in->header[0] && !error; k++) {
+            error = ol_io_pwrite_full(op->file->fd, in->data + at, in->list[2 * k + 1],
+                                      in->list[2 * k]);
+            at += in->list[2 * k + 1];
+        }
+    }
+    return error;
+}
+
+static void write_window(io_op_t *op)
+{
+    MPI_Offset lo, hi;
+    bool whole = requested_span(op, &lo, &hi);
+    if (lo >= hi || op->error || op->failure != MPI_SUCCESS)
+        return;
+    if (!whole && !op->file->readable) {
+        op->error = write_pieces(op);
+        return;
+    }
+    int fd = op->file->fd, error = 0;
+    if (!whole)
+        error = ol_io_lock(fd, true, lo, hi - lo);
+    MPI_Offset got = 0;
+    if (!error && !whole)
+        error = ol_io_pread_full(fd, op->buffer, hi - lo, lo, &got);
+    if (!error && !whole && got < hi - lo)
+        memset(op->buffer + got, 0, (size_t)(hi - lo - got));
+    if (!error) {
+        place_pieces(op, lo);
+        error = ol_io_pwrite_full(fd, op->buffer, hi - lo, lo);
+    }
+    if (!whole)
+        ol_io_unlock(fd, lo, hi - lo);
+    op->error = error;
+}
+
+/* Reads the window's requested span and sends each process its pieces. */
+static void serve_reads(io_op_t *op)
+{
+    MPI_Offset lo, hi, got = 0;
+    requested_span(op, &lo, &hi);
+    if (lo < hi && !op->error) {
+        op->error = ol_io_pread_full(op->file->fd, op->buffer, hi - lo, lo, &got);
+        if (got < hi - lo)
+            memset(op->buffer + got, 0, (size_t)(hi - lo - got));
+    }
+    for (int r = 0; r < nprocs(op); r++) {
+        incoming_t *in = &op->in[r];
+        if (in->header[0] == 0)
+            continue;
+        MPI_Offset at = 0;
+        for (int64_t k = 0; k < in->header[0]; k++) {
+            memcpy(in->data + at, op->buffer + (in->list[2 * k] - lo),
+                   (size_t)in->list[2 * k + 1]);
+            at += in->list[2 * k + 1];
+        }
+        send_to(op, in->data, in->header[1], r, TAG_REPLY);
+    }
+}
+
+static void start_replies(io_op_t *op)
+{
+    if (op->my_aggregator >= 0)
+        serve_reads(op);
+    for (int a = 0; a < op->naggregators; a++) {
+        if (op->out_headers[a][0] == 0)
+            continue;
+        MPI_Offset lo, hi;
+        window_of(op, a, op->round, &lo, &hi);
+        size_t first, n;
+        my_pieces_in(op, lo, hi, &first, &n);
+        piece_t piece;
+        clip(&op->mine.pieces[first], lo, hi, &piece);
+        receive_from(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
+                     TAG_REPLY);
+    }
+    op->phase = PHASE_REPLIES;
+}
+
+static void start_errors(io_op_t *op)
+{
+    int me = op->file->comm->rank;
+    op->errors[me] = op->error;
+    for (int r = 0; r < nprocs(op); r++) {
+        if (r == me)
+            continue;
+        send_to(op, &op->errors[me], sizeof(int), r, TAG_ERROR);
+        receive_from(op, &op->errors[r], sizeof(int), r, TAG_ERROR);
+    }
+    op->phase = PHASE_ERRORS;
+}
+
+/* The next round, or the agreement on errors after the last. */
+static void next_round(io_op_t *op)
+{
+    if (++op->round < op->rounds)
+        start_headers(op);
+    else
+        start_errors(op);
+}
+
+static ol_status_t prepare_two_phase(io_op_t *op)
+{
+    int n = nprocs(op);
+    ol_status_t rc = choose_aggregators(op);
+    if (rc == MPI_SUCCESS)
+        rc = cut_domains(op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->out_headers = calloc((size_t)op->naggregators, sizeof(*op->out_headers));
+    op->out_lists = calloc((size_t)op->naggregators, sizeof(*op->out_lists));
+    op->in = calloc((size_t)n, sizeof(*op->in));
+    if (op->my_aggregator >= 0)
+        op->buffer = malloc((size_t)op->window);
+    if (!op->out_headers || !op->out_lists || !op->in ||
+        (op->my_aggregator >= 0 && !op->buffer))
+        return MPI_ERR_NO_MEM;
+    OL_TRACE("io", "collective %s of %s: two-phase, %d aggregators, %d rounds of %lld bytes",
+             op->access.write ? "write" : "read", op->file->path, op->naggregators, op->rounds,
+             (long long)op->window);
+    return MPI_SUCCESS;
+}
+
+/* Without interleaving, each process moves its own data. */
+static void move_alone(io_op_t *op)
+{
+    MPI_Offset moved;
+    ol_status_t rc = ol_io_move(op->file, op->access.write, &op->stream,
+                                op->access.offset * op->file->view.etype_bytes, &moved);
+    if (rc != MPI_SUCCESS)
+        fail(op, rc);
+}
+
+/* Advances one phase; true when the access has finished. A process that
+ * failed goes on with the others (they wait for its messages), moving no
+ * data, and ends with its error. */
+static bool step(io_op_t *op)
+{
+    if (!phase_done(op))
+        return false;
+    switch (op->phase) {
+    case PHASE_RANGES:
+        if (!two_phase(op)) {
+            if (op->failure == MPI_SUCCESS)
+                move_alone(op);
+            start_errors(op);
+            return false;
+        }
+        fail(op, prepare_two_phase(op));
+        op->round = -1;
+        next_round(op);
+        return false;
+    case PHASE_HEADERS:
+        start_lists(op);
+        return false;
+    case PHASE_LISTS:
+        if (op->access.write) {
+            if (op->my_aggregator >= 0)
+                write_window(op);
+            next_round(op);
+        } else {
+            start_replies(op);
+        }
+        return false;
+    case PHASE_REPLIES:
+        next_round(op);
+        return false;
+    case PHASE_ERRORS:
+        return true;
+    }
+    return true;
+}
+
+/* Bytes of my stream before the end of the file: what a read delivered. */
+static MPI_Offset read_before_end(const io_op_t *op)
+{
+    MPI_Offset size;
+    if (ol_io_get_size(op->file, &size) != MPI_SUCCESS)
+        return 0;
+    for (size_t k = 0; k < op->mine.count; k++) {
+        const piece_t *p = &op->mine.pieces[k];
+        if (p->file + p->length > size)
+            return p->data + (size > p->file ? size - p->file : 0);
+    }
+    return op->stream.length;
+}
+
+static ol_status_t outcome(io_op_t *op)
+{
+    if (op->failure != MPI_SUCCESS)
+        return op->failure;
+    for (int r = 0; r < nprocs(op); r++) {
+        if (op->errors[r] == 0)
+            continue;
+        const char *what = op->access.write ? "write" : "read";
+        char where[96];
+        if (r == op->file->comm->rank)
+            snprintf(where, sizeof where, "could not %s", what);
+        else
+            snprintf(where, sizeof where, "rank %d (an aggregator) could not %s", r, what);
+        return ol_io_errno_class(op->errors[r], where, op->file->path);
+    }
+    return MPI_SUCCESS;
+}
+
+static void free_op(io_op_t *op)
+{
+    for (int a = 0; op->out_lists && a < op->naggregators; a++)
+        free(op->out_lists[a]);
+    for (int r = 0; op->in && r < nprocs(op); r++) {
+        free(op->in[r].list);
+        free(op->in[r].data);
+    }
+    free(op->out_lists);
+    free(op->out_headers);
+    free(op->in);
+    free(op->buffer);
+    free(op->errors);
+    free(op->ranges);
+    free(op->aggregators);
+    free(op->bounds);
+    free(op->pending);
+    free(op->mine.pieces);
+    free(op);
+}
+
+static void finish(io_op_t *op)
+{
+    ol_status_t rc = outcome(op);
+    MPI_Offset moved = op->stream.length;
+    if (rc == MPI_SUCCESS && !op->access.write)
+        moved = read_before_end(op);
+    ol_status_t finished = ol_io_stream_finish(op->file, &op->access, &op->stream,
+                                               rc == MPI_SUCCESS ? moved : 0);
+    if (rc == MPI_SUCCESS)
+        rc = finished;
+    ol_request_t *req = op->request;
+    if (rc == MPI_SUCCESS)
+        ol_io_status(&op->stream, moved, &req->status);
+    req->status.MPI_ERROR = rc;
+    ol_dt_release(op->access.dt);
+    free_op(op);
+    ol_request_complete(req, rc);
+}
+
+static int advance_all(void)
+{
+    if (pthread_mutex_trylock(&ops_lock) != 0)
+        return 0;
+    int events = 0;
+    io_op_t **link = &ops;
+    while (*link) {
+        io_op_t *op = *link;
+        if (step(op)) {
+            *link = op->next;
+            finish(op);
+            events++;
+        } else {
+            link = &op->next;
+        }
+    }
+    if (!ops)
+        ol_progress_hooks[OL_PROGRESS_IO] = NULL;
+    pthread_mutex_unlock(&ops_lock);
+    return events;
+}
+
+ol_status_t ol_io_access_all(ol_file_t *f, const ol_io_access_t *a, ol_request_t **request)
+{
+    ol_status_t rc = ol_io_check_direction(f, a->write);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    io_op_t *op = calloc(1, sizeof(*op));
+    if (!op) {
+        ol_error_detail("out of memory for a collective access");
+        return MPI_ERR_NO_MEM;
+    }
+    op->file = f;
+    op->access = *a;
+    op->seq = (int)(f->collective_seq++ % SEQ_MODULUS);
+    op->request = ol_request_alloc(OL_REQ_IO);
+    op->ranges = calloc((size_t)f->comm->size, sizeof(range_t));
+    op->errors = calloc((size_t)f->comm->size, sizeof(int));
+    rc = !op->request || !op->ranges || !op->errors ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = ol_io_stream_make(f, a, &op->stream);
+    if (rc == MPI_SUCCESS)
+        rc = ol_io_pieces(&f->view, a->offset * f->view.etype_bytes, op->stream.length,
+                          &op->mine);
+    if (rc != MPI_SUCCESS) {
+        /* The others still wait for this process: it takes part, empty,
+         * and ends with its own error. */
+        ol_io_stream_finish(f, a, &op->stream, 0);
+        op->stream = (ol_io_stream_t){0};
+        op->mine = (pieces_t){0};
+        if (!op->request || !op->ranges || !op->errors) {
+            if (op->request) {
+                ol_request_complete(op->request, MPI_ERR_NO_MEM);
+                ol_request_free_when_complete(op->request);
+            }
+            free_op(op);
+            ol_error_detail("out of memory for a collective access");
+            return MPI_ERR_NO_MEM;
+        }
+        op->failure = rc;
+    }
+    ol_dt_retain(a->dt);
+    *request = op->request;
+    pthread_mutex_lock(&ops_lock);
+    start_ranges(op);
+    op->next = ops;
+    ops = op;
+    ol_progress_hooks[OL_PROGRESS_IO] = advance_all;
+    pthread_mutex_unlock(&ops_lock);
+    return MPI_SUCCESS;
+}

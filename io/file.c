@@ -1,0 +1,339 @@
+/* Files: open, close, delete, size, sync and atomic mode; what the hints
+ * default to; the error class of a failed system call. */
+#define _GNU_SOURCE
+#include "io_internal.h"
+#include "coll.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Defaults, measured in README.md: 16 MiB of collective buffer per
+ * aggregator, 4 MiB windows for data sieving (ROMIO's sizes; smaller
+ * windows cost more system calls, larger ones more memory). */
+void ol_io_hints_default(ol_io_hints_t *hints)
+{
+    *hints = (ol_io_hints_t){
+        .cb_buffer_size = 16 << 20,
+        .cb_nodes = 0,
+        .cb_read = OL_IO_AUTOMATIC,
+        .cb_write = OL_IO_AUTOMATIC,
+        .ds_read = OL_IO_AUTOMATIC,
+        .ds_write = OL_IO_AUTOMATIC,
+        .ind_rd_buffer_size = 4 << 20,
+        .ind_wr_buffer_size = 512 << 10,
+        .striping_unit = 0,
+    };
+}
+
+ol_status_t ol_io_errno_class(int error, const char *what, const char *path)
+{
+    ol_error_detail("%s %s: %s", what, path, strerror(error));
+    switch (error) {
+    case ENOENT:
+    case ENOTDIR:
+        return MPI_ERR_NO_SUCH_FILE;
+    case EEXIST:
+        return MPI_ERR_FILE_EXISTS;
+    case EACCES:
+    case EPERM:
+        return MPI_ERR_ACCESS;
+    case ENOSPC:
+    case EDQUOT:
+        return MPI_ERR_NO_SPACE;
+    case EROFS:
+        return MPI_ERR_READ_ONLY;
+    case EISDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+        return MPI_ERR_BAD_FILE;
+    case EBUSY:
+    case ETXTBSY:
+        return MPI_ERR_FILE_IN_USE;
+    case ENOMEM:
+        return MPI_ERR_NO_MEM;
+    default:
+        return MPI_ERR_IO;
+    }
+}
+
+ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *what, const char *path)
+{
+    int size = comm->size;
+    int *errors = malloc((size_t)size * sizeof(int));
+    if (!errors) {
+        ol_error_detail("out of memory to agree on the outcome of %s %s", what, path);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_datatype_t *int_type = ol_dt_from_handle(MPI_INT);
+    ol_status_t rc = ol_coll_allgather(&error, 1, int_type, errors, 1, int_type, comm);
+    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
+        if (errors[r] == 0)
+            continue;
+        char where[64];
+        if (r == comm->rank)
+            snprintf(where, sizeof where, "%s", what);
+        else
+            snprintf(where, sizeof where, "rank %d could not %s", r, what + strlen("could not "));
+        rc = ol_io_errno_class(errors[r], where, path);
+    }
+    free(errors);
+    return rc;
+}
+
+static ol_status_t check_amode(int amode)
+{
+    int access = amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY);
+    if (access != MPI_MODE_RDONLY && access != MPI_MODE_RDWR && access != MPI_MODE_WRONLY) {
+        ol_error_detail("amode 0x%x has %s of MPI_MODE_RDONLY, MPI_MODE_RDWR and "
+                        "MPI_MODE_WRONLY: exactly one is required",
+                        amode, access ? "more than one" : "none");
+        return MPI_ERR_AMODE;
+    }
+    if (access == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL))) {
+        ol_error_detail("amode 0x%x asks for MPI_MODE_RDONLY with MPI_MODE_%s, which the "
+                        "standard forbids", amode,
+                        amode & MPI_MODE_CREATE ? "CREATE" : "EXCL");
+        return MPI_ERR_AMODE;
+    }
+    if (access == MPI_MODE_RDWR && (amode & MPI_MODE_SEQUENTIAL)) {
+        ol_error_detail("amode 0x%x asks for MPI_MODE_RDWR with MPI_MODE_SEQUENTIAL, which the "
+                        "standard forbids", amode);
+        return MPI_ERR_AMODE;
+    }
+    int known = MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY | MPI_MODE_CREATE |
+                MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN |
+                MPI_MODE_SEQUENTIAL | MPI_MODE_APPEND;
+    if (amode & ~known) {
+        ol_error_detail("amode 0x%x has bits 0x%x that name no MPI_MODE_ constant", amode,
+                        amode & ~known);
+        return MPI_ERR_AMODE;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Write-only files are opened for reading too where the system lets us:
+ * data sieving reads the holes it writes around. */
+static int open_flags(int amode, bool create, bool exclusive)
+{
+    int flags = O_CLOEXEC;
+    if (amode & MPI_MODE_RDONLY)
+        flags |= O_RDONLY;
+    else
+        flags |= O_RDWR;
+    if (create)
+        flags |= O_CREAT;
+    if (exclusive)
+        flags |= O_EXCL;
+    return flags;
+}
+
+static int open_file(const char *path, int amode, bool create, bool exclusive, bool *readable)
+{
+    int fd = open(path, open_flags(amode, create, exclusive), 0666);
+    *readable = true;
+    if (fd < 0 && errno == EACCES && (amode & MPI_MODE_WRONLY)) {
+        fd = open(path, (open_flags(amode, create, exclusive) & ~O_RDWR) | O_WRONLY, 0666);
+        *readable = false;
+    }
+    return fd;
+}
+
+/* Rank 0 creates the file (exclusively if asked) before the others open
+ * it, so that MPI_MODE_EXCL fails once, not on every rank but one. */
+static ol_status_t open_everywhere(ol_file_t *f, const char *path, int amode)
+{
+    bool create = amode & MPI_MODE_CREATE, exclusive = amode & MPI_MODE_EXCL;
+    int error = 0;
+    if (create && f->comm->rank == 0) {
+        f->fd = open_file(path, amode, true, exclusive, &f->readable);
+        error = f->fd < 0 ? errno : 0;
+    }
+    if (create) {
+        ol_status_t rc = ol_coll_bcast(&error, 1, ol_dt_from_handle(MPI_INT), 0, f->comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (error)
+            return ol_io_errno_class(error, f->comm->rank == 0 ? "could not create"
+                                                                : "rank 0 could not create",
+                                     path);
+    }
+    if (!create || f->comm->rank != 0) {
+        f->fd = open_file(path, amode, false, false, &f->readable);
+        error = f->fd < 0 ? errno : 0;
+    }
+    return ol_io_agree(f->comm, error, "could not open", path);
+}
+
+static void close_fd(ol_file_t *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}
+
+static void free_file(ol_file_t *f)
+{
+    close_fd(f);
+    ol_io_view_release(&f->view);
+    free(f->path);
+    f->magic = 0;
+    free(f);
+}
+
+ol_status_t ol_io_open(ol_comm_t *comm, const char *path, int amode, const ol_io_hints_t *hints,
+                       ol_file_t **file)
+{
+    ol_status_t rc = check_amode(amode);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ol_file_t *f = calloc(1, sizeof(*f));
+    char *copy = strdup(path);
+    if (!f || !copy) {
+        free(f);
+        free(copy);
+        ol_error_detail("out of memory for a file");
+        return MPI_ERR_NO_MEM;
+    }
+    f->magic = OL_FILE_MAGIC;
+    f->comm = comm;
+    f->path = copy;
+    f->amode = amode;
+    f->fd = -1;
+    f->shared_fd = -1;
+    f->hints = *hints;
+    rc = ol_io_set_view_local(f, 0, ol_dt_from_handle(MPI_BYTE), ol_dt_from_handle(MPI_BYTE),
+                              "native");
+    if (rc == MPI_SUCCESS)
+        rc = open_everywhere(f, path, amode);
+    if (rc == MPI_SUCCESS)
+        rc = ol_io_shared_open(f);
+    if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
+        MPI_Offset size;
+        rc = ol_io_get_size(f, &size);
+        f->position = size;
+        if (rc == MPI_SUCCESS && comm->rank == 0)
+            rc = ol_io_shared_set(f, size);
+        if (rc == MPI_SUCCESS)
+            rc = ol_coll_barrier(comm);
+    }
+    if (rc != MPI_SUCCESS) {
+        ol_io_shared_close(f);
+        free_file(f);
+        return rc;
+    }
+    *file = f;
+    return MPI_SUCCESS;
+}
+
+ol_status_t ol_io_close(ol_file_t *f)
+{
+    int error = f->fd >= 0 && close(f->fd) != 0 ? errno : 0;
+    f->fd = -1;
+    ol_status_t rc = ol_io_agree(f->comm, error, "could not close", f->path);
+    ol_io_shared_close(f);
+    if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 &&
+        unlink(f->path) != 0)
+        rc = ol_io_errno_class(errno, "could not delete (MPI_MODE_DELETE_ON_CLOSE)", f->path);
+    free_file(f);
+    return rc;
+}
+
+ol_status_t ol_io_delete(const char *path)
+{
+    if (unlink(path) != 0)
+        return ol_io_errno_class(errno, "could not delete", path);
+    return MPI_SUCCESS;
+}
+
+/* Rank 0 changes the file, the others learn how it went. */
+static ol_status_t by_rank_zero(ol_file_t *f, int (*change)(int fd, MPI_Offset size),
+                                MPI_Offset size, const char *what)
+{
+    int error = 0;
+    if (f->comm->rank == 0)
+        error = change(f->fd, size);
+    ol_status_t rc = ol_coll_bcast(&error, 1, ol_dt_from_handle(MPI_INT), 0, f->comm);
+    if (rc == MPI_SUCCESS && error)
+        rc = ol_io_errno_class(error, f->comm->rank == 0 ? what : "rank 0 could not change",
+                               f->path);
+    return rc;
+}
+
+static int truncate_to(int fd, MPI_Offset size)
+{
+    return ftruncate(fd, size) == 0 ? 0 : errno;
+}
+
+/* Never shrinks the file (MPI-4.1 14.2.5). */
+static int allocate_to(int fd, MPI_Offset size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return errno;
+    if (size <= st.st_size)
+        return 0;
+    return posix_fallocate(fd, 0, size);
+}
+
+static ol_status_t check_writable(const ol_file_t *f, const char *what)
+{
+    if (f->amode & MPI_MODE_RDONLY) {
+        ol_error_detail("%s %s: the file was opened MPI_MODE_RDONLY", what, f->path);
+        return MPI_ERR_READ_ONLY;
+    }
+    return MPI_SUCCESS;
+}
+
+ol_status_t ol_io_set_size(ol_file_t *f, MPI_Offset size)
+{
+    if (size < 0) {
+        ol_error_detail("size is %lld, negative", (long long)size);
+        return MPI_ERR_ARG;
+    }
+    ol_status_t rc = check_writable(f, "cannot resize");
+    return rc != MPI_SUCCESS ? rc : by_rank_zero(f, truncate_to, size, "could not resize");
+}
+
+ol_status_t ol_io_preallocate(ol_file_t *f, MPI_Offset size)
+{
+    if (size < 0) {
+        ol_error_detail("size is %lld, negative", (long long)size);
+        return MPI_ERR_ARG;
+    }
+    ol_status_t rc = check_writable(f, "cannot preallocate");
+    return rc != MPI_SUCCESS ? rc : by_rank_zero(f, allocate_to, size, "could not preallocate");
+}
+
+ol_status_t ol_io_get_size(ol_file_t *f, MPI_Offset *size)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) != 0)
+        return ol_io_errno_class(errno, "could not read the size of", f->path);
+    *size = st.st_size;
+    return MPI_SUCCESS;
+}
+
+ol_status_t ol_io_sync(ol_file_t *f)
+{
+    int error = fsync(f->fd) == 0 || errno == EINVAL ? 0 : errno;
+    return ol_io_agree(f->comm, error, "could not sync", f->path);
+}
+
+ol_status_t ol_io_set_atomicity(ol_file_t *f, bool atomic)
+{
+    f->atomic = atomic;
+    return ol_coll_barrier(f->comm);
+}
+
+ol_file_t *ol_file_from_handle(MPI_File handle)
+{
+    ol_file_t *f = (ol_file_t *)handle;
+    if ((uintptr_t)handle < 4096)
+        return NULL;
+    return f->magic == OL_FILE_MAGIC ? f : NULL;
+}
