@@ -16,10 +16,14 @@
 #                 osu_put_latency osu_get_latency osu_put_bw osu_get_bw
 #                 osu_acc_latency osu_fop_latency osu_cas_latency (one-sided;
 #                 passive target with flush unless -a '-s fence')
+#                 io_tile_shm io_tile_disk (MPI-IO: io_tile in /dev/shm, and in
+#                 --io-dir on disk; compared with a dd-like reference)
 #   -p NP,...     rank counts (default 2)
 #   -n RUNS       runs per MPI, benchmark and rank count (default 3)
 #   -a ARGS       extra arguments for the osu_* benchmarks, e.g. -a '-m 0:8K'
 #   -A ARGS       extra arguments for coll_perf, e.g. -A '-b 8 -e 1M -d double'
+#   -I ARGS       extra arguments for io_tile, e.g. -I '-b 16M -e 256M -f 16 -i 3'
+#   --io-dir DIR  the disk directory of io_tile_disk (default: the results' build/)
 #   -o DIR        results directory (default results/ at the top of the tree)
 #   --hostfile F  passed to each launcher as -hostfile F
 #   --netns N     run on N hosts made of network namespaces (root; see
@@ -41,13 +45,15 @@ src=$top/test/bench
 all_benches="osu_latency osu_bw osu_bibw osu_bw_vector osu_mbw_mr osu_barrier osu_bcast osu_reduce \
 osu_allreduce osu_allgather osu_alltoall osu_reduce_scatter coll_allreduce coll_allgather \
 coll_reduce_scatter coll_bcast coll_alltoall osu_put_latency osu_get_latency osu_put_bw osu_get_bw \
-osu_acc_latency osu_fop_latency osu_cas_latency"
+osu_acc_latency osu_fop_latency osu_cas_latency io_tile_shm io_tile_disk"
 
 benches=$all_benches
 nps=2
 runs=3
 args=
 coll_args=
+io_args=
+io_dir=
 out=$top/results
 hostfile=
 netns=
@@ -62,6 +68,8 @@ while [ $# -gt 0 ]; do
     -n) runs=$2; shift 2 ;;
     -a) args=$2; shift 2 ;;
     -A) coll_args=$2; shift 2 ;;
+    -I) io_args=$2; shift 2 ;;
+    --io-dir) io_dir=$2; shift 2 ;;
     -o) out=$2; shift 2 ;;
     --hostfile|-hostfile) hostfile=$2; shift 2 ;;
     --netns) netns=$2; shift 2 ;;
@@ -69,7 +77,7 @@ while [ $# -gt 0 ]; do
     --mpicc) mpicc=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=; shift ;;
-    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -101,6 +109,11 @@ bl_add_all "$mpirun" "$mpicc"
 [ -n "$bl_names" ] || { echo "compare.sh: no MPI to run" >&2; exit 1; }
 
 mkdir -p "$out/raw" "$out/build"
+io_dir=${io_dir:-$out/build}
+if [ ! -d "$io_dir" ] || [ ! -w "$io_dir" ]; then
+    echo "compare.sh: --io-dir $io_dir is not a writable directory" >&2
+    exit 2
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ol-compare.XXXXXX")
 netns_hosts=$here/netns-hosts.sh
 # Host names unique to this invocation, so that neither the test suite's
@@ -244,7 +257,7 @@ case_name() {
 # program BENCH: the executable's name; sources BENCH: its sources;
 # bench_args BENCH: what it always gets.
 program() {
-    case $1 in coll_*) echo coll_perf ;; *) echo "$1" ;; esac
+    case $1 in coll_*) echo coll_perf ;; io_tile_*) echo io_tile ;; *) echo "$1" ;; esac
 }
 sources() {
     case $1 in
@@ -254,18 +267,41 @@ sources() {
     osu_put_*|osu_get_*|osu_acc_*|osu_fop_*|osu_cas_*) echo "$src/$1.c $src/osu_rma.c $src/bench.c" ;;
     osu_*) echo "$src/$1.c $src/osu_coll.c $src/bench.c" ;;
     coll_*) echo "$src/coll_perf.c $src/coll_mpi.c $src/devmem.c $src/bench.c -ldl" ;;
+    io_tile_*) echo "$src/io_tile.c $src/bench.c" ;;
     esac
 }
 bench_args() {
-    case $1 in coll_*) echo "-C ${1#coll_} $coll_args" ;; *) echo "$args" ;; esac
-}
-# metric BENCH: "COLUMN UNIT BETTER" of the value compared: OSU latencies in
-# us (lower is better), OSU bandwidths in MB/s, coll_perf's busbw in GB/s.
-metric() {
     case $1 in
-    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr|osu_put_bw|osu_get_bw) echo "2 MB/s higher" ;;
-    osu_*) echo "2 us lower" ;;
-    coll_*) echo "7 GB/s higher" ;;
+    coll_*) echo "-C ${1#coll_} $coll_args" ;;
+    io_tile_shm) echo "-d /dev/shm $io_args" ;;
+    io_tile_disk) echo "-d $io_dir $io_args" ;;
+    *) echo "$args" ;;
+    esac
+}
+# metrics BENCH: a line "TAG COLUMN UNIT BETTER REF" per value compared: OSU
+# latencies in us (lower is better), OSU bandwidths in MB/s, coll_perf's
+# busbw in GB/s, io_tile's four bandwidths in MB/s. TAG names the value in
+# file names and titles ("-": the benchmark's only value); REF is the column
+# of a reference that is no MPI (io_tile's dd), "-" for none.
+metrics() {
+    case $1 in
+    osu_bw|osu_bibw|osu_bw_vector|osu_mbw_mr|osu_put_bw|osu_get_bw) echo "- 2 MB/s higher -" ;;
+    osu_*) echo "- 2 us lower -" ;;
+    coll_*) echo "- 7 GB/s higher -" ;;
+    io_tile_*) printf '%s\n' "coll_wr 2 MB/s higher 6" "coll_rd 3 MB/s higher 7" \
+        "indep_wr 4 MB/s higher 6" "indep_rd 5 MB/s higher 7" ;;
+    esac
+}
+# value_name BENCH NP TAG: the name of one value's CSV and PNG.
+value_name() {
+    case $3 in -) case_name "$1" "$2" ;; *) case_name "$1-$3" "$2" ;; esac
+}
+# what BENCH TAG: the value in titles.
+what() {
+    case $1 in
+    io_tile_shm) echo "$1 $2 (/dev/shm)" ;;
+    io_tile_disk) echo "$1 $2 ($io_dir)" ;;
+    *) echo "$1" ;;
     esac
 }
 
@@ -307,46 +343,67 @@ run() {
     return "$status"
 }
 
-# table BENCH NP: the medians per size of raw/ into the CSV and the summary.
+# table BENCH NP TAG COLUMN UNIT BETTER REF: the medians per size of one
+# value (a line of metrics) of raw/ into its CSV and the summary. With a
+# reference column (REF, io_tile's dd), the reference's median over every
+# finished run of every MPI is a column "dd" beside the MPIs', and the
+# ratios of ompi-lite and of the faster peer to it follow.
 table() {
-    # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
-    set -- "$1" "$2" $(metric "$1")
-    csv=$out/$(case_name "$1" "$2").csv
+    csv=$out/$(value_name "$1" "$2" "$3").csv
     for name in $bl_names; do
         for r in $(seq "$runs"); do
             f=$out/raw/$(case_name "$1" "$2")-$name-$r.txt
             [ -f "$work/ok-$1-$2-$name-$r" ] || continue
-            awk -v n="$name" -v c="$3" '!/^#/ && NF >= c { print n, $1, $c }' "$f"
+            # Numbers only: io_tile prints '-' for a mode it did not run.
+            awk -v n="$name" -v c="$4" -v ref="$7" '!/^#/ && NF >= c {
+                if ($c ~ /^[0-9]/) print n, $1, $c
+                if (ref != "-" && $ref ~ /^[0-9]/) print "dd", $1, $ref }' "$f"
         done
     done >"$work/values"
-    awk -v names="$bl_names" -v better="$5" -v unit="$4" -v runs="$runs" -v csv="$csv" \
-        -v title="$1, $2 ranks$(where)" '
+    awk -v names="$bl_names" -v ref="$(case $7 in -) ;; *) echo dd ;; esac)" -v better="$6" \
+        -v unit="$5" -v runs="$runs" -v csv="$csv" -v title="$(what "$1" "$3"), $2 ranks$(where)" '
     function median(s,   v, n, i, j, x) {
         n = split(s, v, " ")
         for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
         return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
     }
+    # ratio(a, b, label): a / b as a column of the CSV, and of the table
+    # under label unless label is empty; empty without both.
+    function ratio(a, b, label,   w) {
+        w = length(label)
+        if (a != "" && b != "" && b > 0) { if (w) printf "   %" w ".2f", a / b; printf ",%.3f", a / b > csv }
+        else { if (w) printf "   %" w "s", ""; printf "," > csv }
+    }
     { vals[$1, $2] = vals[$1, $2] " " $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 + 0 } }
     END {
-        nn = split(names, nm, " ")
+        nn = split(names (ref != "" ? " " ref : ""), nm, " ")
+        lite = " " names " " ~ / ompi-lite /
         for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] > x; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
         printf "%s: median of %d runs, %s (%s is better)\n", title, runs, unit, better
         printf "%10s", "size"; for (k = 1; k <= nn; k++) printf " %12s", nm[k]
-        printf (" " names " " ~ / ompi-lite / ? "   ompi-lite/faster peer\n" : "\n")
+        peer_label = lite ? "ompi-lite/faster peer" : ""
+        ref_label = lite && ref != "" ? "ompi-lite/" ref : ""
+        best_label = ref != "" ? "faster peer/" ref : ""
+        if (peer_label != "") printf "   %s", peer_label
+        if (ref_label != "") printf "   %s", ref_label
+        if (best_label != "") printf "   %s", best_label
+        printf "\n"
         head = "size"; for (k = 1; k <= nn; k++) head = head "," nm[k]
-        print head ",ratio" > csv
+        print head ",ratio" (ref != "" ? ",ratio_" ref ",ratio_peer_" ref : "") > csv
         for (i = 1; i <= ns; i++) {
-            s = sizes[i]; best = ""; lite = ""
+            s = sizes[i]; best = ""; lm = ""; rm = ""
             printf "%10d", s; printf "%d", s > csv
             for (k = 1; k <= nn; k++) {
                 if ((nm[k], s) in vals) {
                     m = median(vals[nm[k], s]); printf " %12.2f", m; printf ",%g", m > csv
-                    if (nm[k] == "ompi-lite") lite = m
+                    if (nm[k] == "ompi-lite") lm = m
+                    else if (nm[k] == ref) rm = m
                     else if (best == "" || (better == "lower" ? m < best : m > best)) best = m
                 } else { printf " %12s", "-"; printf "," > csv }
             }
-            if (lite != "" && best != "" && best > 0) { printf "   %.2f\n", lite / best; printf ",%.3f\n", lite / best > csv }
-            else { printf "\n"; printf ",\n" > csv }
+            ratio(lm, best, peer_label)
+            if (ref != "") { ratio(lm, rm, ref_label); ratio(best, rm, best_label) }
+            printf "\n"; printf "\n" > csv
         }
     }' "$work/values" | tee -a "$out/summary.txt"
     # The medians of an MPI with failed runs come from fewer runs: say so.
@@ -356,40 +413,41 @@ table() {
     done
 }
 
-# plot BENCH NP: the CSV as a PNG, value against size on log axes, one line
-# per MPI; bandwidth plots show the memcpy bandwidth as a dashed line.
+# plot BENCH NP TAG COLUMN UNIT BETTER REF: one value's CSV as a PNG, value
+# against size on log axes, one line per MPI (and the reference's);
+# bandwidth plots show the memcpy bandwidth as a dashed line.
 plot() {
-    # shellcheck disable=SC2046 # "COLUMN UNIT BETTER" into $3 $4 $5
-    set -- "$1" "$2" $(metric "$1")
-    csv=$out/$(case_name "$1" "$2").csv
-    ncol=$(head -n 1 "$csv" | awk -F, '{ print NF - 2 }')
-    [ "$ncol" -gt 0 ] && [ "$(wc -l <"$csv")" -gt 1 ] || return 0
+    csv=$out/$(value_name "$1" "$2" "$3").csv
+    [ "$(wc -l <"$csv")" -gt 1 ] || return 0
     lines=
-    i=2
-    for name in $(head -n 1 "$csv" | cut -d, -f2-$((ncol + 1)) | tr , ' '); do
-        # an MPI without numbers (skipped, failed) gets no line
+    i=1
+    for name in $(head -n 1 "$csv" | tr , ' '); do
+        # not the sizes nor the ratios; an MPI without numbers (skipped,
+        # failed) gets no line
+        case $name in size|ratio*) i=$((i + 1)); continue ;; esac
         if awk -F, -v c="$i" 'NR > 1 && $c != "" { found = 1 } END { exit !found }' "$csv"; then
             lines="$lines${lines:+, }'$csv' using (\$1 > 0 ? \$1 : NaN):$i with linespoints title '$name'"
         fi
         i=$((i + 1))
     done
     [ -n "$lines" ] || return 0
-    case $4 in
+    case $5 in
     MB/s) lines="$lines, $memcpy_mbs with lines dashtype 2 lc rgb 'gray' title 'memcpy'" ;;
     GB/s) lines="$lines, $memcpy_mbs / 1000 with lines dashtype 2 lc rgb 'gray' title 'memcpy'" ;;
     esac
-    case $4 in us) ylabel="latency (us)" ;; *) ylabel="bandwidth ($4)" ;; esac
+    case $5 in us) ylabel="latency (us)" ;; *) ylabel="bandwidth ($5)" ;; esac
+    case $1 in io_tile_*) xlabel="bytes of the array" ;; *) xlabel="message size" ;; esac
     gnuplot <<EOF
 set terminal pngcairo noenhanced size 900,600 font ',11'
-set output '$out/$(case_name "$1" "$2").png'
+set output '$out/$(value_name "$1" "$2" "$3").png'
 set datafile separator ','
 set key autotitle columnhead top left
 set logscale x 2
 set logscale y
 set format x '%.0b%B'
-set xlabel 'message size (bytes; ki = 2^10, Mi = 2^20)'
+set xlabel '$xlabel (bytes; ki = 2^10, Mi = 2^20)'
 set ylabel '$ylabel'
-set title '$1, $2 ranks$(where): median of $runs runs ($5 is better)'
+set title '$(what "$1" "$3"), $2 ranks$(where): median of $runs runs ($6 is better)'
 set grid
 plot $lines
 EOF
@@ -398,7 +456,7 @@ EOF
 # summary.txt collects the tables of every invocation, each under a header.
 {
     # shellcheck disable=SC2016 # the single quotes are text
-    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${hostfile:+ --hostfile $hostfile}${netns:+ --netns $netns}"
+    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${io_args:+ -I '$io_args'}${hostfile:+ --hostfile $hostfile}${netns:+ --netns $netns}"
     cat "$out/memcpy.txt"
 } >>"$out/summary.txt"
 for b in $benches; do
@@ -422,8 +480,11 @@ for b in $benches; do
             [ -x "$out/build/$name/$(program "$b")" ] ||
                 echo "($name skipped: its $(program "$b") does not build)" | tee -a "$out/summary.txt"
         done
-        table "$b" "$np"
-        [ -z "$plot" ] || plot "$b" "$np"
+        # shellcheck disable=SC2086 # a line of metrics is the arguments
+        metrics "$b" | while read -r m; do
+            table "$b" "$np" $m
+            [ -z "$plot" ] || plot "$b" "$np" $m
+        done
     done
 done
 echo
