@@ -125,17 +125,13 @@ test_bench_osu_cas_latency_SOURCES = test/bench/osu_cas_latency.c $(BENCH_RMA)
 test_bench_osu_cas_latency_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_cas_latency_LDADD = $(MPI_TEST_LIBS)
 
-# io_tile: MPI-IO bandwidth, IOR / mpi-tile-io style (issue 38). It needs
-# MPI_File_*, which ompi-lite does not export yet: the sources travel with
-# the tree (contrib/compare.sh builds them against the peers), and the
-# program and its test are built once the library has MPI-IO; then remove
-# the "#io " from these lines:
+# io_tile: MPI-IO bandwidth, IOR / mpi-tile-io style (issue 38).
 EXTRA_DIST += test/bench/io_tile.c test/bench/io_tile.sh
-#io bin_PROGRAMS += test/bench/io_tile
-#io TESTS += test/bench/io_tile.sh
-#io test_bench_io_tile_SOURCES = test/bench/io_tile.c $(BENCH_COMMON)
-#io test_bench_io_tile_CPPFLAGS = $(MPI_TEST_INCLUDES)
-#io test_bench_io_tile_LDADD = $(MPI_TEST_LIBS)
+bin_PROGRAMS += test/bench/io_tile
+TESTS += test/bench/io_tile.sh
+test_bench_io_tile_SOURCES = test/bench/io_tile.c $(BENCH_COMMON)
+test_bench_io_tile_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_bench_io_tile_LDADD = $(MPI_TEST_LIBS)
 
 # coll_perf.c is the measuring loop of both coll_perf (MPI's collectives,
 # coll_mpi.c) and its twin coll_perf_nccl (NCCL's, coll_nccl.c).
