@@ -476,7 +476,27 @@ static void write_window(io_op_t *op)
     op->error = error;
 }
 
-/* Reads the window's requested span and sends each process its pieces. */
+/* Bytes of a process's pieces (in file order, back to back in its stream)
+ * that lie before `end`. */
+static MPI_Offset pieces_before(const incoming_t *in, MPI_Offset end)
+{
+    MPI_Offset bytes = 0;
+    for (int64_t k = 0; k < in->header[0]; k++) {
+        MPI_Offset start = in->list[2 * k], length = in->list[2 * k + 1];
+        if (start + length <= end) {
+            bytes += length;
+            continue;
+        }
+        if (start < end)
+            bytes += end - start;
+        break;
+    }
+    return bytes;
+}
+
+/* Reads the window's requested span and sends each process its pieces: only
+ * those bytes before the end of the file, as the reply may land straight in
+ * the program's buffer, whose bytes past the end must keep their contents. */
 static void serve_reads(io_op_t *op)
 {
     MPI_Offset lo, hi, got = 0;
@@ -496,7 +516,7 @@ static void serve_reads(io_op_t *op)
                    (size_t)in->list[2 * k + 1]);
             at += in->list[2 * k + 1];
         }
-        send_to(op, in->data, in->header[1], r, TAG_REPLY);
+        send_to(op, in->data, pieces_before(in, lo + got), r, TAG_REPLY);
     }
 }
 

@@ -83,6 +83,7 @@ test_gpu_scripts = \
 	test/gpu/gpu_rma.sh \
 	test/gpu/gpu_host_only.sh \
 	test/gpu/gpu_part.sh \
+	test/gpu/gpu_io.sh \
 	test/gpu/gpu_bench.sh
 test_gpu_fake_scripts = $(test_gpu_scripts:.sh=.fake.sh)
 test_gpu_programs = \
@@ -101,7 +102,8 @@ test_gpu_programs = \
 	test/gpu/gpu_half \
 	test/gpu/gpu_host_only \
 	test/gpu/gpu_rma \
-	test/gpu/gpu_part
+	test/gpu/gpu_part \
+	test/gpu/gpu_io
 
 check_PROGRAMS += $(test_gpu_programs)
 TESTS += $(test_gpu_scripts)
@@ -202,6 +204,11 @@ test_gpu_gpu_part_SOURCES = test/gpu/gpu_part.c $(GPU_TEST_UTIL)
 test_gpu_gpu_part_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_part_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_part_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_gpu_gpu_io_SOURCES = test/gpu/gpu_io.c $(GPU_TEST_UTIL)
+test_gpu_gpu_io_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
+test_gpu_gpu_io_LDADD = $(GPU_TEST_LIBS)
+test_gpu_gpu_io_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # coll_perf_nccl (test/bench/local.mk, where configure found NCCL): skips
 # cleanly, and with a real GPU gives right results.
