@@ -2,12 +2,13 @@
 # script of the same name on 1 to 4 ranks with the harness's scratch
 # directory as their first argument, and io_shared_netns.sh, which runs
 # io_access's shared-pointer parts on two network-namespace hosts. The
-# programs were first checked against MPICH and Open MPI; they link against
-# ompi-lite once it exports MPI_File_* and kin.
+# programs were first checked against MPICH and Open MPI. io_failure: a rank
+# killed in a collective write, and a full disk.
 test_io_scripts = test/mpi/io_access.sh test/mpi/io_views.sh test/mpi/io_datarep.sh \
-	test/mpi/io_manage.sh test/launcher/io_shared_netns.sh
+	test/mpi/io_manage.sh test/mpi/io_failure.sh test/launcher/io_shared_netns.sh
 
-check_PROGRAMS += test/mpi/io_access test/mpi/io_views test/mpi/io_datarep test/mpi/io_manage
+check_PROGRAMS += test/mpi/io_access test/mpi/io_views test/mpi/io_datarep test/mpi/io_manage \
+	test/mpi/io_failure
 TESTS += $(test_io_scripts)
 EXTRA_DIST += $(test_io_scripts)
 
@@ -30,3 +31,8 @@ test_mpi_io_manage_SOURCES = test/mpi/io_manage.c test/mpi/io_util.h
 test_mpi_io_manage_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_io_manage_LDADD = $(MPI_TEST_LIBS)
 test_mpi_io_manage_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_io_failure_SOURCES = test/mpi/io_failure.c
+test_mpi_io_failure_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_io_failure_LDADD = $(MPI_TEST_LIBS)
+test_mpi_io_failure_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
