@@ -103,14 +103,16 @@ MPI_Offset ol_io_datarep_bytes(const ol_io_datarep_t *rep, const ol_datatype_t *
     }
     if (dt->size == 0)
         return 0;
-    const ol_datatype_t *basic = dt->predefined ? dt : ol_dt_basic_type(dt);
-    if (!basic) {
-        ol_error_detail("datarep \"%s\": %s mixes several predefined types, which ompi-lite "
-                        "sizes only in native and external32 files", rep->name, ol_dt_name(dt));
-        return -1;
+    if (dt->predefined || ol_dt_is_f90(dt)) {
+        MPI_Offset one = user_extent(rep, dt);
+        return one < 0 ? -1 : one * count;
     }
-    MPI_Offset one = user_extent(rep, basic);
-    return one < 0 ? -1 : one * (MPI_Offset)(dt->size / basic->size) * count;
+    ol_datatype_t *twin;
+    if (ol_io_layout_twin(rep, dt, &twin) != MPI_SUCCESS)
+        return -1;
+    MPI_Offset bytes = (MPI_Offset)twin->size * count;
+    ol_dt_free_handle(twin);
+    return bytes;
 }
 
 /* The program's conversion functions, called once for the whole buffer

@@ -33,6 +33,11 @@ ol_status_t ol_io_datarep_to_file(const ol_io_datarep_t *rep, const void *buf, M
 ol_status_t ol_io_datarep_from_file(const ol_io_datarep_t *rep, void *buf, MPI_Count count,
                                     ol_datatype_t *dt, const void *file);
 
+/* dt as rep lays it out in the file (layout.c): a new committed type, to
+ * free with ol_dt_free_handle. */
+ol_status_t ol_io_layout_twin(const ol_io_datarep_t *rep, const ol_datatype_t *dt,
+                              ol_datatype_t **twin);
+
 /* ---- the view's map (view.c) --------------------------------------------- */
 
 /* Calls visit for each run of the file that view bytes [start, start +

@@ -106,35 +106,18 @@ static ol_status_t flatten(const ol_datatype_t *filetype, ol_io_map_t *map)
     return MPI_SUCCESS;
 }
 
-/* A representation that sizes types otherwise than memory (a user's, or
- * external32 for the few types whose sizes differ) maps a filetype made of
- * whole etypes back to back; other layouts would need the displacements
- * rescaled, which the standard leaves to MPI_File_get_type_extent. */
-static ol_status_t map_resized(const ol_io_view_t *view, ol_io_map_t *map)
+/* A representation that sizes types otherwise than memory (a registered
+ * one, or external32 for the few types whose sizes differ) maps the
+ * filetype's layout in the file (layout.c). */
+static ol_status_t map_in_file(const ol_io_view_t *view, ol_io_map_t *map)
 {
-    const ol_datatype_t *ft = view->filetype, *et = view->etype;
-    if (!(ft->contiguous && (MPI_Aint)ft->size == ft->extent && et->contiguous &&
-          (MPI_Aint)et->size == et->extent &&
-          ft->size % et->size == 0 && ft->lb == 0)) {
-        ol_error_detail("representation \"%s\" stores %s in other sizes than memory: "
-                        "ompi-lite maps such files only through filetypes of whole etypes "
-                        "back to back", view->datarep, ol_dt_name(et));
-        return MPI_ERR_UNSUPPORTED_DATAREP;
-    }
-    MPI_Offset bytes = (ft->size / et->size) * view->etype_bytes;
-    map->runs = malloc(sizeof(*map->runs));
-    map->before = malloc(sizeof(*map->before));
-    if (!map->runs || !map->before) {
-        free(map->runs);
-        free(map->before);
-        ol_error_detail("out of memory for a view");
-        return MPI_ERR_NO_MEM;
-    }
-    map->runs[0] = (ol_io_run_t){0, bytes};
-    map->before[0] = 0;
-    map->nruns = 1;
-    map->size = map->extent = bytes;
-    return MPI_SUCCESS;
+    ol_datatype_t *twin;
+    ol_status_t rc = ol_io_layout_twin(view->rep, view->filetype, &twin);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = flatten(twin, map);
+    ol_dt_free_handle(twin);
+    return rc;
 }
 
 void ol_io_view_release(ol_io_view_t *view)
@@ -195,7 +178,7 @@ ol_status_t ol_io_set_view_local(ol_file_t *f, MPI_Offset disp, ol_datatype_t *e
         return MPI_ERR_UNSUPPORTED_DATAREP;
     bool same_sizes = ol_io_datarep_bytes(rep, filetype, 1) == (MPI_Offset)filetype->size &&
                       view.etype_bytes == (MPI_Offset)etype->size;
-    rc = same_sizes ? flatten(filetype, &view.map) : map_resized(&view, &view.map);
+    rc = same_sizes ? flatten(filetype, &view.map) : map_in_file(&view, &view.map);
     if (rc != MPI_SUCCESS)
         return rc;
     ol_dt_retain(etype);
@@ -301,14 +284,15 @@ MPI_Offset ol_io_byte_offset(const ol_file_t *f, MPI_Offset offset)
 
 ol_status_t ol_io_type_extent(const ol_file_t *f, ol_datatype_t *dt, MPI_Count *extent)
 {
-    const ol_io_datarep_t *rep = f->view.rep;
-    if (ol_io_datarep_is_native(rep)) {
+    if (ol_io_datarep_is_native(f->view.rep)) {
         *extent = dt->extent;
         return MPI_SUCCESS;
     }
-    MPI_Offset bytes = ol_io_datarep_bytes(rep, dt, 1);
-    if (bytes < 0)
-        return MPI_ERR_UNSUPPORTED_DATAREP;
-    *extent = dt->size == (size_t)dt->extent ? bytes : dt->extent;
+    ol_datatype_t *twin;
+    ol_status_t rc = ol_io_layout_twin(f->view.rep, dt, &twin);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *extent = twin->extent;
+    ol_dt_free_handle(twin);
     return MPI_SUCCESS;
 }
