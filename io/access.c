@@ -405,11 +405,12 @@ MPI_Offset ol_io_etypes_of(const ol_file_t *f, MPI_Count count, const ol_datatyp
     return (MPI_Offset)(count * (MPI_Count)dt->size) / (MPI_Offset)f->view.etype->size;
 }
 
-ol_request_t *ol_io_done_request(ol_status_t error, const MPI_Status *status)
+ol_request_t *ol_io_done_request(ol_file_t *f, ol_status_t error, const MPI_Status *status)
 {
     ol_request_t *req = ol_request_alloc(OL_REQ_IO);
     if (!req)
         return NULL;
+    req->owner = f;
     if (status)
         req->status = *status;
     req->status.MPI_ERROR = error;

@@ -741,6 +741,8 @@ ol_status_t ol_io_access_all(ol_file_t *f, const ol_io_access_t *a, ol_request_t
     op->access = *a;
     op->seq = (int)(f->collective_seq++ % SEQ_MODULUS);
     op->request = ol_request_alloc(OL_REQ_IO);
+    if (op->request)
+        op->request->owner = f;
     op->ranges = calloc((size_t)f->comm->size, sizeof(range_t));
     op->errors = calloc((size_t)f->comm->size, sizeof(int));
     rc = !op->request || !op->ranges || !op->errors ? MPI_ERR_NO_MEM : MPI_SUCCESS;

@@ -144,7 +144,7 @@ ol_status_t ol_io_access_all(ol_file_t *file, const ol_io_access_t *access,
                              ol_request_t **request);
 /* A request already complete with status and error (nonblocking
  * independent access, which finishes at once). */
-ol_request_t *ol_io_done_request(ol_status_t error, const MPI_Status *status);
+ol_request_t *ol_io_done_request(ol_file_t *file, ol_status_t error, const MPI_Status *status);
 /* Etypes that access moves (its data over the etype's size). */
 MPI_Offset ol_io_etypes_of(const ol_file_t *file, MPI_Count count, const ol_datatype_t *dt);
 

@@ -82,7 +82,7 @@ struct ol_request {
     int pending_children;
     void (*on_complete)(ol_request_t *request); /* runs once, at completion */
     ol_grequest_fns_t grequest;
-    void *owner;              /* collectives: the schedule this request runs */
+    void *owner;              /* collectives: the schedule this request runs; I/O: the file */
     void (*on_release)(ol_request_t *request); /* frees what owner holds */
     ol_request_t *next_free;
     /* Pool requests in use, for the state record's pending list. */

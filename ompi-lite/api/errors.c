@@ -391,8 +391,23 @@ static int apply_handler(const char *function, ol_comm_t *comm, int err)
     return apply(function, comm->errhandler, err, call_comm_handler, comm);
 }
 
+/* The file whose request failed in MPI_Wait and kin: its handler takes the
+ * error (MPI-4.1 14.7). */
+static __thread ol_file_t *error_file;
+
+void ol_api_set_error_file(ol_file_t *file)
+{
+    error_file = file;
+}
+
 int ol_api_raise(const char *function, ol_comm_t *comm, int err)
 {
+    ol_file_t *file = error_file;
+    error_file = NULL;
+    if (!comm && file) {
+        error_comm = NULL;
+        return ol_api_raise_file(function, file, err);
+    }
     if (!comm)
         comm = error_comm;
     error_comm = NULL;

@@ -578,7 +578,7 @@ static int nonblocking(ol_file_t *f, positioning_t at, MPI_Offset offset, bool w
     int rc = independent(f, at, offset, write, buf, count, dt, &status);
     if (rc != MPI_SUCCESS)
         return rc;
-    ol_request_t *req = ol_io_done_request(MPI_SUCCESS, &status);
+    ol_request_t *req = ol_io_done_request(f, MPI_SUCCESS, &status);
     if (!req) {
         ol_api_set_detail("out of memory for a request");
         return MPI_ERR_NO_MEM;

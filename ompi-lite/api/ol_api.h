@@ -30,6 +30,8 @@ int ol_api_raise_win(const char *function, ol_win_t *win, int err);
  * (MPI_ERRORS_RETURN unless the program changed it). */
 int ol_api_raise_file(const char *function, ol_file_t *file, int err);
 MPI_Errhandler ol_api_file_default_errhandler(void);
+/* The file whose request's error is being returned (MPI_Wait ...). */
+void ol_api_set_error_file(ol_file_t *file);
 void ol_api_set_file_default_errhandler(MPI_Errhandler handler);
 
 /* Sessions (session.c). NULL for MPI_SESSION_NULL and anything that is no

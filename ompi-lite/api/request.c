@@ -74,6 +74,8 @@ static int finish_one(MPI_Request *handle, ol_request_t *req, MPI_Status *status
         explain(req);
     if (req->error != MPI_SUCCESS && req->args.comm)
         ol_api_set_error_comm(req->args.comm);
+    if (req->error != MPI_SUCCESS && req->kind == OL_REQ_IO)
+        ol_api_set_error_file(req->owner);
     if (req->persistent) {
         req->active = false;
         return rc;

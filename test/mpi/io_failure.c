@@ -8,7 +8,8 @@
  *   io_failure DIR full        every rank writes collectively (collective
  *                              buffering forced on, so aggregators write for
  *                              the others) to /dev/full: every rank must get
- *                              MPI_ERR_NO_SPACE, none a silent success.
+ *                              MPI_ERR_NO_SPACE, none a silent success, from
+ *                              the blocking call and from MPI_Wait.
  * Prints "io_failure: N ranks OK" on rank 0 when the full case behaves. */
 #include <mpi.h>
 #include <signal.h>
@@ -86,6 +87,19 @@ static void full_disk(int rank, int size)
     if (class != MPI_ERR_NO_SPACE) {
         fprintf(stderr, "io_failure: rank %d: collective write to /dev/full returned class %d, "
                         "expected MPI_ERR_NO_SPACE (%d)\n", rank, class, MPI_ERR_NO_SPACE);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* The nonblocking form: MPI_Wait returns the class through the file's
+     * handler (MPI_ERRORS_RETURN by default), not MPI_COMM_WORLD's. */
+    MPI_Request request;
+    rc = MPI_File_iwrite_at_all(fh, 0, data, BLOCK * BLOCKS, MPI_BYTE, &request);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&request, &status);
+    MPI_Error_class(rc, &class);
+    if (class != MPI_ERR_NO_SPACE) {
+        fprintf(stderr, "io_failure: rank %d: MPI_Wait of a collective write to /dev/full "
+                        "returned class %d, expected MPI_ERR_NO_SPACE (%d)\n", rank, class,
+                MPI_ERR_NO_SPACE);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_File_close(&fh);
