@@ -61,7 +61,8 @@ libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
 	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h \
 	ompi-lite/api/context_id.h ompi-lite/api/context_id.c \
 	ompi-lite/api/coll_overlap.c \
-	ompi-lite/api/mpix.c
+	ompi-lite/api/mpix.c \
+	launcher/params.c launcher/params.h
 libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.
 libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined

@@ -11,7 +11,8 @@
  * the runtime runs, scope MPI_T_SCOPE_ALL_EQ since every process must
  * choose the same algorithm; before MPI_Init and after MPI_Finalize a
  * write is MPI_T_ERR_CVAR_SET_NOT_NOW (start-up reads the environment
- * again).
+ * again). The launcher's parameters (mpirun's, which a process only sees
+ * in its environment) are MPI_T_SCOPE_CONSTANT, in category "launcher".
  *
  * Performance variables are what point-to-point counts anyway
  * (ol_pt2pt_counters): nothing is added to a send or a receive. A counter
@@ -34,6 +35,7 @@
 #include "ol_param_table.h"
 #include "ol_state.h"
 #include "pt2pt.h"
+#include "../../launcher/params.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -50,7 +52,7 @@ static int initialized; /* MPI_T_init_thread calls not yet finalized */
 
 /* ---- categories ------------------------------------------------------ */
 
-enum { CAT_RUNTIME, CAT_PT2PT, CAT_COLL, CAT_RMA, CAT_ACCEL, CATEGORIES };
+enum { CAT_RUNTIME, CAT_PT2PT, CAT_COLL, CAT_RMA, CAT_ACCEL, CAT_LAUNCHER, CATEGORIES };
 
 static const struct {
     const char *name, *desc;
@@ -63,6 +65,8 @@ static const struct {
                           "the shared-memory segment"},
     [CAT_RMA] = {"rma", "one-sided communication"},
     [CAT_ACCEL] = {"accel", "device (GPU) buffers"},
+    [CAT_LAUNCHER] = {"launcher", "mpirun and its daemons: what this process was started with "
+                                  "(read-only here)"},
 };
 
 /* ---- control variables ------------------------------------------------ */
@@ -72,6 +76,24 @@ typedef struct {
     int category;
     bool writable; /* read at every use (the collectives' own tables) */
 } cvar_t;
+
+/* The launcher's table in the library's row format, so that it is read
+ * from the environment as the others are. */
+static ol_param_t launcher_rows[OL_LAUNCHER_PARAMS];
+static int launcher_values[OL_LAUNCHER_PARAMS];
+static char launcher_defaults[OL_LAUNCHER_PARAMS][24];
+
+static void launcher_print(FILE *out)
+{
+    for (int i = 0; i < OL_LAUNCHER_PARAMS; i++) {
+        const ol_launcher_param_t *p = &ol_launcher_params[i];
+        snprintf(launcher_defaults[i], sizeof(launcher_defaults[i]), "%ld", p->default_value);
+        launcher_rows[i] = (ol_param_t){p->name, OL_PARAM_INT, launcher_defaults[i], p->help,
+                                        &launcher_values[i], p->min, p->max};
+    }
+    ol_param_table_load_quiet(launcher_rows, OL_LAUNCHER_PARAMS);
+    ol_param_table_print(launcher_rows, OL_LAUNCHER_PARAMS, out);
+}
 
 static cvar_t *cvars;
 static int ncvars;
@@ -106,6 +128,7 @@ static int collect_cvars(void)
         {CAT_RUNTIME, ol_params_print},   {CAT_RUNTIME, ol_state_params_print},
         {CAT_PT2PT, ol_pt2pt_params_print}, {CAT_COLL, ol_coll_params_print},
         {CAT_RMA, ol_rma_params_print},   {CAT_ACCEL, ol_accel_params_print},
+        {CAT_LAUNCHER, launcher_print},
     };
     ol_param_table_set_visitor(collect_table, NULL);
     for (size_t i = 0; i < OL_ARRAY_SIZE(lists); i++) {
@@ -362,7 +385,9 @@ int ol_api_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbo
     SET(enumtype, MPI_T_ENUM_NULL);
     put_string(v->row->help, desc, desc_len);
     SET(bind, MPI_T_BIND_NO_OBJECT);
-    SET(scope, v->writable ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_READONLY);
+    SET(scope, v->writable                   ? MPI_T_SCOPE_ALL_EQ
+               : v->category == CAT_LAUNCHER ? MPI_T_SCOPE_CONSTANT
+                                             : MPI_T_SCOPE_READONLY);
     return leave(MPI_SUCCESS);
 }
 
