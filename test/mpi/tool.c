@@ -25,6 +25,10 @@
 
 static const char *mode = "";
 
+/* Checks the chapter leaves to the implementation (a null handle need not
+ * be caught, MPICH 4.0 crashes on some) run on ompi-lite only. */
+static int on_ompi_lite;
+
 #define CHECK(cond, ...) \
     do { \
         if (!(cond)) { \
@@ -43,13 +47,34 @@ static const char *mode = "";
 
 #define OK(call) EXPECT(call, MPI_SUCCESS)
 
-static int tool_start(void)
+/* again: a second, nested start (Open MPI 4.1 leaves provided unset
+ * there). */
+static void tool_start(int again)
 {
     int provided = -1;
     OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    CHECK(provided >= MPI_THREAD_SINGLE && provided <= MPI_THREAD_MULTIPLE, "provided %d",
-          provided);
-    return provided;
+    if (!again || on_ompi_lite)
+        CHECK(provided >= MPI_THREAD_SINGLE && provided <= MPI_THREAD_MULTIPLE, "provided %d",
+              provided);
+}
+
+/* One of the MPI_T_BIND_ constants (their values differ between MPIs, and
+ * MPI_T_BIND_MPI_SESSION is MPI-4's). */
+static int is_bind(int bind)
+{
+    static const int binds[] = {
+        MPI_T_BIND_NO_OBJECT, MPI_T_BIND_MPI_COMM,    MPI_T_BIND_MPI_DATATYPE,
+        MPI_T_BIND_MPI_ERRHANDLER, MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP,
+        MPI_T_BIND_MPI_OP,    MPI_T_BIND_MPI_REQUEST, MPI_T_BIND_MPI_WIN,
+        MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO,
+#ifdef MPI_T_BIND_MPI_SESSION
+        MPI_T_BIND_MPI_SESSION,
+#endif
+    };
+    for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++)
+        if (bind == binds[i])
+            return 1;
+    return 0;
 }
 
 /* ---- control variables -------------------------------------------------- */
@@ -74,20 +99,23 @@ static void cvar_info(int i, cvar_info_t *v)
           v->name, got, len);
     CHECK(verbosity >= MPI_T_VERBOSITY_USER_BASIC && verbosity <= MPI_T_VERBOSITY_MPIDEV_ALL,
           "cvar %s: verbosity %d", v->name, verbosity);
-    CHECK(bind >= MPI_T_BIND_NO_OBJECT && bind <= MPI_T_BIND_MPI_SESSION, "cvar %s: bind %d",
-          v->name, bind);
+    CHECK(is_bind(bind), "cvar %s: bind %d", v->name, bind);
     CHECK(v->scope >= MPI_T_SCOPE_CONSTANT && v->scope <= MPI_T_SCOPE_ALL_EQ,
           "cvar %s: scope %d", v->name, v->scope);
-    CHECK(desc_len >= 1, "cvar %s: description length %d", v->name, desc_len);
+    /* The length counts the null (Open MPI 4.1 says 0 for an empty one). */
+    CHECK(desc_len >= (on_ompi_lite ? 2 : 0), "cvar %s: description length %d", v->name,
+          desc_len);
+    int back = -1;
+    OK(MPI_T_cvar_get_index(v->name, &back));
+    CHECK(back == i, "cvar %s: index %d, found at %d", v->name, i, back);
     /* A truncated name: 3 characters and the null, *len says 4. */
     char shortname[8] = "xxxxxxx";
+    if (len <= 4)
+        return; /* too short to cut */
     got = 4;
     OK(MPI_T_cvar_get_info(i, shortname, &got, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
     CHECK(got == 4 && strncmp(shortname, v->name, 3) == 0 && shortname[3] == '\0',
           "cvar %s: truncated to \"%s\", length %d", v->name, shortname, got);
-    int back = -1;
-    OK(MPI_T_cvar_get_index(v->name, &back));
-    CHECK(back == i, "cvar %s: index %d, found at %d", v->name, i, back);
 }
 
 /* The value as text: ints and strings (what tool.sh compares); other types
@@ -138,8 +166,9 @@ static void check_cvars(int print)
         if (print)
             printf("cvar %s %s %s\n", v.name, v.type == MPI_INT ? "int" : "char", text);
     }
-    EXPECT(MPI_T_cvar_get_info(-1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-           MPI_T_ERR_INVALID_INDEX);
+    if (on_ompi_lite) /* Open MPI 4.1 answers MPI_T_ERR_INVALID */
+        EXPECT(MPI_T_cvar_get_info(-1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+               MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_cvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
            MPI_T_ERR_INVALID_INDEX);
     int i, count;
@@ -147,7 +176,8 @@ static void check_cvars(int print)
     EXPECT(MPI_T_cvar_handle_alloc(n, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_cvar_get_index("no such variable", &i), MPI_T_ERR_INVALID_NAME);
     int value[4];
-    EXPECT(MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, value), MPI_T_ERR_INVALID_HANDLE);
+    if (on_ompi_lite)
+        EXPECT(MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, value), MPI_T_ERR_INVALID_HANDLE);
 }
 
 /* ---- categories ------------------------------------------------------------ */
@@ -206,17 +236,24 @@ static void check_pvars(void)
     int i, count;
     MPI_T_pvar_session session;
     MPI_T_pvar_handle h;
-    EXPECT(MPI_T_pvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                               NULL, NULL),
+    char name[64];
+    int len = sizeof(name), cls, ro, cont, atomic;
+    MPI_Datatype type;
+    EXPECT(MPI_T_pvar_get_info(n, name, &len, NULL, &cls, &type, NULL, NULL, NULL, NULL, &ro,
+                               &cont, &atomic),
            MPI_T_ERR_INVALID_INDEX);
-    EXPECT(MPI_T_pvar_get_index("no such variable", MPI_T_PVAR_CLASS_COUNTER, &i),
-           MPI_T_ERR_INVALID_NAME);
-    EXPECT(MPI_T_pvar_handle_alloc(MPI_T_PVAR_SESSION_NULL, 0, NULL, &h, &count),
-           MPI_T_ERR_INVALID_SESSION);
+    if (on_ompi_lite) /* MPICH 4.0 crashes here */
+        EXPECT(MPI_T_pvar_get_index("no such variable", MPI_T_PVAR_CLASS_COUNTER, &i),
+               MPI_T_ERR_INVALID_NAME);
+    if (on_ompi_lite)
+        EXPECT(MPI_T_pvar_handle_alloc(MPI_T_PVAR_SESSION_NULL, 0, NULL, &h, &count),
+               MPI_T_ERR_INVALID_SESSION);
     OK(MPI_T_pvar_session_create(&session));
     EXPECT(MPI_T_pvar_handle_alloc(session, n, NULL, &h, &count), MPI_T_ERR_INVALID_INDEX);
     unsigned long long value[4];
-    EXPECT(MPI_T_pvar_read(session, MPI_T_PVAR_HANDLE_NULL, value), MPI_T_ERR_INVALID_HANDLE);
+    if (on_ompi_lite)
+        EXPECT(MPI_T_pvar_read(session, MPI_T_PVAR_HANDLE_NULL, value),
+               MPI_T_ERR_INVALID_HANDLE);
     OK(MPI_T_pvar_session_free(&session));
     CHECK(session == MPI_T_PVAR_SESSION_NULL, "the freed session is not null");
 }
@@ -354,10 +391,14 @@ static void before_and_after(void)
 int main(int argc, char **argv)
 {
     mode = argc > 1 ? argv[1] : "";
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    OK(MPI_Get_library_version(version, &len));
+    on_ompi_lite = strstr(version, "ompi-lite") != NULL;
     int rank = 0, size = 1;
     if (strcmp(mode, "list") == 0) {
         before_and_after();
-        tool_start();
+        tool_start(0);
         check_all(1);
         OK(MPI_T_finalize());
         printf("tool: list OK\n");
@@ -368,10 +409,11 @@ int main(int argc, char **argv)
         return 2;
     }
     int own = strcmp(mode, "own") == 0;
+    CHECK(!own || on_ompi_lite, "own checks ompi-lite's variables: %s", version);
     before_and_after();
     /* Twice: reference counted, one finalize leaves it running. */
-    tool_start();
-    tool_start();
+    tool_start(0);
+    tool_start(1);
     OK(MPI_T_finalize());
     check_all(0);
     if (own) {
