@@ -42,7 +42,7 @@ OL_API_IMPL = \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
 	ompi-lite/api/fortran_status.c ompi-lite/api/win.c ompi-lite/api/part.c \
-	ompi-lite/api/session.c ompi-lite/api/file.c
+	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)
@@ -61,7 +61,8 @@ libmpi_abi_la_SOURCES = $(OL_API_IMPL) $(OL_API_GENERATED) \
 	ompi-lite/api/ol_api.h ompi-lite/api/ol_api_checks.h \
 	ompi-lite/api/context_id.h ompi-lite/api/context_id.c \
 	ompi-lite/api/coll_overlap.c \
-	ompi-lite/api/mpix.c
+	ompi-lite/api/mpix.c \
+	launcher/params.c launcher/params.h
 libmpi_abi_la_LIBADD = libol_core.la $(OL_CORE_LIBS)
 # libmpi_abi.so.1, as the standard ABI names it.
 libmpi_abi_la_LDFLAGS = -version-info 1:0:0 -no-undefined

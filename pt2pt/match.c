@@ -1504,3 +1504,20 @@ static void channel_close(void)
     free(messages_sent);
     messages_sent = NULL;
 }
+
+uint64_t ol_match_messages_sent(void)
+{
+    /* The sum of the peers' last sequence numbers: nothing to count on
+     * the send path. */
+    uint64_t total = 0;
+    const uint32_t *sent = __atomic_load_n(&messages_sent, __ATOMIC_ACQUIRE);
+    for (int peer = 0; sent && peer < ol_rt.size; peer++)
+        total += __atomic_load_n(&sent[peer], __ATOMIC_RELAXED);
+    return total;
+}
+
+unsigned ol_match_backlogged_peers(void)
+{
+    int n = __atomic_load_n(&backlogged, __ATOMIC_RELAXED);
+    return n > 0 ? (unsigned)n : 0;
+}

@@ -23,6 +23,9 @@ ol_status_t ol_match_init(void);
 void ol_match_finalize(void);
 void ol_match_params_load(void);
 void ol_match_params_print(FILE *out);
+/* Messages sent into the rings since the start; peers with a backlog. */
+uint64_t ol_match_messages_sent(void);
+unsigned ol_match_backlogged_peers(void);
 
 /* A send of data to world rank peer (ep is its endpoint) with MPI's tag;
  * sync: completes once a receive matched it. Returns NULL when complete

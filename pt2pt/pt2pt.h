@@ -19,6 +19,18 @@ void ol_pt2pt_params_print(FILE *out);
 /* Waits for buffered sends, closes every endpoint flushing what is in flight. */
 void ol_pt2pt_finalize(void);
 
+/* What point-to-point counts anyway, for the tool interface's performance
+ * variables (api/tool.c): read without a lock, each field on its own, from
+ * the runtime's start (0 when it is not running). */
+typedef struct {
+    uint64_t ring_messages_sent;  /* messages into the same-host rings (match.c) */
+    uint64_t copy_chunks_written; /* chunks of large messages written into their */
+    uint64_t copy_bytes_written;  /*   receivers by the waiting sender (shm_copy.c) */
+    unsigned sends_in_flight;     /* nonblocking sends UCX still holds */
+    unsigned backlogged_peers;    /* peers whose ring is full, messages waiting */
+} ol_pt2pt_counters_t;
+void ol_pt2pt_counters(ol_pt2pt_counters_t *counters);
+
 /* Blocking calls: no request object on this path. */
 ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
                           ol_comm_t *comm, ol_tagspace_t space, ol_send_mode_t mode);

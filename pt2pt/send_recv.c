@@ -5,6 +5,7 @@
 #include "match.h"
 #include "ol_log.h"
 #include "pt2pt.h"
+#include "shm_copy.h"
 #include "ucx_datatype.h"
 #include "ucx_ops.h"
 
@@ -52,6 +53,15 @@ static bool sends_ended(void *arg)
     const sends_wait_t *w = arg;
     return __atomic_load_n(&sends_in_flight, __ATOMIC_ACQUIRE) == 0 ||
            ol_rt_wtime() > w->deadline;
+}
+
+void ol_pt2pt_counters(ol_pt2pt_counters_t *c)
+{
+    c->ring_messages_sent = ol_match_messages_sent();
+    ol_shm_copy_written(&c->copy_chunks_written, &c->copy_bytes_written);
+    int in_flight = __atomic_load_n(&sends_in_flight, __ATOMIC_RELAXED);
+    c->sends_in_flight = in_flight > 0 ? (unsigned)in_flight : 0;
+    c->backlogged_peers = ol_match_backlogged_peers();
 }
 
 void ol_pt2pt_finalize(void)

@@ -70,6 +70,12 @@ void ol_shm_copy_init(size_t min_shared, size_t chunk)
     helping = false;
 }
 
+void ol_shm_copy_written(uint64_t *chunks, uint64_t *bytes)
+{
+    *chunks = __atomic_load_n(&chunks_written, __ATOMIC_RELAXED);
+    *bytes = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
+}
+
 void ol_shm_copy_finalize(void)
 {
     if (chunks_written)

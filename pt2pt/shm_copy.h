@@ -36,6 +36,8 @@
  * min_bytes: none is). */
 void ol_shm_copy_init(size_t min_bytes, size_t chunk_bytes);
 void ol_shm_copy_finalize(void);
+/* Chunks and bytes this process wrote into receivers since the start. */
+void ol_shm_copy_written(uint64_t *chunks, uint64_t *bytes);
 
 /* Sender: a slot for a message of `bytes` at `source` to world rank
  * receiver, or OL_SHM_COPY_NONE; set before the message's record is

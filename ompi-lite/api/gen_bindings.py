@@ -49,6 +49,20 @@ CALLABLE_ANYTIME = {
     "MPI_Session_init", "MPI_Session_create_errhandler", "MPI_Errhandler_free",
 }
 
+
+def is_tool(fn):
+    """The tool information interface (MPI-4.1 chapter 15, api/tool.c):
+    callable at any time, with its own initialisation (MPI_T_init_thread,
+    which the implementations check); its calls return their error codes
+    (the MPI_T_ERR_* of the chapter) and never invoke an error handler,
+    and the implementations check every argument themselves, since the
+    classes of the other chapters' checks are not the chapter's."""
+    return fn.name.startswith("MPI_T_")
+
+
+def callable_anytime(fn):
+    return fn.name in CALLABLE_ANYTIME or is_tool(fn)
+
 # Handle kinds that have an internal object: (C type, lookup check).
 TRANSLATED = {
     "COMM": ("ol_comm_t *", "ol_check_comm"),
@@ -398,15 +412,16 @@ def call_args(fn):
 def int_binding(fn):
     comm = first_of(fn, "COMM")
     lines = ["OL_EXPORT %s" % fn.prototype("P" + fn.name), "{"]
-    lines.append('    static const char fn_name[] = "%s";' % fn.name)
+    if not is_tool(fn):  # no handler to name the call to
+        lines.append('    static const char fn_name[] = "%s";' % fn.name)
     for p in fn.params:
         if p.kind in TRANSLATED:
             lines.append("    %s%s_obj = NULL;" % (TRANSLATED[p.kind][0], p.name))
     lines.append("    int err;")
     if ISSUE.get(fn.name, ("",))[0] == "OL_API_PERSISTENT":
         lines.append("    (void)%s; /* not passed on: see ISSUE */" % first_of(fn, "INFO").name)
-    statements = [] if fn.name in CALLABLE_ANYTIME else [(None, "ol_check_running()")]
-    statements += checks(fn)
+    statements = [] if callable_anytime(fn) else [(None, "ol_check_running()")]
+    statements += [] if is_tool(fn) else checks(fn)
     for cond, s in statements:
         guard = "(%s) && " % cond if cond else ""
         lines.append("    if (%sOL_UNLIKELY((err = %s) != MPI_SUCCESS))" % (guard, s))
@@ -427,6 +442,8 @@ def raise_call(fn):
     MPI_Session_init was given, else MPI_COMM_SELF's (ol_api_raise)."""
     comm = first_of(fn, "COMM")
     file = first_of(fn, "FILE")
+    if is_tool(fn):
+        return "err"
     if file:
         return "ol_api_raise_file(fn_name, %s_obj, err)" % file.name
     if fn.name.startswith("MPI_File_") or fn.name.startswith("MPI_Register_datarep"):

@@ -374,10 +374,11 @@ def bound_names(gen_bindings_c):
 
 def fortran_functions(functions, bound):
     """The functions Fortran gets, in table order: bound in C, not a
-    large-count form (the mpi module has none), not a C-only conversion."""
+    large-count form (the mpi module has none), not a C-only conversion,
+    not the tool interface (MPI-4.1 15.3: MPI_T has C bindings only)."""
     out = []
     for fn in functions:
-        if fn.name not in bound or fn.name in NOT_BOUND:
+        if fn.name not in bound or fn.name in NOT_BOUND or fn.name.startswith("MPI_T_"):
             continue
         if fn.name.endswith(("_c", "_toint", "_fromint")):
             continue

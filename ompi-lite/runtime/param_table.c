@@ -58,14 +58,14 @@ static void report_bad(const ol_param_t *p, const char *text, bool parsed)
                 p->name, text, range, p->default_value);
 }
 
-static const char *env_value(const ol_param_t *p)
+const char *ol_param_env_value(const ol_param_t *p)
 {
     char var[128];
     snprintf(var, sizeof(var), "OMPI_LITE_%s", p->name);
     return getenv(var);
 }
 
-int ol_param_table_load(const ol_param_t *table, size_t rows)
+static int load(const ol_param_t *table, size_t rows, bool report)
 {
     int bad = 0;
     for (size_t i = 0; i < rows; i++) {
@@ -74,12 +74,13 @@ int ol_param_table_load(const ol_param_t *table, size_t rows)
             fprintf(stderr, "ompi-lite: internal error: OMPI_LITE_%s's default %s is not one of "
                             "its values\n",
                     p->name, p->default_value);
-        const char *text = env_value(p);
+        const char *text = ol_param_env_value(p);
         if (!text)
             continue;
         bool parsed = set_row(p, text) == 0;
         if (!parsed || !in_range(p)) {
-            report_bad(p, text, parsed);
+            if (report)
+                report_bad(p, text, parsed);
             set_row(p, p->default_value);
             bad++;
         }
@@ -87,11 +88,34 @@ int ol_param_table_load(const ol_param_t *table, size_t rows)
     return bad;
 }
 
+int ol_param_table_load(const ol_param_t *table, size_t rows)
+{
+    return load(table, rows, true);
+}
+
+void ol_param_table_load_quiet(const ol_param_t *table, size_t rows)
+{
+    load(table, rows, false);
+}
+
+static ol_param_table_visitor_t *visitor;
+static void *visitor_arg;
+
+void ol_param_table_set_visitor(ol_param_table_visitor_t *fn, void *arg)
+{
+    visitor = fn;
+    visitor_arg = arg;
+}
+
 void ol_param_table_print(const ol_param_t *table, size_t rows, FILE *out)
 {
+    if (visitor) {
+        visitor(table, rows, visitor_arg);
+        return;
+    }
     for (size_t i = 0; i < rows; i++) {
         const ol_param_t *p = &table[i];
-        const char *text = env_value(p);
+        const char *text = ol_param_env_value(p);
         char range[64] = "";
         if (p->type == OL_PARAM_INT && (p->min || p->max)) {
             strcpy(range, ", takes ");

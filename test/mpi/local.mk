@@ -14,6 +14,7 @@ EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
 include test/mpi/rma.mk
 include test/mpi/part.mk
 include test/mpi/session.mk
+include test/mpi/tool.mk
 include test/mpi/io.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
