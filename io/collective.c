@@ -36,13 +36,19 @@ typedef struct {
     MPI_Offset leader; /* the world rank of its host's first process */
 } range_t;
 
-typedef enum { PHASE_RANGES, PHASE_HEADERS, PHASE_LISTS, PHASE_REPLIES, PHASE_ERRORS } phase_t;
+typedef enum {
+    PHASE_RANGES,
+    PHASE_HEADERS,
+    PHASE_LISTS,
+    PHASE_DATA,    /* writes: the pieces' bytes, straight into the window */
+    PHASE_REPLIES, /* reads: the pieces' bytes, straight out of the window */
+    PHASE_ERRORS
+} phase_t;
 
 /* What one aggregator gets from one process in a round. */
 typedef struct {
     int64_t header[2]; /* pieces, bytes */
     MPI_Offset *list;  /* (offset, length) pairs */
-    char *data;
 } incoming_t;
 
 typedef struct io_op {
@@ -60,7 +66,10 @@ typedef struct io_op {
     int64_t (*out_headers)[2]; /* per aggregator, this round */
     MPI_Offset **out_lists;
     incoming_t *in;        /* per process, when an aggregator */
-    char *buffer;          /* the aggregator's window */
+    char *buffer;          /* the aggregator's window: byte i is byte window_lo + i of the file */
+    bool own_buffer;       /* not the file's (another access of the file holds that) */
+    MPI_Offset window_lo, span_lo, span_hi; /* this round's window, and what it moves */
+    bool span_whole, span_locked;
     int *errors;           /* per process, the last phase */
     ol_request_t **pending;
     int npending, capacity;
@@ -370,30 +379,20 @@ static void start_lists(io_op_t *op)
         op->out_lists[a] = list;
         send_to(op, list, count * 2 * (MPI_Offset)sizeof(MPI_Offset), op->aggregators[a],
                 TAG_LIST);
-        if (op->access.write) {
-            clip(&op->mine.pieces[first], lo, hi, &piece);
-            send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
-                    TAG_DATA);
-        }
     }
     for (int r = 0; op->my_aggregator >= 0 && r < nprocs(op); r++) {
         incoming_t *in = &op->in[r];
         free(in->list);
-        free(in->data);
         in->list = NULL;
-        in->data = NULL;
         if (in->header[0] == 0)
             continue;
         in->list = malloc((size_t)in->header[0] * 2 * sizeof(MPI_Offset));
-        in->data = malloc((size_t)in->header[1] + 1);
-        if (!in->list || !in->data) {
+        if (!in->list) {
             fail(op, MPI_ERR_NO_MEM);
             return;
         }
         receive_from(op, in->list, in->header[0] * 2 * (MPI_Offset)sizeof(MPI_Offset), r,
                      TAG_LIST);
-        if (op->access.write)
-            receive_from(op, in->data, in->header[1], r, TAG_DATA);
     }
     op->phase = PHASE_LISTS;
 }
@@ -420,17 +419,101 @@ static bool requested_span(const io_op_t *op, MPI_Offset *lo, MPI_Offset *hi)
     return covered == *hi - *lo;
 }
 
-static void place_pieces(const io_op_t *op, MPI_Offset lo)
+/* A process's pieces of this window as a type over the window's buffer,
+ * cut at `end` (the end of the file, for replies); NULL with no byte. */
+static ol_status_t pieces_type(const io_op_t *op, const incoming_t *in, MPI_Offset end,
+                               ol_datatype_t **type)
+{
+    int64_t n = in->header[0];
+    MPI_Count *lengths = malloc(((size_t)n + 1) * sizeof(MPI_Count));
+    MPI_Count *displs = malloc(((size_t)n + 1) * sizeof(MPI_Count));
+    int64_t used = 0;
+    for (int64_t k = 0; lengths && displs && k < n; k++) {
+        MPI_Offset start = in->list[2 * k], length = in->list[2 * k + 1];
+        if (start + length > end)
+            length = end > start ? end - start : 0;
+        if (length == 0)
+            break;
+        displs[used] = start - op->window_lo;
+        lengths[used++] = length;
+    }
+    ol_status_t rc = !lengths || !displs ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    *type = NULL;
+    if (rc == MPI_SUCCESS && used > 0)
+        rc = ol_dt_create_indexed(used, lengths, 0, displs, true, bytes_type(), true, type);
+    if (*type)
+        ol_dt_commit(*type);
+    free(lengths);
+    free(displs);
+    return rc;
+}
+
+/* Sends (reads) or receives (writes) each process's pieces of the window
+ * straight from or into the window's buffer. */
+static void move_pieces(io_op_t *op, bool send, MPI_Offset end)
 {
     for (int r = 0; r < nprocs(op); r++) {
         const incoming_t *in = &op->in[r];
-        MPI_Offset at = 0;
-        for (int64_t k = 0; k < in->header[0]; k++) {
-            memcpy(op->buffer + (in->list[2 * k] - lo), in->data + at,
-                   (size_t)in->list[2 * k + 1]);
-            at += in->list[2 * k + 1];
-        }
+        if (in->header[0] == 0)
+            continue;
+        ol_datatype_t *type;
+        ol_status_t rc = pieces_type(op, in, end, &type);
+        ol_request_t *req = NULL;
+        if (rc == MPI_SUCCESS && send)
+            rc = ol_pt2pt_isend(op->buffer, type ? 1 : 0, type ? type : bytes_type(), r,
+                                tag(op, TAG_REPLY), op->file->comm, OL_TAGSPACE_USER,
+                                OL_SEND_STANDARD, &req);
+        else if (rc == MPI_SUCCESS)
+            rc = ol_pt2pt_irecv(op->buffer, type ? 1 : 0, type ? type : bytes_type(), r,
+                                tag(op, TAG_DATA), op->file->comm, OL_TAGSPACE_USER, &req);
+        if (type)
+            ol_dt_free_handle(type); /* the request holds it while in flight */
+        track(op, rc, req);
     }
+}
+
+/* The aggregator of a write: where the pieces leave holes, the span is
+ * locked and read first, so that the holes keep the file's bytes; then the
+ * pieces arrive over it. */
+static void prepare_window(io_op_t *op)
+{
+    MPI_Offset hi;
+    window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
+    op->span_whole = requested_span(op, &op->span_lo, &op->span_hi);
+    op->span_locked = false;
+    MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
+    if (length <= 0 || op->span_whole || !op->file->readable || op->error)
+        return;
+    int fd = op->file->fd;
+    op->error = ol_io_lock(fd, true, lo, length);
+    op->span_locked = op->error == 0;
+    MPI_Offset got = 0;
+    char *at = op->buffer + (lo - op->window_lo);
+    if (!op->error)
+        op->error = ol_io_pread_full(fd, at, length, lo, &got);
+    if (!op->error && got < length)
+        memset(at + got, 0, (size_t)(length - got));
+}
+
+static void start_data(io_op_t *op)
+{
+    if (op->my_aggregator >= 0) {
+        prepare_window(op);
+        move_pieces(op, false, INT64_MAX);
+    }
+    for (int a = 0; a < op->naggregators; a++) {
+        if (op->out_headers[a][0] == 0)
+            continue;
+        MPI_Offset lo, hi;
+        window_of(op, a, op->round, &lo, &hi);
+        size_t first, n;
+        my_pieces_in(op, lo, hi, &first, &n);
+        piece_t piece;
+        clip(&op->mine.pieces[first], lo, hi, &piece);
+        send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
+                TAG_DATA);
+    }
+    op->phase = PHASE_DATA;
 }
 
 /* A window with holes in a file this process cannot read: piece by piece. */
@@ -439,85 +522,41 @@ static int write_pieces(const io_op_t *op)
     int error = 0;
     for (int r = 0; r < nprocs(op) && !error; r++) {
         const incoming_t *in = &op->in[r];
-        MPI_Offset at = 0;
-        for (int64_t k = 0; k < in->header[0] && !error; k++) {
-            error = ol_io_pwrite_full(op->file->fd, in->data + at, in->list[2 * k + 1],
-                                      in->list[2 * k]);
-            at += in->list[2 * k + 1];
-        }
+        for (int64_t k = 0; k < in->header[0] && !error; k++)
+            error = ol_io_pwrite_full(op->file->fd, op->buffer + (in->list[2 * k] - op->window_lo),
+                                      in->list[2 * k + 1], in->list[2 * k]);
     }
     return error;
 }
 
 static void write_window(io_op_t *op)
 {
-    MPI_Offset lo, hi;
-    bool whole = requested_span(op, &lo, &hi);
-    if (lo >= hi || op->error || op->failure != MPI_SUCCESS)
-        return;
-    if (!whole && !op->file->readable) {
-        op->error = write_pieces(op);
-        return;
+    MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
+    if (length > 0 && !op->error && op->failure == MPI_SUCCESS) {
+        if (!op->span_whole && !op->file->readable)
+            op->error = write_pieces(op);
+        else
+            op->error = ol_io_pwrite_full(op->file->fd, op->buffer + (lo - op->window_lo),
+                                          length, lo);
     }
-    int fd = op->file->fd, error = 0;
-    if (!whole)
-        error = ol_io_lock(fd, true, lo, hi - lo);
-    MPI_Offset got = 0;
-    if (!error && !whole)
-        error = ol_io_pread_full(fd, op->buffer, hi - lo, lo, &got);
-    if (!error && !whole && got < hi - lo)
-        memset(op->buffer + got, 0, (size_t)(hi - lo - got));
-    if (!error) {
-        place_pieces(op, lo);
-        error = ol_io_pwrite_full(fd, op->buffer, hi - lo, lo);
-    }
-    if (!whole)
-        ol_io_unlock(fd, lo, hi - lo);
-    op->error = error;
+    if (op->span_locked)
+        ol_io_unlock(op->file->fd, lo, length);
+    op->span_locked = false;
 }
 
-/* Bytes of a process's pieces (in file order, back to back in its stream)
- * that lie before `end`. */
-static MPI_Offset pieces_before(const incoming_t *in, MPI_Offset end)
-{
-    MPI_Offset bytes = 0;
-    for (int64_t k = 0; k < in->header[0]; k++) {
-        MPI_Offset start = in->list[2 * k], length = in->list[2 * k + 1];
-        if (start + length <= end) {
-            bytes += length;
-            continue;
-        }
-        if (start < end)
-            bytes += end - start;
-        break;
-    }
-    return bytes;
-}
-
-/* Reads the window's requested span and sends each process its pieces: only
- * those bytes before the end of the file, as the reply may land straight in
- * the program's buffer, whose bytes past the end must keep their contents. */
+/* Reads the window's requested span and sends each process its pieces,
+ * only the bytes before the end of the file: the reply may land straight
+ * in the program's buffer, whose bytes past the end keep their contents. */
 static void serve_reads(io_op_t *op)
 {
-    MPI_Offset lo, hi, got = 0;
-    requested_span(op, &lo, &hi);
-    if (lo < hi && !op->error) {
-        op->error = ol_io_pread_full(op->file->fd, op->buffer, hi - lo, lo, &got);
-        if (got < hi - lo)
-            memset(op->buffer + got, 0, (size_t)(hi - lo - got));
-    }
-    for (int r = 0; r < nprocs(op); r++) {
-        incoming_t *in = &op->in[r];
-        if (in->header[0] == 0)
-            continue;
-        MPI_Offset at = 0;
-        for (int64_t k = 0; k < in->header[0]; k++) {
-            memcpy(in->data + at, op->buffer + (in->list[2 * k] - lo),
-                   (size_t)in->list[2 * k + 1]);
-            at += in->list[2 * k + 1];
-        }
-        send_to(op, in->data, pieces_before(in, lo + got), r, TAG_REPLY);
-    }
+    MPI_Offset hi, got = 0;
+    window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
+    requested_span(op, &op->span_lo, &op->span_hi);
+    MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
+    if (length > 0 && !op->error)
+        op->error = ol_io_pread_full(op->file->fd, op->buffer + (lo - op->window_lo), length, lo,
+                                     &got);
+    move_pieces(op, true, lo + got);
 }
 
 static void start_replies(io_op_t *op)
@@ -561,6 +600,33 @@ static void next_round(io_op_t *op)
         start_errors(op);
 }
 
+/* The file's window buffer, unless another access of the file holds it. */
+static void take_window_buffer(io_op_t *op)
+{
+    ol_file_t *f = op->file;
+    op->own_buffer = f->window_busy;
+    if (op->own_buffer) {
+        op->buffer = malloc((size_t)op->window);
+        return;
+    }
+    if (f->window_bytes < op->window) {
+        free(f->window_buffer);
+        f->window_buffer = malloc((size_t)op->window);
+        f->window_bytes = f->window_buffer ? op->window : 0;
+    }
+    op->buffer = f->window_buffer;
+    f->window_busy = op->buffer != NULL;
+}
+
+static void give_window_buffer(io_op_t *op)
+{
+    if (op->own_buffer)
+        free(op->buffer);
+    else if (op->buffer)
+        op->file->window_busy = false;
+    op->buffer = NULL;
+}
+
 static ol_status_t prepare_two_phase(io_op_t *op)
 {
     int n = nprocs(op);
@@ -573,7 +639,7 @@ static ol_status_t prepare_two_phase(io_op_t *op)
     op->out_lists = calloc((size_t)op->naggregators, sizeof(*op->out_lists));
     op->in = calloc((size_t)n, sizeof(*op->in));
     if (op->my_aggregator >= 0)
-        op->buffer = malloc((size_t)op->window);
+        take_window_buffer(op);
     if (!op->out_headers || !op->out_lists || !op->in ||
         (op->my_aggregator >= 0 && !op->buffer))
         return MPI_ERR_NO_MEM;
@@ -616,13 +682,15 @@ static bool step(io_op_t *op)
         start_lists(op);
         return false;
     case PHASE_LISTS:
-        if (op->access.write) {
-            if (op->my_aggregator >= 0)
-                write_window(op);
-            next_round(op);
-        } else {
+        if (op->access.write)
+            start_data(op);
+        else
             start_replies(op);
-        }
+        return false;
+    case PHASE_DATA:
+        if (op->my_aggregator >= 0)
+            write_window(op);
+        next_round(op);
         return false;
     case PHASE_REPLIES:
         next_round(op);
@@ -669,14 +737,12 @@ static void free_op(io_op_t *op)
 {
     for (int a = 0; op->out_lists && a < op->naggregators; a++)
         free(op->out_lists[a]);
-    for (int r = 0; op->in && r < nprocs(op); r++) {
+    for (int r = 0; op->in && r < nprocs(op); r++)
         free(op->in[r].list);
-        free(op->in[r].data);
-    }
     free(op->out_lists);
     free(op->out_headers);
     free(op->in);
-    free(op->buffer);
+    give_window_buffer(op);
     free(op->errors);
     free(op->ranges);
     free(op->aggregators);

@@ -179,6 +179,7 @@ static void close_fd(ol_file_t *f)
 static void free_file(ol_file_t *f)
 {
     close_fd(f);
+    free(f->window_buffer);
     ol_io_view_release(&f->view);
     free(f->path);
     f->magic = 0;

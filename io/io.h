@@ -71,6 +71,11 @@ typedef struct ol_file {
     char *shared_path;
     char shared_problem[160]; /* why there is none */
     uint32_t collective_seq; /* numbers the collective accesses: their tags */
+    /* An aggregator's window, kept from one collective access to the next
+     * (a fresh 16 MiB costs its page faults every time). */
+    char *window_buffer;
+    MPI_Offset window_bytes;
+    bool window_busy;
     ol_io_hints_t hints;
     /* The API layer's. */
     MPI_Errhandler errhandler;
