@@ -157,17 +157,32 @@ static int nprocs(const io_op_t *op)
     return op->file->comm->size;
 }
 
+static int by_start(const void *a, const void *b)
+{
+    MPI_Offset x = ((const range_t *)a)->lo, y = ((const range_t *)b)->lo;
+    return (x > y) - (x < y);
+}
+
+/* Whether two processes' ranges overlap: sorted by their start, a range
+ * would begin before an earlier one ends. */
 static bool interleaved(const io_op_t *op)
 {
-    /* Ranges sorted by their start would each end before the next begins. */
-    int n = nprocs(op);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            if (i != j && op->ranges[i].lo < op->ranges[i].hi &&
-                op->ranges[j].lo < op->ranges[j].hi && op->ranges[i].lo < op->ranges[j].hi &&
-                op->ranges[j].lo < op->ranges[i].hi)
-                return true;
-    return false;
+    int n = nprocs(op), used = 0;
+    range_t *sorted = malloc((size_t)n * sizeof(range_t));
+    if (!sorted)
+        return true; /* two-phase I/O is right either way */
+    for (int r = 0; r < n; r++)
+        if (op->ranges[r].lo < op->ranges[r].hi)
+            sorted[used++] = op->ranges[r];
+    qsort(sorted, (size_t)used, sizeof(range_t), by_start);
+    bool overlap = false;
+    MPI_Offset end = 0;
+    for (int k = 0; k < used && !overlap; k++) {
+        overlap = k > 0 && sorted[k].lo < end;
+        end = sorted[k].hi > end ? sorted[k].hi : end;
+    }
+    free(sorted);
+    return overlap;
 }
 
 static bool two_phase(const io_op_t *op)
