@@ -46,24 +46,39 @@ int ol_io_pwrite_full(int fd, const void *buf, MPI_Offset length, MPI_Offset off
     return 0;
 }
 
-/* Open file description locks: held by the file, not the process, so that
- * threads of one process exclude each other too. */
-int ol_io_lock(int fd, bool exclusive, MPI_Offset offset, MPI_Offset length)
+/* Open file description locks exclude other processes (and survive no
+ * close of another descriptor, unlike process locks); the file's mutex
+ * excludes this process's other threads, which share the description. */
+int ol_io_lock(ol_file_t *f, int fd, bool exclusive, MPI_Offset offset, MPI_Offset length)
 {
+    pthread_mutex_lock(&f->range_mutex);
     struct flock lock = {.l_type = exclusive ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET,
                          .l_start = offset, .l_len = length};
     while (fcntl(fd, F_OFD_SETLKW, &lock) != 0) {
-        if (errno != EINTR)
-            return errno;
+        if (errno != EINTR) {
+            int error = errno;
+            pthread_mutex_unlock(&f->range_mutex);
+            return error;
+        }
     }
     return 0;
 }
 
-void ol_io_unlock(int fd, MPI_Offset offset, MPI_Offset length)
+void ol_io_unlock(ol_file_t *f, int fd, MPI_Offset offset, MPI_Offset length)
 {
     struct flock lock = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = offset,
                          .l_len = length};
     (void)fcntl(fd, F_OFD_SETLK, &lock);
+    pthread_mutex_unlock(&f->range_mutex);
+}
+
+MPI_Offset ol_io_pieces_end(const pieces_t *p, size_t i, size_t j)
+{
+    MPI_Offset end = 0;
+    for (size_t k = i; k < j; k++)
+        if (p->pieces[k].file + p->pieces[k].length > end)
+            end = p->pieces[k].file + p->pieces[k].length;
+    return end;
 }
 
 /* ---- the stream ---------------------------------------------------------- */
@@ -229,10 +244,11 @@ static size_t window_end(const pieces_t *p, size_t i, MPI_Offset window)
     return j;
 }
 
-static int sieve_write(int fd, const pieces_t *p, size_t i, size_t j, const char *data,
+static int sieve_write(ol_file_t *f, const pieces_t *p, size_t i, size_t j, const char *data,
                        bool locked, char **buffer, MPI_Offset *room)
 {
-    MPI_Offset lo = p->pieces[i].file, hi = p->pieces[j - 1].file + p->pieces[j - 1].length;
+    int fd = f->fd;
+    MPI_Offset lo = p->pieces[i].file, hi = ol_io_pieces_end(p, i, j);
     MPI_Offset span = hi - lo, covered = 0;
     if (span > *room) {
         char *bigger = realloc(*buffer, (size_t)span);
@@ -243,10 +259,10 @@ static int sieve_write(int fd, const pieces_t *p, size_t i, size_t j, const char
     }
     for (size_t k = i; k < j; k++)
         covered += p->pieces[k].length;
-    int error = 0;
-    bool holes = covered < span;
-    if (holes && !locked)
-        error = ol_io_lock(fd, true, lo, span);
+    bool holes = covered < span, take_lock = holes && !locked;
+    int error = take_lock ? ol_io_lock(f, fd, true, lo, span) : 0;
+    if (error)
+        return error;
     MPI_Offset got = 0;
     if (!error && holes)
         error = ol_io_pread_full(fd, *buffer, span, lo, &got);
@@ -257,8 +273,8 @@ static int sieve_write(int fd, const pieces_t *p, size_t i, size_t j, const char
                (size_t)p->pieces[k].length);
     if (!error)
         error = ol_io_pwrite_full(fd, *buffer, span, lo);
-    if (holes && !locked)
-        ol_io_unlock(fd, lo, span);
+    if (take_lock)
+        ol_io_unlock(f, fd, lo, span);
     return error;
 }
 
@@ -268,7 +284,7 @@ static int sieve_write(int fd, const pieces_t *p, size_t i, size_t j, const char
 static int sieve_read(int fd, const pieces_t *p, size_t i, size_t j, char *data, char **buffer,
                       MPI_Offset *room, MPI_Offset *moved, bool *ended)
 {
-    MPI_Offset lo = p->pieces[i].file, hi = p->pieces[j - 1].file + p->pieces[j - 1].length;
+    MPI_Offset lo = p->pieces[i].file, hi = ol_io_pieces_end(p, i, j);
     MPI_Offset span = hi - lo, got;
     if (span > *room) {
         char *bigger = realloc(*buffer, (size_t)span);
@@ -319,7 +335,7 @@ static bool sieve(const ol_file_t *f, bool write, const pieces_t *p, MPI_Offset 
     return setting == OL_IO_ENABLE || data / (MPI_Offset)p->count < window / 8;
 }
 
-static int move_pieces(const ol_file_t *f, bool write, const pieces_t *p, char *data,
+static int move_pieces(ol_file_t *f, bool write, const pieces_t *p, char *data,
                        MPI_Offset *moved)
 {
     MPI_Offset window = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
@@ -332,7 +348,7 @@ static int move_pieces(const ol_file_t *f, bool write, const pieces_t *p, char *
         if (j == i + 1)
             error = move_one(f->fd, write, &p->pieces[i], data, moved, &ended);
         else if (write)
-            error = sieve_write(f->fd, p, i, j, data, f->atomic, &buffer, &room);
+            error = sieve_write(f, p, i, j, data, f->atomic, &buffer, &room);
         else
             error = sieve_read(f->fd, p, i, j, data, &buffer, &room, moved, &ended);
         if (!error && write && j > i + 1)
@@ -343,7 +359,7 @@ static int move_pieces(const ol_file_t *f, bool write, const pieces_t *p, char *
     return error;
 }
 
-ol_status_t ol_io_move(const ol_file_t *f, bool write, ol_io_stream_t *s, MPI_Offset start,
+ol_status_t ol_io_move(ol_file_t *f, bool write, ol_io_stream_t *s, MPI_Offset start,
                        MPI_Offset *moved)
 {
     *moved = 0;
@@ -354,12 +370,13 @@ ol_status_t ol_io_move(const ol_file_t *f, bool write, ol_io_stream_t *s, MPI_Of
     if (p.count == 0)
         return MPI_SUCCESS;
     MPI_Offset lo = p.pieces[0].file;
-    MPI_Offset span = p.pieces[p.count - 1].file + p.pieces[p.count - 1].length - lo;
-    int error = f->atomic ? ol_io_lock(f->fd, write, lo, span) : 0;
-    if (!error)
+    MPI_Offset span = ol_io_pieces_end(&p, 0, p.count) - lo;
+    int error = f->atomic ? ol_io_lock(f, f->fd, write, lo, span) : 0;
+    if (!error) {
         error = move_pieces(f, write, &p, s->bytes, moved);
-    if (f->atomic)
-        ol_io_unlock(f->fd, lo, span);
+        if (f->atomic)
+            ol_io_unlock(f, f->fd, lo, span);
+    }
     free(p.pieces);
     if (error)
         return ol_io_errno_class(error, write ? "could not write" : "could not read", f->path);

@@ -62,19 +62,25 @@ typedef struct io_op {
     int *aggregators, naggregators, my_aggregator; /* -1: not one */
     MPI_Offset *bounds;    /* domain a is [bounds[a], bounds[a + 1]) */
     MPI_Offset window;     /* cb_buffer_size */
-    int rounds, round;
+    int64_t rounds, round;
     int64_t (*out_headers)[2]; /* per aggregator, this round */
     MPI_Offset **out_lists;
     incoming_t *in;        /* per process, when an aggregator */
     char *buffer;          /* the aggregator's window: byte i is byte window_lo + i of the file */
     bool own_buffer;       /* not the file's (another access of the file holds that) */
     MPI_Offset window_lo, span_lo, span_hi; /* this round's window, and what it moves */
-    bool span_whole, span_locked;
+    ol_io_run_t *holes;    /* what the pieces leave out of the span */
+    size_t nholes;
     int *errors;           /* per process, the last phase */
     ol_request_t **pending;
     int npending, capacity;
+    int discards;          /* receives posted truncated on purpose, in this phase */
+    bool atomic;           /* the file's mode and hints when the access started: every */
+    ol_io_switch_t cb;     /* process decides the same way whatever changes meanwhile */
     int error;             /* errno of this process's own failure */
-    ol_status_t failure;   /* a failure that is no errno (memory, messages) */
+    ol_status_t failure;   /* a failure that is no errno (memory, messages, arguments) */
+    bool others_hurt;      /* it may have cost other processes data (not just this one's
+                              own arguments): they fail too */
     ol_request_t *request;
     struct io_op *next;
 } io_op_t;
@@ -94,8 +100,11 @@ static ol_datatype_t *bytes_type(void)
 
 static void fail(io_op_t *op, ol_status_t rc)
 {
+    if (rc == MPI_SUCCESS)
+        return;
     if (op->failure == MPI_SUCCESS)
         op->failure = rc;
+    op->others_hurt = true;
 }
 
 static void track(io_op_t *op, ol_status_t rc, ol_request_t *req)
@@ -135,6 +144,17 @@ static void receive_from(io_op_t *op, void *buf, MPI_Offset bytes, int peer, int
     track(op, rc, req);
 }
 
+/* Takes a message and drops its bytes: the receive is truncated. */
+static void discard_from(io_op_t *op, int peer, int kind)
+{
+    ol_request_t *req = NULL;
+    ol_status_t rc = ol_pt2pt_irecv(NULL, 0, bytes_type(), peer, tag(op, kind), op->file->comm,
+                                    OL_TAGSPACE_USER, &req);
+    if (rc == MPI_SUCCESS)
+        op->discards++;
+    track(op, rc, req);
+}
+
 /* True once every message of the phase has gone and come. */
 static bool phase_done(io_op_t *op)
 {
@@ -142,7 +162,9 @@ static bool phase_done(io_op_t *op)
         ol_request_t *req = op->pending[op->npending - 1];
         if (!ol_request_is_complete(req))
             return false;
-        if (req->error != MPI_SUCCESS)
+        if (req->error == MPI_ERR_TRUNCATE && op->discards > 0)
+            op->discards--; /* a message dropped on purpose */
+        else if (req->error != MPI_SUCCESS)
             fail(op, req->error);
         ol_request_free_when_complete(req);
         op->npending--;
@@ -187,11 +209,9 @@ static bool interleaved(const io_op_t *op)
 
 static bool two_phase(const io_op_t *op)
 {
-    const ol_file_t *f = op->file;
-    ol_io_switch_t setting = op->access.write ? f->hints.cb_write : f->hints.cb_read;
-    if (setting == OL_IO_DISABLE || f->atomic)
+    if (op->cb == OL_IO_DISABLE || op->atomic)
         return false;
-    return setting == OL_IO_ENABLE || interleaved(op);
+    return op->cb == OL_IO_ENABLE || interleaved(op);
 }
 
 /* Aggregators: the first process of each host, in rank order; with
@@ -263,15 +283,15 @@ static ol_status_t cut_domains(io_op_t *op)
     op->rounds = 0;
     for (int a = 0; a < na; a++) {
         MPI_Offset length = op->bounds[a + 1] - op->bounds[a];
-        int rounds = (int)((length + op->window - 1) / op->window);
+        int64_t rounds = (length + op->window - 1) / op->window;
         op->rounds = rounds > op->rounds ? rounds : op->rounds;
     }
     return MPI_SUCCESS;
 }
 
-static void window_of(const io_op_t *op, int a, int round, MPI_Offset *lo, MPI_Offset *hi)
+static void window_of(const io_op_t *op, int a, int64_t round, MPI_Offset *lo, MPI_Offset *hi)
 {
-    *lo = op->bounds[a] + (MPI_Offset)round * op->window;
+    *lo = op->bounds[a] + round * op->window;
     *hi = *lo + op->window;
     if (*hi > op->bounds[a + 1])
         *hi = op->bounds[a + 1];
@@ -294,8 +314,7 @@ static void start_ranges(io_op_t *op)
     mine->leader = ol_rt.node_leader;
     if (op->mine.count > 0) {
         mine->lo = op->mine.pieces[0].file;
-        const piece_t *last = &op->mine.pieces[op->mine.count - 1];
-        mine->hi = last->file + last->length;
+        mine->hi = ol_io_pieces_end(&op->mine, 0, op->mine.count);
     }
     for (int r = 0; r < nprocs(op); r++) {
         if (r == me)
@@ -412,26 +431,51 @@ static void start_lists(io_op_t *op)
     op->phase = PHASE_LISTS;
 }
 
-/* The span [lo, hi) of what processes asked of this window, and whether
- * their pieces cover it without a hole. */
-static bool requested_span(const io_op_t *op, MPI_Offset *lo, MPI_Offset *hi)
+static int by_offset(const void *a, const void *b)
 {
-    *lo = INT64_MAX;
-    *hi = 0;
-    MPI_Offset covered = 0;
-    for (int r = 0; r < nprocs(op); r++) {
-        const incoming_t *in = &op->in[r];
-        for (int64_t k = 0; k < in->header[0]; k++) {
-            MPI_Offset start = in->list[2 * k], end = start + in->list[2 * k + 1];
-            *lo = start < *lo ? start : *lo;
-            *hi = end > *hi ? end : *hi;
-            covered += end - start;
-        }
+    MPI_Offset x = ((const ol_io_run_t *)a)->offset, y = ((const ol_io_run_t *)b)->offset;
+    return (x > y) - (x < y);
+}
+
+/* The span [span_lo, span_hi) of what the processes asked of this window,
+ * and the holes their pieces leave in it (op->holes, for a write to read
+ * first). Pieces of one collective may overlap (the program wrote the same
+ * bytes twice, which the standard leaves undefined there), so they are
+ * merged in file order. */
+static void requested_span(io_op_t *op)
+{
+    size_t n = 0;
+    for (int r = 0; r < nprocs(op); r++)
+        n += (size_t)op->in[r].header[0];
+    ol_io_run_t *runs = malloc((n + 1) * sizeof(*runs));
+    op->span_lo = op->span_hi = 0;
+    op->nholes = 0;
+    if (!runs) {
+        fail(op, MPI_ERR_NO_MEM);
+        return;
     }
-    /* Pieces of one collective write do not overlap unless the program
-     * wrote the same bytes twice, where the standard leaves the result
-     * undefined: their total then equals the span only without holes. */
-    return covered == *hi - *lo;
+    size_t k = 0;
+    for (int r = 0; r < nprocs(op); r++)
+        for (int64_t p = 0; p < op->in[r].header[0]; p++)
+            runs[k++] = (ol_io_run_t){op->in[r].list[2 * p], op->in[r].list[2 * p + 1]};
+    qsort(runs, n, sizeof(*runs), by_offset);
+    free(op->holes);
+    op->holes = malloc((n + 1) * sizeof(*op->holes));
+    if (!op->holes) {
+        free(runs);
+        fail(op, MPI_ERR_NO_MEM);
+        return;
+    }
+    MPI_Offset end = n ? runs[0].offset : 0;
+    op->span_lo = end;
+    for (k = 0; k < n; k++) {
+        if (runs[k].offset > end)
+            op->holes[op->nholes++] = (ol_io_run_t){end, runs[k].offset - end};
+        if (runs[k].offset + runs[k].length > end)
+            end = runs[k].offset + runs[k].length;
+    }
+    op->span_hi = end;
+    free(runs);
 }
 
 /* A process's pieces of this window as a type over the window's buffer,
@@ -471,6 +515,15 @@ static void move_pieces(io_op_t *op, bool send, MPI_Offset end)
         const incoming_t *in = &op->in[r];
         if (in->header[0] == 0)
             continue;
+        if (!op->buffer) {
+            /* No window (no memory, recorded): the messages still go, empty
+             * or truncated, so that nobody waits for them. */
+            if (send)
+                send_to(op, NULL, 0, r, TAG_REPLY);
+            else
+                discard_from(op, r, TAG_DATA);
+            continue;
+        }
         ol_datatype_t *type;
         ol_status_t rc = pieces_type(op, in, end, &type);
         ol_request_t *req = NULL;
@@ -487,33 +540,11 @@ static void move_pieces(io_op_t *op, bool send, MPI_Offset end)
     }
 }
 
-/* The aggregator of a write: where the pieces leave holes, the span is
- * locked and read first, so that the holes keep the file's bytes; then the
- * pieces arrive over it. */
-static void prepare_window(io_op_t *op)
-{
-    MPI_Offset hi;
-    window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
-    op->span_whole = requested_span(op, &op->span_lo, &op->span_hi);
-    op->span_locked = false;
-    MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
-    if (length <= 0 || op->span_whole || !op->file->readable || op->error)
-        return;
-    int fd = op->file->fd;
-    op->error = ol_io_lock(fd, true, lo, length);
-    op->span_locked = op->error == 0;
-    MPI_Offset got = 0;
-    char *at = op->buffer + (lo - op->window_lo);
-    if (!op->error)
-        op->error = ol_io_pread_full(fd, at, length, lo, &got);
-    if (!op->error && got < length)
-        memset(at + got, 0, (size_t)(length - got));
-}
-
 static void start_data(io_op_t *op)
 {
     if (op->my_aggregator >= 0) {
-        prepare_window(op);
+        MPI_Offset hi;
+        window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
         move_pieces(op, false, INT64_MAX);
     }
     for (int a = 0; a < op->naggregators; a++) {
@@ -544,19 +575,50 @@ static int write_pieces(const io_op_t *op)
     return error;
 }
 
+/* Reads the holes the pieces leave into the window, under the lock the
+ * caller holds, so that they keep the file's bytes. */
+static int read_holes(const io_op_t *op)
+{
+    for (size_t k = 0; k < op->nholes; k++) {
+        const ol_io_run_t *hole = &op->holes[k];
+        char *at = op->buffer + (hole->offset - op->window_lo);
+        MPI_Offset got;
+        int error = ol_io_pread_full(op->file->fd, at, hole->length, hole->offset, &got);
+        if (error)
+            return error;
+        if (got < hole->length)
+            memset(at + got, 0, (size_t)(hole->length - got));
+    }
+    return 0;
+}
+
+/* The aggregator of a write, once every piece is in the window: the span
+ * in one request; where the pieces leave holes, under an exclusive lock,
+ * the holes read first. The lock is taken only now, never across messages:
+ * a process waiting for it must not be the one whose data this waits for. */
 static void write_window(io_op_t *op)
 {
+    requested_span(op);
     MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
-    if (length > 0 && !op->error && op->failure == MPI_SUCCESS) {
-        if (!op->span_whole && !op->file->readable)
-            op->error = write_pieces(op);
-        else
-            op->error = ol_io_pwrite_full(op->file->fd, op->buffer + (lo - op->window_lo),
-                                          length, lo);
+    if (length <= 0 || op->error || !op->buffer)
+        return;
+    if (op->nholes > 0 && !op->file->readable) {
+        op->error = write_pieces(op);
+        return;
     }
-    if (op->span_locked)
-        ol_io_unlock(op->file->fd, lo, length);
-    op->span_locked = false;
+    bool locked = op->nholes > 0;
+    int error = locked ? ol_io_lock(op->file, op->file->fd, true, lo, length) : 0;
+    if (error) {
+        op->error = error;
+        return;
+    }
+    if (locked)
+        error = read_holes(op);
+    if (!error)
+        error = ol_io_pwrite_full(op->file->fd, op->buffer + (lo - op->window_lo), length, lo);
+    if (locked)
+        ol_io_unlock(op->file, op->file->fd, lo, length);
+    op->error = error;
 }
 
 /* Reads the window's requested span and sends each process its pieces,
@@ -566,9 +628,9 @@ static void serve_reads(io_op_t *op)
 {
     MPI_Offset hi, got = 0;
     window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
-    requested_span(op, &op->span_lo, &op->span_hi);
+    requested_span(op);
     MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
-    if (length > 0 && !op->error)
+    if (length > 0 && !op->error && op->buffer)
         op->error = ol_io_pread_full(op->file->fd, op->buffer + (lo - op->window_lo), length, lo,
                                      &got);
     move_pieces(op, true, lo + got);
@@ -593,10 +655,12 @@ static void start_replies(io_op_t *op)
     op->phase = PHASE_REPLIES;
 }
 
+/* Each process's outcome for the others: an errno, or minus the class of a
+ * failure that is none (memory, a bad argument, a message). */
 static void start_errors(io_op_t *op)
 {
     int me = op->file->comm->rank;
-    op->errors[me] = op->error;
+    op->errors[me] = op->error ? op->error : op->others_hurt ? -op->failure : 0;
     for (int r = 0; r < nprocs(op); r++) {
         if (r == me)
             continue;
@@ -656,11 +720,14 @@ static ol_status_t prepare_two_phase(io_op_t *op)
     if (op->my_aggregator >= 0)
         take_window_buffer(op);
     if (!op->out_headers || !op->out_lists || !op->in ||
-        (op->my_aggregator >= 0 && !op->buffer))
+        (op->my_aggregator >= 0 && !op->buffer)) {
+        ol_error_detail("out of memory for a collective access of %s (an aggregator's window "
+                        "is cb_buffer_size, %lld bytes)", op->file->path, (long long)op->window);
         return MPI_ERR_NO_MEM;
-    OL_TRACE("io", "collective %s of %s: two-phase, %d aggregators, %d rounds of %lld bytes",
-             op->access.write ? "write" : "read", op->file->path, op->naggregators, op->rounds,
-             (long long)op->window);
+    }
+    OL_TRACE("io", "collective %s of %s: two-phase, %d aggregators, %lld rounds of %lld bytes",
+             op->access.write ? "write" : "read", op->file->path, op->naggregators,
+             (long long)op->rounds, (long long)op->window);
     return MPI_SUCCESS;
 }
 
@@ -671,7 +738,7 @@ static void move_alone(io_op_t *op)
     ol_status_t rc = ol_io_move(op->file, op->access.write, &op->stream,
                                 op->access.offset * op->file->view.etype_bytes, &moved);
     if (rc != MPI_SUCCESS)
-        fail(op, rc);
+        op->failure = rc; /* its own data alone */
 }
 
 /* Advances one phase; true when the access has finished. A process that
@@ -733,17 +800,23 @@ static MPI_Offset read_before_end(const io_op_t *op)
 static ol_status_t outcome(io_op_t *op)
 {
     if (op->failure != MPI_SUCCESS)
-        return op->failure;
+        return op->failure; /* its sentence was recorded where it happened */
     for (int r = 0; r < nprocs(op); r++) {
-        if (op->errors[r] == 0)
+        int code = op->errors[r];
+        if (code == 0)
             continue;
         const char *what = op->access.write ? "write" : "read";
+        if (code < 0) {
+            ol_error_detail("the collective %s of %s failed at rank %d (error class %d), "
+                            "so its data may be incomplete", what, op->file->path, r, -code);
+            return -code;
+        }
         char where[96];
         if (r == op->file->comm->rank)
             snprintf(where, sizeof where, "could not %s", what);
         else
             snprintf(where, sizeof where, "rank %d (an aggregator) could not %s", r, what);
-        return ol_io_errno_class(op->errors[r], where, op->file->path);
+        return ol_io_errno_class(code, where, op->file->path);
     }
     return MPI_SUCCESS;
 }
@@ -762,6 +835,7 @@ static void free_op(io_op_t *op)
     free(op->ranges);
     free(op->aggregators);
     free(op->bounds);
+    free(op->holes);
     free(op->pending);
     free(op->mine.pieces);
     free(op);
@@ -810,9 +884,6 @@ static int advance_all(void)
 
 ol_status_t ol_io_access_all(ol_file_t *f, const ol_io_access_t *a, ol_request_t **request)
 {
-    ol_status_t rc = ol_io_check_direction(f, a->write);
-    if (rc != MPI_SUCCESS)
-        return rc;
     io_op_t *op = calloc(1, sizeof(*op));
     if (!op) {
         ol_error_detail("out of memory for a collective access");
@@ -821,12 +892,16 @@ ol_status_t ol_io_access_all(ol_file_t *f, const ol_io_access_t *a, ol_request_t
     op->file = f;
     op->access = *a;
     op->seq = (int)(f->collective_seq++ % SEQ_MODULUS);
+    op->atomic = f->atomic;
+    op->cb = a->write ? f->hints.cb_write : f->hints.cb_read;
     op->request = ol_request_alloc(OL_REQ_IO);
     if (op->request)
         op->request->owner = f;
     op->ranges = calloc((size_t)f->comm->size, sizeof(range_t));
     op->errors = calloc((size_t)f->comm->size, sizeof(int));
-    rc = !op->request || !op->ranges || !op->errors ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    ol_status_t rc = !op->request || !op->ranges || !op->errors ? MPI_ERR_NO_MEM : a->error;
+    if (rc == MPI_SUCCESS)
+        rc = ol_io_check_direction(f, a->write);
     if (rc == MPI_SUCCESS)
         rc = ol_io_stream_make(f, a, &op->stream);
     if (rc == MPI_SUCCESS)

@@ -25,15 +25,22 @@ static struct ol_io_datarep builtin[] = {
 static struct ol_io_datarep *registered; /* never freed: they live as long as the process */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const ol_io_datarep_t *ol_io_datarep_find(const char *name)
+/* Lock held for the registered ones. */
+static struct ol_io_datarep *find_locked(const char *name)
 {
     for (size_t i = 0; i < OL_ARRAY_SIZE(builtin); i++)
         if (strcmp(builtin[i].name, name) == 0)
             return &builtin[i];
-    pthread_mutex_lock(&registry_lock);
     struct ol_io_datarep *rep = registered;
     while (rep && strcmp(rep->name, name) != 0)
         rep = rep->next;
+    return rep;
+}
+
+const ol_io_datarep_t *ol_io_datarep_find(const char *name)
+{
+    pthread_mutex_lock(&registry_lock);
+    const ol_io_datarep_t *rep = find_locked(name);
     pthread_mutex_unlock(&registry_lock);
     return rep;
 }
@@ -54,25 +61,28 @@ ol_status_t ol_io_register_datarep(const char *name, const ol_io_datarep_fns_t *
         ol_error_detail("dtype_file_extent_fn is NULL: a representation must size its types");
         return MPI_ERR_ARG;
     }
-    if (ol_io_datarep_find(name)) {
-        ol_error_detail("datarep \"%s\" is defined already", name);
-        return MPI_ERR_DUP_DATAREP;
-    }
     struct ol_io_datarep *rep = calloc(1, sizeof(*rep));
     if (!rep) {
         ol_error_detail("out of memory to register a representation");
         return MPI_ERR_NO_MEM;
     }
-    snprintf(rep->name, sizeof rep->name, "%s", name);
     /* Without conversion functions the data is accessed in the native
      * representation (MPI-4.1 14.5.3). */
     bool converts = fns->read_fn || fns->write_fn || fns->read_fn_c || fns->write_fn_c;
     *rep = (struct ol_io_datarep){.kind = converts ? REP_USER : REP_NATIVE, .fns = *fns};
     snprintf(rep->name, sizeof rep->name, "%s", name);
     pthread_mutex_lock(&registry_lock);
-    rep->next = registered;
-    registered = rep;
+    bool taken = find_locked(name) != NULL;
+    if (!taken) {
+        rep->next = registered;
+        registered = rep;
+    }
     pthread_mutex_unlock(&registry_lock);
+    if (taken) {
+        free(rep);
+        ol_error_detail("datarep \"%s\" is defined already", name);
+        return MPI_ERR_DUP_DATAREP;
+    }
     return MPI_SUCCESS;
 }
 

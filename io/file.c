@@ -85,6 +85,27 @@ ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *what, const char
     return rc;
 }
 
+ol_status_t ol_io_agree_class(ol_comm_t *comm, ol_status_t mine, const char *what)
+{
+    int size = comm->size, *classes = malloc((size_t)size * sizeof(int));
+    if (!classes) {
+        ol_error_detail("out of memory to agree on the outcome of %s", what);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_datatype_t *int_type = ol_dt_from_handle(MPI_INT);
+    ol_status_t rc = ol_coll_allgather(&mine, 1, int_type, classes, 1, int_type, comm);
+    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
+        if (classes[r] == MPI_SUCCESS)
+            continue;
+        rc = classes[r];
+        if (r != comm->rank) /* mine keeps its own sentence */
+            ol_error_detail("rank %d could not %s (error class %d)", r, what, rc);
+        break;
+    }
+    free(classes);
+    return rc;
+}
+
 static ol_status_t check_amode(int amode)
 {
     int access = amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY);
@@ -180,6 +201,7 @@ static void free_file(ol_file_t *f)
 {
     close_fd(f);
     free(f->window_buffer);
+    pthread_mutex_destroy(&f->range_mutex);
     ol_io_view_release(&f->view);
     free(f->path);
     f->magic = 0;
@@ -207,6 +229,7 @@ ol_status_t ol_io_open(ol_comm_t *comm, const char *path, int amode, const ol_io
     f->fd = -1;
     f->shared_fd = -1;
     f->hints = *hints;
+    pthread_mutex_init(&f->range_mutex, NULL);
     rc = ol_io_set_view_local(f, 0, ol_dt_from_handle(MPI_BYTE), ol_dt_from_handle(MPI_BYTE),
                               "native");
     if (rc == MPI_SUCCESS)
@@ -214,13 +237,14 @@ ol_status_t ol_io_open(ol_comm_t *comm, const char *path, int amode, const ol_io
     if (rc == MPI_SUCCESS)
         rc = ol_io_shared_open(f);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
-        MPI_Offset size;
-        rc = ol_io_get_size(f, &size);
+        /* Both pointers at the end; without a shared pointer (shared.c
+         * says why) the file opens all the same. */
+        MPI_Offset size = 0;
+        ol_status_t mine = ol_io_get_size(f, &size);
         f->position = size;
-        if (rc == MPI_SUCCESS && comm->rank == 0)
-            rc = ol_io_shared_set(f, size);
-        if (rc == MPI_SUCCESS)
-            rc = ol_coll_barrier(comm);
+        if (mine == MPI_SUCCESS && comm->rank == 0 && f->shared_fd >= 0)
+            mine = ol_io_shared_set(f, size);
+        rc = ol_io_agree_class(comm, mine, "open the file at its end (MPI_MODE_APPEND)");
     }
     if (rc != MPI_SUCCESS) {
         ol_io_shared_close(f);
@@ -237,9 +261,13 @@ ol_status_t ol_io_close(ol_file_t *f)
     f->fd = -1;
     ol_status_t rc = ol_io_agree(f->comm, error, "could not close", f->path);
     ol_io_shared_close(f);
-    if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && f->comm->rank == 0 &&
-        unlink(f->path) != 0)
-        rc = ol_io_errno_class(errno, "could not delete (MPI_MODE_DELETE_ON_CLOSE)", f->path);
+    if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
+        ol_status_t deleted = MPI_SUCCESS;
+        if (f->comm->rank == 0 && unlink(f->path) != 0)
+            deleted = ol_io_errno_class(errno, "could not delete (MPI_MODE_DELETE_ON_CLOSE)",
+                                        f->path);
+        rc = ol_io_agree_class(f->comm, deleted, "delete the file (MPI_MODE_DELETE_ON_CLOSE)");
+    }
     free_file(f);
     return rc;
 }

@@ -15,6 +15,8 @@
 #include "ol_datatype.h"
 #include "request.h"
 
+#include <pthread.h>
+
 #define OL_FILE_MAGIC 0x6f6c666cU /* "olfl" */
 
 struct ol_info;
@@ -64,6 +66,10 @@ typedef struct ol_file {
     int amode;
     int fd;
     bool readable;        /* opened for reading too (data sieving of writes) */
+    /* Byte-range locks of one process do not exclude each other (the
+     * kernel's locks are per open file description): its threads take
+     * this around every lock they hold. */
+    pthread_mutex_t range_mutex;
     bool atomic;
     ol_io_view_t view;
     MPI_Offset position;  /* the individual file pointer, in etypes */
@@ -139,12 +145,18 @@ typedef struct {
     MPI_Count count;
     ol_datatype_t *dt;
     MPI_Offset offset; /* etypes from the start of the view */
+    /* A collective access whose arguments were wrong at this process
+     * alone: it takes part, moving nothing, so that the others do not wait
+     * for it in vain, and ends with this error. */
+    ol_status_t error;
 } ol_io_access_t;
 
 /* Independent access, done on return; status says the bytes moved. */
 ol_status_t ol_io_access(ol_file_t *file, const ol_io_access_t *access, MPI_Status *status);
 /* Collective access, started: *request completes with it (two-phase I/O
- * between the processes, advanced by the progress engine). */
+ * between the processes, advanced by the progress engine). Fails at once
+ * only without memory for the request; any other error of this process
+ * completes the request with it. */
 ol_status_t ol_io_access_all(ol_file_t *file, const ol_io_access_t *access,
                              ol_request_t **request);
 /* A request already complete with status and error (nonblocking

@@ -11,6 +11,10 @@
  * ("could not open") and path; MPI_SUCCESS when none failed. */
 ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *what, const char *path);
 
+/* The same for an error class: every process returns the class of the
+ * lowest rank whose `mine` is no success, what naming the step. */
+ol_status_t ol_io_agree_class(ol_comm_t *comm, ol_status_t mine, const char *what);
+
 /* Sets the view of this process alone (open's default view, and the
  * local part of MPI_File_set_view). */
 ol_status_t ol_io_set_view_local(ol_file_t *file, MPI_Offset disp, ol_datatype_t *etype,
@@ -73,10 +77,7 @@ void ol_io_status(const ol_io_stream_t *stream, MPI_Offset moved, MPI_Status *st
  * stops at the end of the file: *done says how far it got. Return errno. */
 int ol_io_pread_full(int fd, void *buf, MPI_Offset length, MPI_Offset offset, MPI_Offset *done);
 int ol_io_pwrite_full(int fd, const void *buf, MPI_Offset length, MPI_Offset offset);
-/* A lock on bytes [offset, offset + length) of the file (0 length: to its
- * end), shared or exclusive, waited for; and its release. */
-int ol_io_lock(int fd, bool exclusive, MPI_Offset offset, MPI_Offset length);
-void ol_io_unlock(int fd, MPI_Offset offset, MPI_Offset length);
+
 
 /* The runs of the file that data bytes [start, start + length) of a view
  * lie in, each with its offset in the data: in file order, which is data
@@ -92,13 +93,22 @@ typedef struct {
 ol_status_t ol_io_pieces(const ol_io_view_t *view, MPI_Offset start, MPI_Offset length,
                          pieces_t *pieces);
 
+/* A lock on bytes [offset, offset + length) of fd (the file's or its
+ * shared pointer's), shared or exclusive, waited for, that excludes the
+ * other processes and the other threads of this one; and its release. */
+int ol_io_lock(ol_file_t *file, int fd, bool exclusive, MPI_Offset offset, MPI_Offset length);
+void ol_io_unlock(ol_file_t *file, int fd, MPI_Offset offset, MPI_Offset length);
+/* The end of the last byte of pieces i .. j - 1 (they may overlap in a
+ * view of a file opened read-only). */
+MPI_Offset ol_io_pieces_end(const pieces_t *pieces, size_t i, size_t j);
+
 /* MPI_ERR_READ_ONLY / MPI_ERR_ACCESS for a write / read the amode forbids. */
 ol_status_t ol_io_check_direction(const ol_file_t *file, bool write);
 
 /* Moves data between the stream and the runs of the file it maps to,
  * independently (data sieving, locks in atomic mode). *moved: stream bytes
  * moved (a read stops at the end of the file). */
-ol_status_t ol_io_move(const ol_file_t *file, bool write, ol_io_stream_t *stream,
+ol_status_t ol_io_move(ol_file_t *file, bool write, ol_io_stream_t *stream,
                        MPI_Offset start, MPI_Offset *moved);
 
 #endif

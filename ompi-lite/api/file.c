@@ -587,42 +587,72 @@ static int nonblocking(ol_file_t *f, positioning_t at, MPI_Offset offset, bool w
     return MPI_SUCCESS;
 }
 
+/* Starts a collective access. Wrong arguments at this process still start
+ * it (the others wait for its messages): the request then ends with their
+ * error, which is also returned. */
 static int start_collective(ol_file_t *f, positioning_t at, MPI_Offset offset, bool write,
                             void *buf, MPI_Count count, ol_datatype_t *dt, ol_request_t **req)
 {
     ol_io_access_t a = {.write = write, .buf = buf, .count = count, .dt = dt};
-    int rc = position_for(f, at, offset, count, dt, &a.offset);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return ol_io_access_all(f, &a, req);
+    a.error = position_for(f, at, offset, count, dt, &a.offset);
+    int rc = ol_io_access_all(f, &a, req);
+    return rc != MPI_SUCCESS ? rc : a.error;
 }
 
-static int wait_collective(ol_request_t *req, MPI_Status *status)
+/* A nonblocking or split call that failed here: the access goes on for the
+ * others' sake, and nobody waits for it. */
+static int started_in_vain(int rc, ol_request_t *req)
+{
+    if (rc != MPI_SUCCESS && req)
+        ol_request_free_when_complete(req);
+    return rc;
+}
+
+/* Waits for a collective access; the error of a call whose own arguments
+ * were wrong (local) comes first. */
+static int wait_collective(ol_request_t *req, MPI_Status *status, int local)
 {
     ol_request_wait_complete(req);
-    int rc = req->error;
-    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
-        *status = req->status;
+    int rc = local != MPI_SUCCESS ? local : req->error;
+    MPI_Status done = req->status;
     ol_request_free_when_complete(req);
+    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+        *status = done;
     return rc;
+}
+
+/* Etypes a read moved, from its status; the status may be the program's
+ * MPI_STATUS_IGNORE, when the caller passes its own. */
+static MPI_Offset moved_etypes(const ol_file_t *f, const MPI_Status *status)
+{
+    return ol_status_get_bytes(status) / (MPI_Offset)f->view.etype->size;
 }
 
 static int collective(ol_file_t *f, positioning_t at, MPI_Offset offset, bool write, void *buf,
                       MPI_Count count, ol_datatype_t *dt, MPI_Status *status)
 {
-    ol_request_t *req;
+    ol_request_t *req = NULL;
+    MPI_Offset before = f->position;
+    MPI_Status mine;
     int rc = start_collective(f, at, offset, write, buf, count, dt, &req);
-    return rc == MPI_SUCCESS ? wait_collective(req, status) : rc;
+    if (req)
+        rc = wait_collective(req, &mine, rc);
+    if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+        *status = mine;
+    /* As independent accesses: a read moves the pointer by what arrived. */
+    if (at == AT_INDIVIDUAL && (rc != MPI_SUCCESS || !write))
+        f->position = before + (rc == MPI_SUCCESS ? moved_etypes(f, &mine) : 0);
+    return rc;
 }
 
 static int icollective(ol_file_t *f, positioning_t at, MPI_Offset offset, bool write, void *buf,
                        MPI_Count count, ol_datatype_t *dt, MPI_Request *request)
 {
-    ol_request_t *req;
+    ol_request_t *req = NULL;
     int rc = start_collective(f, at, offset, write, buf, count, dt, &req);
     if (rc == MPI_SUCCESS)
         *request = ol_request_to_handle(req);
-    return rc;
+    return started_in_vain(rc, req);
 }
 
 /* Ordered access: the shared pointer moves by everyone's data at once, and
@@ -674,7 +704,7 @@ static int ordered_wait(ol_file_t *f, bool write, void *buf, MPI_Count count, ol
 {
     ol_request_t *req;
     int rc = ordered(f, write, buf, count, dt, &req);
-    return rc == MPI_SUCCESS ? wait_collective(req, status) : rc;
+    return rc == MPI_SUCCESS ? wait_collective(req, status, MPI_SUCCESS) : rc;
 }
 
 /* Split collectives: one at a time per file (MPI-4.1 14.4.5); the begin
@@ -687,11 +717,11 @@ static int begin_split(ol_file_t *f, positioning_t at, MPI_Offset offset, bool w
                           "first (one at a time per file)");
         return MPI_ERR_OTHER;
     }
-    ol_request_t *req;
+    ol_request_t *req = NULL;
     int rc = at == AT_ORDERED ? ordered(f, write, buf, count, dt, &req)
                               : start_collective(f, at, offset, write, buf, count, dt, &req);
     if (rc != MPI_SUCCESS)
-        return rc;
+        return started_in_vain(rc, req);
     f->split = req;
     f->split_write = write;
     return MPI_SUCCESS;
@@ -706,7 +736,7 @@ static int end_split(ol_file_t *f, bool write, MPI_Status *status)
     }
     ol_request_t *req = f->split;
     f->split = NULL;
-    return wait_collective(req, status);
+    return wait_collective(req, status, MPI_SUCCESS);
 }
 
 /* The calls themselves: each names its positioning, synchronism and
