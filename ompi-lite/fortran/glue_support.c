@@ -169,6 +169,39 @@ int ol_f_cartdim(MPI_Comm comm)
     return PMPI_Cartdim_get(comm, &ndims) == MPI_SUCCESS ? ndims : 0;
 }
 
+int ol_f_group_size(MPI_Comm comm)
+{
+    int inter = 0, size = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+        return 0;
+    return size;
+}
+
+int ol_f_degree(MPI_Comm comm, int out)
+{
+    int topology = MPI_UNDEFINED, rank = 0, n = 0, indegree = 0, outdegree = 0, weighted = 0;
+    if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
+        return 0;
+    switch (topology) {
+    case MPI_CART:
+        return 2 * ol_f_cartdim(comm);
+    case MPI_GRAPH:
+        if (PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+            PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS)
+            return n;
+        return 0;
+    case MPI_DIST_GRAPH:
+        if (PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted) ==
+            MPI_SUCCESS)
+            return out ? outdegree : indegree;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 /* ---- strings ------------------------------------------------------------------- */
 
 char *ol_f_string_in(const char *string, size_t len, int strip_leading)
