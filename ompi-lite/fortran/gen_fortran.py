@@ -370,7 +370,8 @@ def classify(fn, p):
         else:
             a.fdecl = "integer, intent(in) :: %s" % n
             a.cparam = "const MPI_Fint *%s" % n
-            a.arg = "(void *)(MPI_Aint)*%s" % n
+            a.pre = attribute_cell(n, "(MPI_Aint)*%s" % n)
+            a.arg = "%s_cell" % n
     elif ctype == "void" and shape == "*@" and n == "buffer_addr" and p.kind == "OUT":
         # the detached buffer: a choice argument in the mpi module, whose
         # address the program knows (it is not written into the buffer);
@@ -396,10 +397,18 @@ def classify(fn, p):
         else:
             a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(in) :: %s" % n
             a.cparam = "const MPI_Aint *%s" % n
-            a.arg = "(void *)*%s" % n
+            a.pre = attribute_cell(n, "*%s" % n)
+            a.arg = "%s_cell" % n
     else:
         raise Unsupported("%s: parameter %r (%s)" % (fn.name, p.decl, p.kind))
     return a
+
+
+def attribute_cell(n, value):
+    """An attribute set from Fortran: C code reading it gets the address of
+    the value (MPI-4.1 19.3.7), a cell of the glue's (ol_f_cell_new)."""
+    return ["MPI_Aint *%s_cell = ol_f_cell_new(%s);" % (n, value),
+            "if (!%s_cell) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
 
 
 def indexes_requests(fn):

@@ -17,12 +17,15 @@ typedef void fortran_free(MPI_Aint *extra_state, MPI_Fint *ierror);
 typedef void fortran_cancel(MPI_Aint *extra_state, MPI_Fint *complete, MPI_Fint *ierror);
 
 /* A request's procedures and the program's extra_state: the C
- * extra_state, freed after the free procedure ran (the last call). */
+ * extra_state, freed after the free procedure ran (the last call). The
+ * procedures get the program's own variable, as other implementations
+ * give it, and programs count on: what they write there, the program
+ * sees (MPICH's greqf test). */
 typedef struct {
     fortran_query *query;
     fortran_free *free;
     fortran_cancel *cancel;
-    MPI_Aint extra_state;
+    MPI_Aint *extra_state;
 } grequest_t;
 
 /* A Fortran status is an MPI_Status (ol_f_status), so it is passed as is. */
@@ -30,7 +33,7 @@ static int query_trampoline(void *extra_state, MPI_Status *status)
 {
     grequest_t *g = extra_state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->query(&g->extra_state, (MPI_Fint *)status, &ierror);
+    g->query(g->extra_state, (MPI_Fint *)status, &ierror);
     return ierror;
 }
 
@@ -38,7 +41,7 @@ static int free_trampoline(void *extra_state)
 {
     grequest_t *g = extra_state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->free(&g->extra_state, &ierror);
+    g->free(g->extra_state, &ierror);
     free(g);
     return ierror;
 }
@@ -47,12 +50,12 @@ static int cancel_trampoline(void *extra_state, int complete)
 {
     grequest_t *g = extra_state;
     MPI_Fint ierror = MPI_SUCCESS, complete_f = ol_f_logical_out(complete);
-    g->cancel(&g->extra_state, &complete_f, &ierror);
+    g->cancel(g->extra_state, &complete_f, &ierror);
     return ierror;
 }
 
 OL_F_EXPORT void pmpi_grequest_start_(fortran_query *query_fn, fortran_free *free_fn,
-                                      fortran_cancel *cancel_fn, const MPI_Aint *extra_state,
+                                      fortran_cancel *cancel_fn, MPI_Aint *extra_state,
                                       MPI_Fint *request, MPI_Fint *ierror)
 {
     grequest_t *g = malloc(sizeof(*g));
@@ -60,7 +63,7 @@ OL_F_EXPORT void pmpi_grequest_start_(fortran_query *query_fn, fortran_free *fre
         ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
-    *g = (grequest_t){query_fn, free_fn, cancel_fn, *extra_state};
+    *g = (grequest_t){query_fn, free_fn, cancel_fn, extra_state};
     MPI_Request c_request = MPI_REQUEST_NULL;
     int rc = PMPI_Grequest_start(query_trampoline, free_trampoline, cancel_trampoline, g,
                                  &c_request);

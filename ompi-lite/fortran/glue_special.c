@@ -285,26 +285,31 @@ typedef struct {
     bool integer;
 } keyval_procedures_t;
 
-/* An MPI-1 INTEGER attribute is stored sign-extended to an address and
- * read back truncated (MPI-4.1 19.3.7). */
+/* Values come and go as cells (ol_f_cell_new); an MPI-1 INTEGER attribute
+ * is stored sign-extended to an address and read back truncated (MPI-4.1
+ * 19.3.7). */
 static int copy_attr(keyval_procedures_t *p, MPI_Fint object, int keyval, void *value_in,
                      void *value_out, int *flag)
 {
     MPI_Fint keyval_f = keyval, flag_f = ol_f_false, ierror = MPI_SUCCESS;
     MPI_Aint out = 0;
     if (p->integer) {
-        MPI_Fint in_i = (MPI_Fint)(MPI_Aint)value_in, out_i = 0;
+        MPI_Fint in_i = (MPI_Fint)ol_f_cell_value(value_in), out_i = 0;
         ((fortran_copy_int *)p->copy)(&object, &keyval_f, &p->extra_state_int, &in_i, &out_i,
                                       &flag_f, &ierror);
         out = out_i;
     } else {
-        MPI_Aint in = (MPI_Aint)value_in;
+        MPI_Aint in = ol_f_cell_value(value_in);
         ((fortran_copy_attr *)p->copy)(&object, &keyval_f, &p->extra_state, &in, &out, &flag_f,
                                        &ierror);
     }
     *flag = ol_f_logical_in(flag_f);
-    if (*flag)
-        *(void **)value_out = (void *)out;
+    if (*flag) {
+        MPI_Aint *cell = ol_f_cell_new(out);
+        if (!cell)
+            return MPI_ERR_NO_MEM;
+        *(void **)value_out = cell;
+    }
     return ierror;
 }
 
@@ -312,11 +317,11 @@ static int delete_attr(keyval_procedures_t *p, MPI_Fint object, int keyval, void
 {
     MPI_Fint keyval_f = keyval, ierror = MPI_SUCCESS;
     if (p->integer) {
-        MPI_Fint value_i = (MPI_Fint)(MPI_Aint)value;
+        MPI_Fint value_i = (MPI_Fint)ol_f_cell_value(value);
         ((fortran_delete_int *)p->delete)(&object, &keyval_f, &value_i, &p->extra_state_int,
                                           &ierror);
     } else {
-        MPI_Aint value_a = (MPI_Aint)value;
+        MPI_Aint value_a = ol_f_cell_value(value);
         ((fortran_delete_attr *)p->delete)(&object, &keyval_f, &value_a, &p->extra_state,
                                            &ierror);
     }

@@ -3,6 +3,7 @@
 #include "ol_fortran.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,5 +248,54 @@ MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t o
         (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
          keyval == MPI_WIN_MODEL))
         return *(const int *)value;
-    return (MPI_Aint)value;
+    return ol_f_cell_value(value);
+}
+
+/* Cells are handed out from chunks that are never freed: whether a C
+ * value is a cell is then whether it lies in a chunk, which is safe to ask
+ * of any value C code stored (often a small integer cast to a pointer).
+ * An attribute's cell may be shared by its copies (MPI_COMM_DUP_FN copies
+ * the C value), so no cell is given back: a cell is 8 bytes per value a
+ * Fortran program sets. */
+#define CELLS_PER_CHUNK 1024
+static struct cell_chunk {
+    MPI_Aint cells[CELLS_PER_CHUNK];
+    int used;
+    struct cell_chunk *next;
+} *cell_chunks;
+static pthread_mutex_t cell_lock = PTHREAD_MUTEX_INITIALIZER;
+
+MPI_Aint *ol_f_cell_new(MPI_Aint value)
+{
+    MPI_Aint *cell = NULL;
+    pthread_mutex_lock(&cell_lock);
+    if (!cell_chunks || cell_chunks->used == CELLS_PER_CHUNK) {
+        struct cell_chunk *c = calloc(1, sizeof(*c));
+        if (c) {
+            c->next = cell_chunks;
+            cell_chunks = c;
+        }
+    }
+    if (cell_chunks && cell_chunks->used < CELLS_PER_CHUNK) {
+        cell = &cell_chunks->cells[cell_chunks->used++];
+        *cell = value;
+    }
+    pthread_mutex_unlock(&cell_lock);
+    return cell;
+}
+
+MPI_Aint ol_f_cell_value(const void *value)
+{
+    MPI_Aint found = (MPI_Aint)value;
+    uintptr_t p = (uintptr_t)value;
+    pthread_mutex_lock(&cell_lock);
+    for (struct cell_chunk *c = cell_chunks; c; c = c->next) {
+        uintptr_t start = (uintptr_t)c->cells, end = (uintptr_t)(c->cells + c->used);
+        if (p >= start && p < end && (p - start) % sizeof(MPI_Aint) == 0) {
+            found = *(const MPI_Aint *)value;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cell_lock);
+    return found;
 }

@@ -215,6 +215,15 @@ void ol_f08_refuse(const char *fn_name, MPI_Comm comm, const char *why, MPI_Fint
  * windows, whose C value is the address of the value (but MPI_WIN_BASE,
  * the address itself), that value. */
 typedef enum { OL_F_ON_COMM, OL_F_ON_TYPE, OL_F_ON_WIN } ol_f_attr_object_t;
+
+/* An attribute value set from Fortran is stored as the address of a cell
+ * holding it, so that C code reading it gets the address of the value, as
+ * MPI-4.1 19.3.7 says; Fortran gets the value back (ol_f_cell_value). A
+ * new cell holding `value`, NULL without memory. */
+MPI_Aint *ol_f_cell_new(MPI_Aint value);
+/* The Fortran value of a C attribute value: a cell's content, or for a
+ * value C code set, the pointer itself as an integer. */
+MPI_Aint ol_f_cell_value(const void *value);
 MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t on);
 
 #endif

@@ -17,6 +17,9 @@ module callbacks_f08
     integer(kind=MPI_ADDRESS_KIND) :: last_extra = 0, last_value = 0
     integer :: query_calls = 0, free_calls = 0
     integer(kind=MPI_ADDRESS_KIND) :: greq_extra = 0
+    ! a generalized request's extra_state, module data since its callbacks
+    ! write it after MPI_Grequest_start (INTENT(IN)) returned
+    integer(kind=MPI_ADDRESS_KIND) :: greq_state = 0
     integer :: conversions = 0
     ! module data, so that the compiler knows MPI may hold its address after
     ! MPI_Buffer_attach returns (a local's address would be assumed not to
@@ -91,6 +94,7 @@ contains
         integer :: ierror
         free_calls = free_calls + 1
         greq_extra = extra
+        extra = extra + 1
         ierror = MPI_SUCCESS
     end subroutine
 
@@ -245,12 +249,15 @@ contains
         type(MPI_Status) :: status
         integer :: count
 
-        call MPI_Grequest_start(greq_query, greq_free, greq_cancel, 99_MPI_ADDRESS_KIND, request)
+        ! the callbacks get this variable itself: it must outlive the request
+        greq_state = 99
+        call MPI_Grequest_start(greq_query, greq_free, greq_cancel, greq_state, request)
         call MPI_Grequest_complete(request)
         call MPI_Wait(request, status)
         call expect('query calls', query_calls, 1)
         call expect('free calls', free_calls, 1)
         call expect('extra_state', int(greq_extra), 99)
+        call expect('extra_state written by the free procedure', int(greq_state), 100)
         call expect('status tag', status%MPI_TAG, 55)
         call expect('status source', status%MPI_SOURCE, 2)
         call MPI_Get_count(status, MPI_REAL, count)
