@@ -68,6 +68,45 @@ OL_F_EXPORT void pmpi_info_get_string_(const MPI_Fint *info, const char *key, MP
 OL_F_ALIASES(info_get_string, pmpi_info_get_string_)
 OL_F08_ALIASES(info_get_string, pmpi_info_get_string_)
 
+/* ---- MPI_INFO_CREATE_ENV, MPI_SESSION_GET_NTH_PSET ---------------------------------- */
+
+/* Fortran has no argc/argv to give: the info is that of MPI_INFO_ENV. */
+OL_F_EXPORT void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info info_c = MPI_INFO_NULL;
+    int rc = PMPI_Info_create_env(0, NULL, &info_c);
+    if (rc == MPI_SUCCESS)
+        *info = PMPI_Info_toint(info_c);
+    ol_f_set_ierror(ierror, rc);
+}
+OL_F_ALIASES(info_create_env, pmpi_info_create_env_)
+OL_F08_ALIASES(info_create_env, pmpi_info_create_env_)
+
+/* As MPI_INFO_GET_STRING's buflen, pset_len counts no terminator in
+ * Fortran; the name is blank-padded. pset_len 0 asks for the length only. */
+OL_F_EXPORT void pmpi_session_get_nth_pset_(const MPI_Fint *session, const MPI_Fint *info,
+                                            const MPI_Fint *n, MPI_Fint *pset_len, char *pset_name,
+                                            MPI_Fint *ierror, size_t pset_name_len)
+{
+    int c_len = *pset_len > 0 ? *pset_len + 1 : 0;
+    char *name_c = calloc((size_t)c_len + 1, 1);
+    if (!name_c) {
+        ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
+        return;
+    }
+    int rc = PMPI_Session_get_nth_pset(PMPI_Session_fromint(*session), PMPI_Info_fromint(*info),
+                                       *n, &c_len, c_len > 0 ? name_c : NULL);
+    if (rc == MPI_SUCCESS) {
+        if (*pset_len > 0)
+            ol_f_string_out(pset_name, pset_name_len, name_c);
+        *pset_len = c_len > 0 ? c_len - 1 : 0;
+    }
+    free(name_c);
+    ol_f_set_ierror(ierror, rc);
+}
+OL_F_ALIASES(session_get_nth_pset, pmpi_session_get_nth_pset_)
+OL_F08_ALIASES(session_get_nth_pset, pmpi_session_get_nth_pset_)
+
 /* ---- user ops ------------------------------------------------------------------- */
 
 /* SUBROUTINE USER_FUNCTION(INVEC, INOUTVEC, LEN, DATATYPE) */

@@ -4,7 +4,9 @@
 ! keyvals with their copy and delete procedures and MPI-1 INTEGER
 ! attributes; a generalized request; a data representation of its own;
 ! MPI_Alltoallw, MPI_Ialltoallw, MPI_Neighbor_alltoallw; MPI_Alloc_mem and
-! MPI_Free_mem; MPI_Buffer_detach; MPI_Sizeof (module only). Each callback
+! MPI_Free_mem; MPI_Buffer_detach; MPI_Info_create_env and
+! MPI_Session_get_nth_pset (hidden lengths, blank padding); MPI_Sizeof
+! (module only). Each callback
 ! records what it was called with, and the test checks it.
 module callbacks
 #ifdef USE_MPI_MODULE
@@ -164,6 +166,7 @@ program f_callbacks
     call check_alltoallw()
     call check_memory()
     call check_datarep()
+    call check_env_and_psets()
 #ifdef USE_MPI_MODULE
     call check_sizeof()
 #endif
@@ -463,6 +466,44 @@ contains
         if (conversions < 2 .or. extents < 1) call expect('conversions and extents', 0, 1)
         call MPI_File_close(fh, ierr)
         call MPI_File_delete(name, MPI_INFO_NULL, ierr)
+    end subroutine
+
+    subroutine check_env_and_psets()
+        integer :: info, session, npsets, i, length
+        character(len=MPI_MAX_INFO_VAL) :: value
+        character(len=64) :: pset
+        logical :: flag, world
+
+        call MPI_Info_create_env(info, ierr)
+        call expect('info_create_env ierror', ierr, MPI_SUCCESS)
+        call MPI_Info_get(info, 'maxprocs', MPI_MAX_INFO_VAL, value, flag, ierr)
+        call expect('info_create_env has maxprocs', merge(1, 0, flag), 1)
+        read (value, *) i
+        call expect('maxprocs', i, nprocs)
+        call MPI_Info_free(info, ierr)
+
+        call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session, ierr)
+        call MPI_Session_get_num_psets(session, MPI_INFO_NULL, npsets, ierr)
+        world = .false.
+        do i = 0, npsets - 1
+            length = 0
+            call MPI_Session_get_nth_pset(session, MPI_INFO_NULL, i, length, pset, ierr)
+            call expect('get_nth_pset length query', ierr, MPI_SUCCESS)
+            pset = 'x'
+            call MPI_Session_get_nth_pset(session, MPI_INFO_NULL, i, length, pset, ierr)
+            call expect('get_nth_pset length', length, len_trim(pset))
+            if (pset == 'mpi://WORLD') world = .true.
+        end do
+        call expect('mpi://WORLD among the process sets', merge(1, 0, world), 1)
+        ! too short a variable: truncated, the length still the name's
+        do i = 0, npsets - 1
+            length = 5
+            call MPI_Session_get_nth_pset(session, MPI_INFO_NULL, i, length, pset, ierr)
+            if (pset(1:5) == 'mpi:/') then
+                call expect('truncated name is blank-padded', len_trim(pset), 5)
+            end if
+        end do
+        call MPI_Session_finalize(session, ierr)
     end subroutine
 
 #ifdef USE_MPI_MODULE
