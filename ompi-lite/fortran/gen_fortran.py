@@ -638,7 +638,9 @@ def free_form(line, width=100):
     return out + [current]
 
 
-def interface(fn):
+def interface(fn, prefix=""):
+    """The explicit interface of MPI_X, or with prefix "P" of PMPI_X (the
+    profiling names, MPI-4.1 15.2: a tool's Fortran calls them)."""
     if fn.name in HANDWRITTEN:
         dummies = HANDWRITTEN[fn.name]
         directives = []
@@ -653,7 +655,8 @@ def interface(fn):
     if not value and fn.name not in NO_IERROR:
         names.append("ierror")
     head = "function" if value else "subroutine"
-    out = ["%s %s(%s)" % (head, fn.name.upper(), ", ".join(names))]
+    upper = prefix + fn.name.upper()
+    out = ["%s %s(%s)" % (head, upper, ", ".join(names))]
     if value and fn.ret == "MPI_Aint":
         imports.add("MPI_ADDRESS_KIND")
     if imports:
@@ -666,8 +669,8 @@ def interface(fn):
         out.append("  integer, intent(out) :: ierror")
     if value:
         rtype = "double precision" if fn.ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
-        out.append("  %s :: %s" % (rtype, fn.name.upper()))
-    out.append("end %s %s" % (head, fn.name.upper()))
+        out.append("  %s :: %s" % (rtype, upper))
+    out.append("end %s %s" % (head, upper))
     return out
 
 
@@ -678,10 +681,11 @@ def module(constants, functions):
     lines += ["  " + s for s in declarations(constants, functions)]
     lines += ["  external :: %s" % name for name in CALLBACK_CONSTANTS]
     lines.append("  interface")
-    for fn in functions:
-        for statement in interface(fn):
-            lines += free_form("    " + statement)
-        lines.append("")
+    for prefix in ("", "P"):
+        for fn in functions:
+            for statement in interface(fn, prefix):
+                lines += free_form("    " + statement)
+            lines.append("")
     lines.append("  end interface")
     lines += ["  " + l for l in sizeof_interface(False)]
     lines.append("end module mpi")
@@ -1113,7 +1117,9 @@ def f08_types_module():
     return "\n".join(lines) + "\n"
 
 
-def f08_interface(fn):
+def f08_interface(fn, prefix=""):
+    """The specific procedure of MPI_X, or with prefix "P" that of PMPI_X,
+    whose glue is the pmpi_ name."""
     ts = has_choice(fn)
     if fn.name in HANDWRITTEN_F08:
         dummies = HANDWRITTEN_F08[fn.name]
@@ -1126,7 +1132,7 @@ def f08_interface(fn):
     ierror = not value and fn.name not in NO_IERROR
     if ierror:
         names.append("ierror")
-    specific = fn.name + ("_f08ts" if ts else "_f08")
+    specific = prefix + fn.name + ("_f08ts" if ts else "_f08")
     head = "function" if value else "subroutine"
     bind = ' bind(C, name="%s_")' % specific.lower() if ts else ""
     result = " result(value)" if value else ""
@@ -1175,11 +1181,12 @@ def f08_module(constants, functions):
         lines += ["  %s :: %s%s" % (ftype, name, dims), "  common /%s/ %s" % (common, name)]
     lines += ["  " + l for l in F08_ABSTRACT_INTERFACES.splitlines()]
     lines += ["  procedure(%s) :: %s" % (iface, name) for name, iface in F08_CALLBACKS]
-    for fn in functions:
-        lines.append("  interface %s" % fn.name)
-        for statement in f08_interface(fn):
-            lines += free_form("    " + statement)
-        lines += ["  end interface %s" % fn.name, ""]
+    for prefix in ("", "P"):
+        for fn in functions:
+            lines.append("  interface %s%s" % (prefix, fn.name))
+            for statement in f08_interface(fn, prefix):
+                lines += free_form("    " + statement)
+            lines += ["  end interface %s%s" % (prefix, fn.name), ""]
     lines += ["  " + l for l in sizeof_interface(True)]
     lines.append("end module mpi_f08")
     return "\n".join(lines) + "\n"

@@ -5,9 +5,9 @@
 ! attributes; a generalized request; a data representation of its own;
 ! MPI_Alltoallw, MPI_Ialltoallw, MPI_Neighbor_alltoallw; MPI_Alloc_mem and
 ! MPI_Free_mem; MPI_Buffer_detach; MPI_Info_create_env and
-! MPI_Session_get_nth_pset (hidden lengths, blank padding); MPI_Sizeof
-! (module only). Each callback
-! records what it was called with, and the test checks it.
+! MPI_Session_get_nth_pset (hidden lengths, blank padding); MPI_Sizeof and
+! the PMPI_ names (module only). Each callback records what it was called
+! with, and the test checks it.
 module callbacks
 #ifdef USE_MPI_MODULE
     use mpi
@@ -169,6 +169,7 @@ program f_callbacks
     call check_env_and_psets()
 #ifdef USE_MPI_MODULE
     call check_sizeof()
+    call check_profiling_names()
 #endif
 
     call MPI_Allreduce(MPI_IN_PLACE, errors, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
@@ -507,6 +508,20 @@ contains
     end subroutine
 
 #ifdef USE_MPI_MODULE
+    ! the module has the PMPI_ names too (a tool written in Fortran calls them)
+    subroutine check_profiling_names()
+        integer :: r, x(2)
+        double precision :: t
+        call PMPI_Comm_rank(MPI_COMM_WORLD, r, ierr)
+        call expect('PMPI_Comm_rank', r, rank)
+        t = PMPI_Wtime()
+        if (t <= 0d0) call expect('PMPI_Wtime positive', 0, 1)
+        x = [rank, 5]
+        call PMPI_Sendrecv_replace(x, 2, MPI_INTEGER, rank, 9, rank, 9, MPI_COMM_WORLD, &
+                                   MPI_STATUS_IGNORE, ierr)
+        call expect('PMPI_Sendrecv_replace', x(2), 5)
+    end subroutine
+
     subroutine check_sizeof()
         integer(kind=1) :: i1
         integer(kind=8) :: i8(3, 2)

@@ -161,6 +161,7 @@ program f_callbacks_f08
     call check_memory()
     call check_datarep()
     call check_sizeof()
+    call check_profiling_names()
 
     call MPI_Allreduce(MPI_IN_PLACE, errors, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
     if (errors /= 0) call MPI_Abort(MPI_COMM_WORLD, 1)
@@ -344,6 +345,18 @@ contains
         if (conversions < 2) call expect('conversions', conversions, 2)
         call MPI_File_close(fh)
         call MPI_File_delete(name, MPI_INFO_NULL)
+    end subroutine
+
+    ! PMPI_ generics, with choice buffers and without
+    subroutine check_profiling_names()
+        integer :: r, x(2)
+        call PMPI_Comm_rank(MPI_COMM_WORLD, r)
+        call expect('PMPI_Comm_rank', r, rank)
+        x = [rank, 5]
+        call PMPI_Sendrecv_replace(x, 2, MPI_INTEGER, rank, 9, rank, 9, MPI_COMM_WORLD, &
+                                   MPI_STATUS_IGNORE)
+        call expect('PMPI_Sendrecv_replace', x(2), 5)
+        if (PMPI_Wtime() <= 0d0) call expect('PMPI_Wtime positive', 0, 1)
     end subroutine
 
     subroutine check_sizeof()
