@@ -282,8 +282,8 @@ def classify(fn, p):
         a.arg = "%s_c" % n
         a.post_always = (["ol_f_requests_out(%s_c, %s, %s, %s_stack);" % (n, n, count, n)]
                          if not const else ["ol_f_release(%s_c, %s_stack);" % (n, n)])
-    elif ctype == "MPI_Datatype" and shape == "@[]" and (fn.name, n) in HANDLE_ARRAY_LENGTHS:
-        length = HANDLE_ARRAY_LENGTHS[(fn.name, n)]
+    elif ctype == "MPI_Datatype" and shape == "@[]" and (twin_name(fn), n) in HANDLE_ARRAY_LENGTHS:
+        length = HANDLE_ARRAY_LENGTHS[(twin_name(fn), n)]
         a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
         a.cparam = "MPI_Fint *%s" % n
         a.pre = ["MPI_Datatype %s_stack[OL_F_STACK_HANDLES];" % n,
@@ -305,7 +305,7 @@ def classify(fn, p):
     elif ctype == "int" and shape == "@[]":
         a.cparam = "%sMPI_Fint *%s" % ("const " if const else "", n)
         if n in LOGICAL_NAMES:
-            length = LOGICAL_ARRAY_LENGTHS[(fn.name, n)]
+            length = LOGICAL_ARRAY_LENGTHS[(twin_name(fn), n)]
             a.fdecl = "logical, intent(%s) :: %s(*)" % ("in" if const else "out", n)
             a.pre = ["int %s_stack[OL_F_STACK_HANDLES];" % n,
                      "int *%s_c = ol_f_logicals_in(%s, %s, %s_stack, %d);"
@@ -414,6 +414,11 @@ def attribute_cell(n, value):
             "if (!%s_cell) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
 
 
+def twin_name(fn):
+    """A large-count function's name without _c: its tables are its twin's."""
+    return fn.name[:-2] if fn.name.endswith("_c") else fn.name
+
+
 def indexes_requests(fn):
     """Whether the function's indices point into an array of requests
     (rather than a graph's index array, say)."""
@@ -427,6 +432,22 @@ def null_name(ctype):
 def bound_names(gen_bindings_c):
     with open(gen_bindings_c, encoding="utf-8") as f:
         return set(re.findall(r"^OL_EXPORT \S+ P(MPI_\w+)\(", f.read(), re.M))
+
+
+# Large-count functions mpi_f08 does not offer, with the reason.
+F08_LARGE_NOT_BOUND = {
+    "MPI_Op_create_c": "its user function (MPI_User_function_c) needs trampolines of its own",
+    "MPI_Register_datarep_c": "its conversion functions (_c) need trampolines of their own",
+}
+
+
+def large_functions(functions, bound, fortran):
+    """The large-count (_c) functions mpi_f08 gets: bound in C, their twin
+    bound in Fortran, not in F08_LARGE_NOT_BOUND."""
+    names = {fn.name for fn in fortran}
+    return [fn for fn in functions
+            if fn.name.endswith("_c") and fn.name in bound and fn.name[:-2] in names
+            and fn.name not in F08_LARGE_NOT_BOUND]
 
 
 def fortran_functions(functions, bound):
@@ -958,7 +979,7 @@ def has_choice(fn):
 
 def keeps_buffer(fn):
     """Whether the buffers are used after the call returns."""
-    return fn.name in KEEPS_BUFFER or any(
+    return twin_name(fn) in KEEPS_BUFFER or any(
         base_type(p.decl, p.name)[:2] == ("MPI_Request", "*@") and p.kind == "OUT"
         for p in fn.params)
 
@@ -1044,7 +1065,7 @@ def f08_glue_function(fn):
         elif counted[i] and shared.count(counted[i]) == 1:
             count, dtype = (args[j] for j in counted[i])
             get = "ol_f08_buffer_typed(%s, *%s, %s_c, &%s_b, &why)" % (n, count.name, dtype.name, n)
-            count.arg = "(int)%s_b.count" % n
+            count.arg = ("%s_b.count" if count.ctype == "MPI_Count" else "(int)%s_b.count") % n
             dtype.arg = "%s_b.type" % n
             release.append("ol_f08_buffer_release(&%s_b);" % n)
         else:
@@ -1117,22 +1138,55 @@ def f08_types_module():
     return "\n".join(lines) + "\n"
 
 
+def f08_dummies(fn):
+    """(name, declaration) of each mpi_f08 dummy argument but ierror."""
+    if fn.name in HANDWRITTEN_F08:
+        return HANDWRITTEN_F08[fn.name]
+    keeps = keeps_buffer(fn)
+    return [(a.name, f08_declaration(fn, a, keeps)) for a in (classify(fn, p) for p in fn.params)]
+
+
+def f08_specific(fn, prefix=""):
+    return prefix + fn.name + ("_f08ts" if has_choice(fn) else "_f08")
+
+
+def type_kind_rank(name, decl):
+    """What a generic tells specifics apart by (None: any type, as
+    TYPE(*)). The kinds are those of gfortran on LP64: the address,
+    offset and count kinds are all 8, so they do not tell apart."""
+    if decl.startswith("type(*)") or decl == "external" or decl.startswith("procedure"):
+        return None
+    base = decl.split(",")[0].split("::")[0].strip()
+    kind = 8 if re.search(r"MPI_(ADDRESS|OFFSET|COUNT)_KIND", base) else 4
+    rank = 1 if name.endswith("(*)") or "(*)" in decl.split("::")[-1] else 0
+    return (re.sub(r"\(kind=.*\)", "", base), kind, rank)
+
+
+def distinguishable(fn, twin):
+    """Whether one generic may hold both specifics: same number of
+    arguments, and one position where both have a type and they differ
+    (a stricter test than Fortran's, so never an ambiguous generic)."""
+    a, b = f08_dummies(fn), f08_dummies(twin)
+    if len(a) != len(b):
+        return False
+    for (na, da), (nb, db) in zip(a, b):
+        ta, tb = type_kind_rank(na, da), type_kind_rank(nb, db)
+        if ta and tb and ta != tb:
+            return True
+    return False
+
+
 def f08_interface(fn, prefix=""):
     """The specific procedure of MPI_X, or with prefix "P" that of PMPI_X,
     whose glue is the pmpi_ name."""
     ts = has_choice(fn)
-    if fn.name in HANDWRITTEN_F08:
-        dummies = HANDWRITTEN_F08[fn.name]
-    else:
-        keeps = keeps_buffer(fn)
-        dummies = [(a.name, f08_declaration(fn, a, keeps))
-                   for a in (classify(fn, p) for p in fn.params)]
+    dummies = f08_dummies(fn)
     names = [d[0] for d in dummies]
     value = fn.ret in ("double", "MPI_Aint")
     ierror = not value and fn.name not in NO_IERROR
     if ierror:
         names.append("ierror")
-    specific = prefix + fn.name + ("_f08ts" if ts else "_f08")
+    specific = f08_specific(fn, prefix)
     head = "function" if value else "subroutine"
     bind = ' bind(C, name="%s_")' % specific.lower() if ts else ""
     result = " result(value)" if value else ""
@@ -1162,7 +1216,7 @@ F08_SUBARRAYS = (("logical", "MPI_SUBARRAYS_SUPPORTED", ".TRUE."),
                  ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE."))
 
 
-def f08_module(constants, functions):
+def f08_module(constants, functions, large=()):
     lines = ["! The mpi_f08 module of ompi-lite, generated by ompi-lite/fortran/gen_fortran.py",
              "! from functions.def and the standard ABI's constants: do not edit.",
              "module mpi_f08", "  use mpi_f08_types",
@@ -1181,11 +1235,25 @@ def f08_module(constants, functions):
         lines += ["  %s :: %s%s" % (ftype, name, dims), "  common /%s/ %s" % (common, name)]
     lines += ["  " + l for l in F08_ABSTRACT_INTERFACES.splitlines()]
     lines += ["  procedure(%s) :: %s" % (iface, name) for name, iface in F08_CALLBACKS]
+    # A large-count function is the generic MPI_X_c, and a specific of the
+    # generic MPI_X too where the two can be told apart by their arguments
+    # (MPI_Send's INTEGER count or INTEGER(KIND=MPI_COUNT_KIND) one); where
+    # they differ only in address versus count kinds, equal here
+    # (MPI_Type_get_extent), it is MPI_X_c alone.
+    twins = {fn.name[:-2]: fn for fn in large}
     for prefix in ("", "P"):
         for fn in functions:
+            twin = twins.get(fn.name)
+            if twin:
+                lines.append("  interface %s%s" % (prefix, twin.name))
+                for statement in f08_interface(twin, prefix):
+                    lines += free_form("    " + statement)
+                lines += ["  end interface %s%s" % (prefix, twin.name), ""]
             lines.append("  interface %s%s" % (prefix, fn.name))
             for statement in f08_interface(fn, prefix):
                 lines += free_form("    " + statement)
+            if twin and distinguishable(fn, twin):
+                lines.append("    procedure :: %s" % f08_specific(twin, prefix))
             lines += ["  end interface %s%s" % (prefix, fn.name), ""]
     lines += ["  " + l for l in sizeof_interface(True)]
     lines.append("end module mpi_f08")
@@ -1204,16 +1272,19 @@ def main(argv):
         sys.exit(__doc__)
     table, constants_tsv, gen_bindings_c, outdir = argv
     try:
-        functions = fortran_functions(fntable.load(table), bound_names(gen_bindings_c))
+        table_functions = fntable.load(table)
+        bound = bound_names(gen_bindings_c)
+        functions = fortran_functions(table_functions, bound)
+        large = large_functions(table_functions, bound, functions)
         constants = load_constants(constants_tsv)
         global STATUS_SIZE
         STATUS_SIZE = int(next(v for _, n, _, v in constants if n == "MPI_F_STATUS_SIZE"))
         texts = {"mpif.h": mpif_h(constants, functions),
                  "mpi_module.f90": module(constants, functions),
-                 "fortran_glue.c": glue(functions),
+                 "fortran_glue.c": glue(functions + large),
                  "mpi_f08_types.f90": f08_types_module(),
-                 "mpi_f08_module.f90": f08_module(constants, functions),
-                 "fortran_f08_glue.c": f08_glue(functions)}
+                 "mpi_f08_module.f90": f08_module(constants, functions, large),
+                 "fortran_f08_glue.c": f08_glue(functions + large)}
     except (Unsupported, ValueError, fntable.TableError) as e:
         sys.exit("gen_fortran.py: %s" % e)
     for name, text in texts.items():

@@ -162,6 +162,7 @@ program f_callbacks_f08
     call check_datarep()
     call check_sizeof()
     call check_profiling_names()
+    call check_large_counts()
 
     call MPI_Allreduce(MPI_IN_PLACE, errors, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
     if (errors /= 0) call MPI_Abort(MPI_COMM_WORLD, 1)
@@ -345,6 +346,30 @@ contains
         if (conversions < 2) call expect('conversions', conversions, 2)
         call MPI_File_close(fh)
         call MPI_File_delete(name, MPI_INFO_NULL)
+    end subroutine
+
+    ! the large-count forms: through the generic where a count of
+    ! MPI_COUNT_KIND tells them apart, by their _c name where only address
+    ! and count kinds differ
+    subroutine check_large_counts()
+        integer(kind=MPI_COUNT_KIND) :: count, lb, extent
+        integer :: x(4), y(4), i
+        type(MPI_Status) :: status
+        x = [(rank * 10 + i, i = 1, 4)]
+        y = -1
+        count = 4
+        call MPI_Sendrecv(x, count, MPI_INTEGER, rank, 3, y, count, MPI_INTEGER, rank, 3, &
+                          MPI_COMM_WORLD, status)
+        do i = 1, 4
+            call expect('large-count sendrecv data', y(i), rank * 10 + i)
+        end do
+        call MPI_Get_count(status, MPI_INTEGER, count)
+        call expect('large-count get_count', int(count), 4)
+        call MPI_Type_get_extent_c(MPI_DOUBLE_PRECISION, lb, extent)
+        call expect('MPI_Type_get_extent_c', int(extent), 8)
+        y = -1
+        call MPI_Allreduce(x, y, count, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
+        call expect('large-count allreduce', y(4), (nprocs - 1) * 10 + 4)
     end subroutine
 
     ! PMPI_ generics, with choice buffers and without
