@@ -5,11 +5,11 @@
  * as the compiler's literals. gen_fortran.py lists them in HANDWRITTEN and
  * writes their interfaces; their other names (OL_F_ALIASES) are here.
  *
- * Callbacks done: user reduction ops (MPI_OP_CREATE), communicator error
- * handlers (MPI_COMM_CREATE_ERRHANDLER), communicator attribute copy and
- * delete functions (MPI_COMM_CREATE_KEYVAL), and the predefined
- * MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN (and the
- * MPI-1 and datatype ones as procedures). */
+ * Callbacks here: user reduction ops (MPI_OP_CREATE), error handlers of
+ * communicators, windows, files and sessions, attribute copy and delete
+ * procedures of communicator, datatype, window and MPI-1 keyvals, and the
+ * predefined MPI_COMM_NULL_COPY_FN ... procedures. Generalized requests and
+ * data representations are in glue_extra.c. */
 #include "ol_fortran.h"
 
 #include <pthread.h>
