@@ -186,7 +186,7 @@ static bool is_errhandler(const void *h)
 {
     MPI_Errhandler handler = (MPI_Errhandler)h;
     return ol_errhandler_fits_comm(handler) || ol_errhandler_fits_win(handler) ||
-           ol_errhandler_fits_session(handler);
+           ol_errhandler_fits_session(handler) || ol_errhandler_fits_file(handler);
 }
 
 int ol_api_errhandler_toint(MPI_Errhandler errhandler)

@@ -47,28 +47,6 @@ NOT_BOUND = {
     "MPI_Abi_set_fortran_info": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_get_fortran_booleans": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_set_fortran_booleans": "C only: the Fortran layer makes this call itself",
-    "MPI_Info_create_env": "its Fortran form (no argc/argv) is not written yet",
-    "MPI_Buffer_detach": "the address it returns needs C_PTR handling not written yet",
-    "MPI_Comm_detach_buffer": "the address it returns needs C_PTR handling not written yet",
-    "MPI_Alloc_mem": "needs TYPE(C_PTR) or Cray pointers, not written yet",
-    "MPI_Free_mem": "pairs with MPI_Alloc_mem",
-    "MPI_Grequest_start": "Fortran callbacks for generalized requests not written yet",
-    "MPI_Keyval_create": "MPI-1 attribute callbacks in Fortran not written yet",
-    "MPI_Attr_get": "MPI-1 INTEGER attributes not written yet",
-    "MPI_Attr_put": "MPI-1 INTEGER attributes not written yet",
-    "MPI_Type_create_keyval": "Fortran attribute callbacks on datatypes not written yet",
-    "MPI_Win_create_keyval": "Fortran attribute callbacks on windows not written yet",
-    "MPI_Win_create_errhandler": "Fortran error handlers on windows not written yet",
-    "MPI_Session_create_errhandler": "Fortran error handlers on sessions not written yet",
-    "MPI_File_create_errhandler": "Fortran error handlers on files not written yet",
-    "MPI_Register_datarep": "Fortran conversion callbacks not written yet",
-    "MPI_Session_get_nth_pset": "its name length in and out (pset_len) is not converted yet",
-    "MPI_Alltoallw": "its datatype arrays' length (the group size) is not converted yet",
-    "MPI_Ialltoallw": "its datatype arrays' length (the group size) is not converted yet",
-    "MPI_Alltoallw_init": "its datatype arrays' length (the group size) is not converted yet",
-    "MPI_Neighbor_alltoallw": "its datatype arrays' length (the degree) is not converted yet",
-    "MPI_Ineighbor_alltoallw": "its datatype arrays' length (the degree) is not converted yet",
-    "MPI_Neighbor_alltoallw_init": "its datatype arrays' length (the degree) is not converted yet",
 }
 
 # Functions whose C glue is written by hand in glue_special.c, because their
@@ -83,9 +61,39 @@ HANDWRITTEN = {
     "MPI_Op_free": [("op", "integer, intent(inout)")],
     "MPI_Comm_create_errhandler": [("comm_errhandler_fn", "external"),
                                    ("errhandler", "integer, intent(out)")],
+    "MPI_Info_create_env": [("info", "integer, intent(out)")],
+    "MPI_Session_get_nth_pset": [
+        ("session", "integer, intent(in)"), ("info", "integer, intent(in)"),
+        ("n", "integer, intent(in)"), ("pset_len", "integer, intent(inout)"),
+        ("pset_name", "character(len=*), intent(out)")],
+    "MPI_Win_create_errhandler": [("win_errhandler_fn", "external"),
+                                  ("errhandler", "integer, intent(out)")],
+    "MPI_File_create_errhandler": [("file_errhandler_fn", "external"),
+                                   ("errhandler", "integer, intent(out)")],
+    "MPI_Session_create_errhandler": [("session_errhandler_fn", "external"),
+                                      ("errhandler", "integer, intent(out)")],
     "MPI_Comm_create_keyval": [
         ("comm_copy_attr_fn", "external"), ("comm_delete_attr_fn", "external"),
         ("comm_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Type_create_keyval": [
+        ("type_copy_attr_fn", "external"), ("type_delete_attr_fn", "external"),
+        ("type_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Win_create_keyval": [
+        ("win_copy_attr_fn", "external"), ("win_delete_attr_fn", "external"),
+        ("win_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Keyval_create": [
+        ("copy_fn", "external"), ("delete_fn", "external"),
+        ("keyval", "integer, intent(out)"), ("extra_state", "integer, intent(in)")],
+    "MPI_Grequest_start": [
+        ("query_fn", "external"), ("free_fn", "external"), ("cancel_fn", "external"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)"),
+        ("request", "integer, intent(out)")],
+    "MPI_Register_datarep": [
+        ("datarep", "character(len=*), intent(in)"), ("read_conversion_fn", "external"),
+        ("write_conversion_fn", "external"), ("dtype_file_extent_fn", "external"),
         ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
     "MPI_Info_get_string": [
         ("info", "integer, intent(in)"), ("key", "character(len=*), intent(in)"),
@@ -132,10 +140,22 @@ LOGICAL_ARRAY_LENGTHS = {
 }
 
 # Arrays of handles: (function, parameter) -> C expression of their length.
+# The w collectives' datatype arrays have one entry per process of the
+# (remote) group or per neighbour; the communicator is the last argument,
+# converted after them, hence PMPI_Comm_fromint here.
 HANDLE_ARRAY_LENGTHS = {
     ("MPI_Type_create_struct", "array_of_types"): "*count",
     ("MPI_Type_get_contents", "array_of_datatypes"): "*max_datatypes",
 }
+for _w in ("MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Alltoallw_init"):
+    for _types in ("sendtypes", "recvtypes"):
+        HANDLE_ARRAY_LENGTHS[(_w, _types)] = "ol_f_group_size(PMPI_Comm_fromint(*comm))"
+for _w in ("MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw", "MPI_Neighbor_alltoallw_init"):
+    HANDLE_ARRAY_LENGTHS[(_w, "sendtypes")] = "ol_f_degree(PMPI_Comm_fromint(*comm), 1)"
+    HANDLE_ARRAY_LENGTHS[(_w, "recvtypes")] = "ol_f_degree(PMPI_Comm_fromint(*comm), 0)"
+
+# MPI-1's attribute calls, whose values are INTEGERs.
+MPI1_ATTR = {"MPI_Attr_get", "MPI_Attr_put"}
 
 # The C handle types, and the stem of their toint/fromint functions.
 HANDLE_STEMS = {
@@ -176,6 +196,9 @@ class Arg:
         self.arg = None
         self.hidden = None
         self.directive = None
+        self.nocheck = None
+        self.f08_cparam = None
+        self.f08_post = None
         self.ctype, self.shape, self.const = base_type(p.decl, p.name)
 
 
@@ -259,8 +282,8 @@ def classify(fn, p):
         a.arg = "%s_c" % n
         a.post_always = (["ol_f_requests_out(%s_c, %s, %s, %s_stack);" % (n, n, count, n)]
                          if not const else ["ol_f_release(%s_c, %s_stack);" % (n, n)])
-    elif ctype == "MPI_Datatype" and shape == "@[]" and (fn.name, n) in HANDLE_ARRAY_LENGTHS:
-        length = HANDLE_ARRAY_LENGTHS[(fn.name, n)]
+    elif ctype == "MPI_Datatype" and shape == "@[]" and (twin_name(fn), n) in HANDLE_ARRAY_LENGTHS:
+        length = HANDLE_ARRAY_LENGTHS[(twin_name(fn), n)]
         a.fdecl = "integer, intent(%s) :: %s(*)" % ("in" if const else "out", n)
         a.cparam = "MPI_Fint *%s" % n
         a.pre = ["MPI_Datatype %s_stack[OL_F_STACK_HANDLES];" % n,
@@ -282,7 +305,7 @@ def classify(fn, p):
     elif ctype == "int" and shape == "@[]":
         a.cparam = "%sMPI_Fint *%s" % ("const " if const else "", n)
         if n in LOGICAL_NAMES:
-            length = LOGICAL_ARRAY_LENGTHS[(fn.name, n)]
+            length = LOGICAL_ARRAY_LENGTHS[(twin_name(fn), n)]
             a.fdecl = "logical, intent(%s) :: %s(*)" % ("in" if const else "out", n)
             a.pre = ["int %s_stack[OL_F_STACK_HANDLES];" % n,
                      "int *%s_c = ol_f_logicals_in(%s, %s, %s_stack, %d);"
@@ -337,6 +360,32 @@ def classify(fn, p):
         a.pre = ["void *%s_c = NULL;" % n]
         a.arg = "&%s_c" % n
         a.post = ["*%s = (MPI_Aint)(uintptr_t)%s_c;" % (n, n)]
+    elif ctype == "void" and shape == "*@" and n == "attribute_val" and fn.name in MPI1_ATTR:
+        # MPI-1's INTEGER attributes: stored sign-extended to an address,
+        # read back truncated (MPI-4.1 19.3.7)
+        if fn.name == "MPI_Attr_get":
+            a.fdecl = "integer, intent(out) :: %s" % n
+            a.cparam = "MPI_Fint *%s" % n
+            a.pre = ["void *%s_c = NULL;" % n]
+            a.arg = "&%s_c" % n
+            a.post = ["*%s = (MPI_Fint)ol_f_attribute_value(*keyval, %s_c, OL_F_ON_COMM);"
+                      % (n, n)]
+        else:
+            a.fdecl = "integer, intent(in) :: %s" % n
+            a.cparam = "const MPI_Fint *%s" % n
+            a.pre = attribute_cell(n, "(MPI_Aint)*%s" % n)
+            a.arg = "%s_cell" % n
+    elif ctype == "void" and shape == "*@" and n == "buffer_addr" and p.kind == "OUT":
+        # the detached buffer: a choice argument in the mpi module, whose
+        # address the program knows (it is not written into the buffer);
+        # TYPE(C_PTR) in mpi_f08, which gets it (f08_glue_own)
+        a.nocheck = "!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n
+        a.fdecl = "type(*), dimension(*) :: %s" % n
+        a.cparam = "void *%s" % n
+        a.pre = ["void *%s_c = NULL;" % n, "(void)%s;" % n]
+        a.arg = "&%s_c" % n
+        a.f08_cparam = "void **%s" % n
+        a.f08_post = ["*%s = ol_f_address_out(%s_c);" % (n, n)]
     elif ctype == "void" and shape == "*@" and n == "attribute_val":
         a.fimports.add("MPI_ADDRESS_KIND")
         if fn.name.endswith("_get_attr"):
@@ -351,10 +400,23 @@ def classify(fn, p):
         else:
             a.fdecl = "integer(kind=MPI_ADDRESS_KIND), intent(in) :: %s" % n
             a.cparam = "const MPI_Aint *%s" % n
-            a.arg = "(void *)*%s" % n
+            a.pre = attribute_cell(n, "*%s" % n)
+            a.arg = "%s_cell" % n
     else:
         raise Unsupported("%s: parameter %r (%s)" % (fn.name, p.decl, p.kind))
     return a
+
+
+def attribute_cell(n, value):
+    """An attribute set from Fortran: C code reading it gets the address of
+    the value (MPI-4.1 19.3.7), a cell of the glue's (ol_f_cell_new)."""
+    return ["MPI_Aint *%s_cell = ol_f_cell_new(%s);" % (n, value),
+            "if (!%s_cell) { ol_f_set_ierror(ierror, MPI_ERR_NO_MEM); return; }" % n]
+
+
+def twin_name(fn):
+    """A large-count function's name without _c: its tables are its twin's."""
+    return fn.name[:-2] if fn.name.endswith("_c") else fn.name
 
 
 def indexes_requests(fn):
@@ -370,6 +432,22 @@ def null_name(ctype):
 def bound_names(gen_bindings_c):
     with open(gen_bindings_c, encoding="utf-8") as f:
         return set(re.findall(r"^OL_EXPORT \S+ P(MPI_\w+)\(", f.read(), re.M))
+
+
+# Large-count functions mpi_f08 does not offer, with the reason.
+F08_LARGE_NOT_BOUND = {
+    "MPI_Op_create_c": "its user function (MPI_User_function_c) needs trampolines of its own",
+    "MPI_Register_datarep_c": "its conversion functions (_c) need trampolines of their own",
+}
+
+
+def large_functions(functions, bound, fortran):
+    """The large-count (_c) functions mpi_f08 gets: bound in C, their twin
+    bound in Fortran, not in F08_LARGE_NOT_BOUND."""
+    names = {fn.name for fn in fortran}
+    return [fn for fn in functions
+            if fn.name.endswith("_c") and fn.name in bound and fn.name[:-2] in names
+            and fn.name not in F08_LARGE_NOT_BOUND]
 
 
 def fortran_functions(functions, bound):
@@ -391,8 +469,13 @@ def fortran_functions(functions, bound):
 RETURN_TYPES = {"int": None, "double": "double", "MPI_Aint": "MPI_Aint"}
 
 
-def glue_function(fn):
+def glue_function(fn, f08=False):
+    """The glue of MPI_X; with `f08`, that of mpi_f08's MPI_X_f08 where an
+    argument differs there (f08_cparam, f08_post)."""
     args = [classify(fn, p) for p in fn.params]
+    for a in args:
+        if f08 and a.f08_cparam:
+            a.cparam, a.post = a.f08_cparam, a.f08_post
     returns = RETURN_TYPES[fn.ret] if fn.ret in RETURN_TYPES else None
     if fn.ret not in RETURN_TYPES:
         raise Unsupported("%s returns %s" % (fn.name, fn.ret))
@@ -402,8 +485,9 @@ def glue_function(fn):
         cparams.append("MPI_Fint *ierror")
     cparams += ["size_t %s" % a.hidden for a in args if a.hidden]
     lower = fn.name.lower()
-    lines = ["OL_F_EXPORT %s p%s_(%s)" % (returns or "void", lower, ", ".join(cparams) or "void"),
-             "{"]
+    suffix = "_f08_" if f08 else "_"
+    lines = ["OL_F_EXPORT %s p%s%s(%s)" % (returns or "void", lower, suffix,
+                                          ", ".join(cparams) or "void"), "{"]
     for a in args:
         lines += ["    " + s for s in a.pre]
     call = "PMPI_%s(%s)" % (fn.name[len("MPI_"):], ", ".join(a.arg for a in args))
@@ -422,7 +506,10 @@ def glue_function(fn):
         else:
             lines.append("    (void)rc;")
     lines.append("}")
-    lines.append("OL_F_ALIASES(%s, p%s_)" % (lower[len("mpi_"):], lower))
+    if f08:
+        lines.append("OL_F08_OWN_ALIASES(%s, p%s_f08_)" % (lower[len("mpi_"):], lower))
+    else:
+        lines.append("OL_F_ALIASES(%s, p%s_)" % (lower[len("mpi_"):], lower))
     return lines
 
 
@@ -434,7 +521,9 @@ def glue(functions):
             out += ["/* %s: glue_special.c */" % fn.name, ""]
             continue
         out += glue_function(fn)
-        if not has_choice(fn):
+        if any(a.f08_cparam for a in (classify(fn, p) for p in fn.params)):
+            out += glue_function(fn, f08=True)
+        elif not has_choice(fn):
             lower = fn.name.lower()
             out.append("OL_F08_ALIASES(%s, p%s_)" % (lower[len("mpi_"):], lower))
         out.append("")
@@ -468,7 +557,9 @@ SENTINELS = (
 # Predefined callbacks: Fortran procedures the glue defines.
 CALLBACK_CONSTANTS = ("MPI_NULL_COPY_FN", "MPI_DUP_FN", "MPI_NULL_DELETE_FN",
                       "MPI_COMM_NULL_COPY_FN", "MPI_COMM_DUP_FN", "MPI_COMM_NULL_DELETE_FN",
-                      "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN")
+                      "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_DUP_FN", "MPI_TYPE_NULL_DELETE_FN",
+                      "MPI_WIN_NULL_COPY_FN", "MPI_WIN_DUP_FN", "MPI_WIN_NULL_DELETE_FN",
+                      "MPI_CONVERSION_FN_NULL")
 
 
 def constant_statements(constants):
@@ -569,7 +660,9 @@ def free_form(line, width=100):
     return out + [current]
 
 
-def interface(fn):
+def interface(fn, prefix=""):
+    """The explicit interface of MPI_X, or with prefix "P" of PMPI_X (the
+    profiling names, MPI-4.1 15.2: a tool's Fortran calls them)."""
     if fn.name in HANDWRITTEN:
         dummies = HANDWRITTEN[fn.name]
         directives = []
@@ -577,14 +670,15 @@ def interface(fn):
     else:
         args = [classify(fn, p) for p in fn.params]
         dummies = [(a.name, a.fdecl) for a in args]
-        directives = [a.directive for a in args if a.directive]
+        directives = [a.directive or a.nocheck for a in args if a.directive or a.nocheck]
         imports = set().union(*[a.fimports for a in args]) if args else set()
     names = [d[0] for d in dummies]
     value = fn.ret in ("double", "MPI_Aint")
     if not value and fn.name not in NO_IERROR:
         names.append("ierror")
     head = "function" if value else "subroutine"
-    out = ["%s %s(%s)" % (head, fn.name.upper(), ", ".join(names))]
+    upper = prefix + fn.name.upper()
+    out = ["%s %s(%s)" % (head, upper, ", ".join(names))]
     if value and fn.ret == "MPI_Aint":
         imports.add("MPI_ADDRESS_KIND")
     if imports:
@@ -597,8 +691,8 @@ def interface(fn):
         out.append("  integer, intent(out) :: ierror")
     if value:
         rtype = "double precision" if fn.ret == "double" else "integer(kind=MPI_ADDRESS_KIND)"
-        out.append("  %s :: %s" % (rtype, fn.name.upper()))
-    out.append("end %s %s" % (head, fn.name.upper()))
+        out.append("  %s :: %s" % (rtype, upper))
+    out.append("end %s %s" % (head, upper))
     return out
 
 
@@ -609,11 +703,14 @@ def module(constants, functions):
     lines += ["  " + s for s in declarations(constants, functions)]
     lines += ["  external :: %s" % name for name in CALLBACK_CONSTANTS]
     lines.append("  interface")
-    for fn in functions:
-        for statement in interface(fn):
-            lines += free_form("    " + statement)
-        lines.append("")
-    lines += ["  end interface", "end module mpi"]
+    for prefix in ("", "P"):
+        for fn in functions:
+            for statement in interface(fn, prefix):
+                lines += free_form("    " + statement)
+            lines.append("")
+    lines.append("  end interface")
+    lines += ["  " + l for l in sizeof_interface(False)]
+    lines.append("end module mpi")
     return "\n".join(lines) + "\n"
 
 
@@ -628,7 +725,8 @@ def module(constants, functions):
 # of the same glue (OL_F08_ALIASES).
 
 # Buffers of which only the address is used.
-ADDRESS_ONLY = {("MPI_Get_address", "location"), ("MPI_Win_detach", "base")}
+ADDRESS_ONLY = {("MPI_Get_address", "location"), ("MPI_Win_detach", "base"),
+                ("MPI_Free_mem", "base")}
 # Functions that keep their buffer after they return, besides those that
 # make a request.
 KEEPS_BUFFER = {"MPI_Buffer_attach", "MPI_Comm_attach_buffer", "MPI_Win_create", "MPI_Win_attach"}
@@ -639,7 +737,14 @@ F08_CALLBACKS = (("MPI_COMM_NULL_COPY_FN", "MPI_Comm_copy_attr_function"),
                  ("MPI_COMM_NULL_DELETE_FN", "MPI_Comm_delete_attr_function"),
                  ("MPI_TYPE_NULL_COPY_FN", "MPI_Type_copy_attr_function"),
                  ("MPI_TYPE_DUP_FN", "MPI_Type_copy_attr_function"),
-                 ("MPI_TYPE_NULL_DELETE_FN", "MPI_Type_delete_attr_function"))
+                 ("MPI_TYPE_NULL_DELETE_FN", "MPI_Type_delete_attr_function"),
+                 ("MPI_WIN_NULL_COPY_FN", "MPI_Win_copy_attr_function"),
+                 ("MPI_WIN_DUP_FN", "MPI_Win_copy_attr_function"),
+                 ("MPI_WIN_NULL_DELETE_FN", "MPI_Win_delete_attr_function"),
+                 ("MPI_NULL_COPY_FN", "MPI_Copy_function"),
+                 ("MPI_DUP_FN", "MPI_Copy_function"),
+                 ("MPI_NULL_DELETE_FN", "MPI_Delete_function"),
+                 ("MPI_CONVERSION_FN_NULL", "MPI_Datarep_conversion_function"))
 
 # MPI-4.1 19.3.5's callback interfaces, as far as the bindings take Fortran
 # procedures (HANDWRITTEN).
@@ -691,6 +796,91 @@ abstract interface
     integer :: type_keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
   end subroutine MPI_Type_delete_attr_function
+  subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, &
+      attribute_val_in, attribute_val_out, flag, ierror)
+    import
+    implicit none
+    type(MPI_Win) :: oldwin
+    integer :: win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine MPI_Win_copy_attr_function
+  subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+    import
+    implicit none
+    type(MPI_Win) :: win
+    integer :: win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine MPI_Win_delete_attr_function
+  subroutine MPI_Copy_function(oldcomm, keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+    import
+    implicit none
+    type(MPI_Comm) :: oldcomm
+    integer :: keyval, extra_state, attribute_val_in, attribute_val_out, ierror
+    logical :: flag
+  end subroutine MPI_Copy_function
+  subroutine MPI_Delete_function(comm, keyval, attribute_val, extra_state, ierror)
+    import
+    implicit none
+    type(MPI_Comm) :: comm
+    integer :: keyval, attribute_val, extra_state, ierror
+  end subroutine MPI_Delete_function
+  subroutine MPI_Win_errhandler_function(win, error_code)
+    import
+    implicit none
+    type(MPI_Win) :: win
+    integer :: error_code
+  end subroutine MPI_Win_errhandler_function
+  subroutine MPI_File_errhandler_function(file, error_code)
+    import
+    implicit none
+    type(MPI_File) :: file
+    integer :: error_code
+  end subroutine MPI_File_errhandler_function
+  subroutine MPI_Session_errhandler_function(session, error_code)
+    import
+    implicit none
+    type(MPI_Session) :: session
+    integer :: error_code
+  end subroutine MPI_Session_errhandler_function
+  subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+    import
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+  end subroutine MPI_Grequest_query_function
+  subroutine MPI_Grequest_free_function(extra_state, ierror)
+    import
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+  end subroutine MPI_Grequest_free_function
+  subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+    import
+    implicit none
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+  end subroutine MPI_Grequest_cancel_function
+  subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, position, &
+      extra_state, ierror)
+    import
+    implicit none
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer :: count, ierror
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  end subroutine MPI_Datarep_conversion_function
+  subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
+    import
+    implicit none
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+    integer :: ierror
+  end subroutine MPI_Datarep_extent_function
 end interface
 """
 
@@ -711,7 +901,77 @@ HANDWRITTEN_F08 = {
         ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
     "MPI_Info_get_string": [("info", "type(MPI_Info), intent(in)")] +
                            HANDWRITTEN["MPI_Info_get_string"][1:],
+    "MPI_Info_create_env": [("info", "type(MPI_Info), intent(out)")],
+    "MPI_Session_get_nth_pset": [
+        ("session", "type(MPI_Session), intent(in)"), ("info", "type(MPI_Info), intent(in)")] +
+        HANDWRITTEN["MPI_Session_get_nth_pset"][2:],
+    "MPI_Win_create_errhandler": [
+        ("win_errhandler_fn", "procedure(MPI_Win_errhandler_function)"),
+        ("errhandler", "type(MPI_Errhandler), intent(out)")],
+    "MPI_File_create_errhandler": [
+        ("file_errhandler_fn", "procedure(MPI_File_errhandler_function)"),
+        ("errhandler", "type(MPI_Errhandler), intent(out)")],
+    "MPI_Session_create_errhandler": [
+        ("session_errhandler_fn", "procedure(MPI_Session_errhandler_function)"),
+        ("errhandler", "type(MPI_Errhandler), intent(out)")],
+    "MPI_Type_create_keyval": [
+        ("type_copy_attr_fn", "procedure(MPI_Type_copy_attr_function)"),
+        ("type_delete_attr_fn", "procedure(MPI_Type_delete_attr_function)"),
+        ("type_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Win_create_keyval": [
+        ("win_copy_attr_fn", "procedure(MPI_Win_copy_attr_function)"),
+        ("win_delete_attr_fn", "procedure(MPI_Win_delete_attr_function)"),
+        ("win_keyval", "integer, intent(out)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    # MPI-1's, which the standard leaves out of mpi_f08: offered for
+    # programs moved over from mpif.h, whose procedures may have the MPI-1
+    # INTEGER arguments or be MPI_COMM_NULL_COPY_FN and the like (the glue
+    # tells the predefined ones apart), hence no interface to check.
+    "MPI_Keyval_create": [
+        ("copy_fn", "external"), ("delete_fn", "external"),
+        ("keyval", "integer, intent(out)"), ("extra_state", "integer, intent(in)")],
+    "MPI_Grequest_start": [
+        ("query_fn", "procedure(MPI_Grequest_query_function)"),
+        ("free_fn", "procedure(MPI_Grequest_free_function)"),
+        ("cancel_fn", "procedure(MPI_Grequest_cancel_function)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)"),
+        ("request", "type(MPI_Request), intent(out)")],
+    "MPI_Register_datarep": [
+        ("datarep", "character(len=*), intent(in)"),
+        ("read_conversion_fn", "procedure(MPI_Datarep_conversion_function)"),
+        ("write_conversion_fn", "procedure(MPI_Datarep_conversion_function)"),
+        ("dtype_file_extent_fn", "procedure(MPI_Datarep_extent_function)"),
+        ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
 }
+
+# MPI_SIZEOF's specific procedures (glue_extra.c): suffix -> the dummy's
+# type. Assumed rank takes scalars and arrays of any rank alike.
+SIZEOF_KINDS = (("integer1", "integer(kind=1)"), ("integer2", "integer(kind=2)"),
+                ("integer4", "integer(kind=4)"), ("integer8", "integer(kind=8)"),
+                ("real4", "real(kind=4)"), ("real8", "real(kind=8)"),
+                ("complex4", "complex(kind=4)"), ("complex8", "complex(kind=8)"),
+                ("logical1", "logical(kind=1)"), ("logical2", "logical(kind=2)"),
+                ("logical4", "logical(kind=4)"), ("logical8", "logical(kind=8)"),
+                ("character", "character(len=*)"))
+
+
+def sizeof_interface(f08):
+    """The generic MPI_SIZEOF (MPI-4.1 19.1.9): only the modules have it.
+    The specifics have their own names in each module, so a program may
+    use both; their glue is the same (an absent ierror is NULL)."""
+    lines = ["interface MPI_Sizeof"]
+    for suffix, ftype in SIZEOF_KINDS:
+        name = "MPI_Sizeof_%s" % suffix
+        ierror = "integer, optional, intent(out) :: ierror" if f08 else \
+            "integer, intent(out) :: ierror"
+        lines += ["  subroutine %s(x, size, ierror)" % (name + ("_f08" if f08 else "")),
+                  "    implicit none",
+                  "    %s, dimension(..), intent(in) :: x" % ftype,
+                  "    integer, intent(out) :: size", "    " + ierror,
+                  "  end subroutine"]
+    lines.append("end interface MPI_Sizeof")
+    return lines
 
 
 def has_choice(fn):
@@ -720,7 +980,7 @@ def has_choice(fn):
 
 def keeps_buffer(fn):
     """Whether the buffers are used after the call returns."""
-    return fn.name in KEEPS_BUFFER or any(
+    return twin_name(fn) in KEEPS_BUFFER or any(
         base_type(p.decl, p.name)[:2] == ("MPI_Request", "*@") and p.kind == "OUT"
         for p in fn.params)
 
@@ -738,12 +998,20 @@ def own_count_and_type(fn, index):
     return None
 
 
+# Addresses that mpi_f08 gives as TYPE(C_PTR) (the mpi module as
+# INTEGER(KIND=MPI_ADDRESS_KIND)): passed by reference, a C_PTR is the
+# address-sized variable the same glue writes.
+F08_C_PTR = {("MPI_Alloc_mem", "baseptr")}
+
+
 def f08_declaration(fn, a, keeps):
     """The mpi_f08 form of an argument: derived-type handles and status,
     assumed-rank choice buffers."""
     if a.directive:
         attributes = (", intent(in)" if a.const else "") + (", asynchronous" if keeps else "")
         return "type(*), dimension(..)%s :: %s" % (attributes, a.name)
+    if a.f08_cparam or (fn.name, a.name) in F08_C_PTR:
+        return "type(c_ptr), intent(out) :: %s" % a.name
     if a.ctype == "MPI_Status":
         intent = re.search(r"intent\(\w+\)", a.fdecl).group(0)
         return "type(MPI_Status), %s :: %s%s" % (intent, a.name, "(*)" if a.shape == "@[]" else "")
@@ -798,7 +1066,7 @@ def f08_glue_function(fn):
         elif counted[i] and shared.count(counted[i]) == 1:
             count, dtype = (args[j] for j in counted[i])
             get = "ol_f08_buffer_typed(%s, *%s, %s_c, &%s_b, &why)" % (n, count.name, dtype.name, n)
-            count.arg = "(int)%s_b.count" % n
+            count.arg = ("%s_b.count" if count.ctype == "MPI_Count" else "(int)%s_b.count") % n
             dtype.arg = "%s_b.type" % n
             release.append("ol_f08_buffer_release(&%s_b);" % n)
         else:
@@ -871,20 +1139,55 @@ def f08_types_module():
     return "\n".join(lines) + "\n"
 
 
-def f08_interface(fn):
-    ts = has_choice(fn)
+def f08_dummies(fn):
+    """(name, declaration) of each mpi_f08 dummy argument but ierror."""
     if fn.name in HANDWRITTEN_F08:
-        dummies = HANDWRITTEN_F08[fn.name]
-    else:
-        keeps = keeps_buffer(fn)
-        dummies = [(a.name, f08_declaration(fn, a, keeps))
-                   for a in (classify(fn, p) for p in fn.params)]
+        return HANDWRITTEN_F08[fn.name]
+    keeps = keeps_buffer(fn)
+    return [(a.name, f08_declaration(fn, a, keeps)) for a in (classify(fn, p) for p in fn.params)]
+
+
+def f08_specific(fn, prefix=""):
+    return prefix + fn.name + ("_f08ts" if has_choice(fn) else "_f08")
+
+
+def type_kind_rank(name, decl):
+    """What a generic tells specifics apart by (None: any type, as
+    TYPE(*)). The kinds are those of gfortran on LP64: the address,
+    offset and count kinds are all 8, so they do not tell apart."""
+    if decl.startswith("type(*)") or decl == "external" or decl.startswith("procedure"):
+        return None
+    base = decl.split(",")[0].split("::")[0].strip()
+    kind = 8 if re.search(r"MPI_(ADDRESS|OFFSET|COUNT)_KIND", base) else 4
+    rank = 1 if name.endswith("(*)") or "(*)" in decl.split("::")[-1] else 0
+    return (re.sub(r"\(kind=.*\)", "", base), kind, rank)
+
+
+def distinguishable(fn, twin):
+    """Whether one generic may hold both specifics: same number of
+    arguments, and one position where both have a type and they differ
+    (a stricter test than Fortran's, so never an ambiguous generic)."""
+    a, b = f08_dummies(fn), f08_dummies(twin)
+    if len(a) != len(b):
+        return False
+    for (na, da), (nb, db) in zip(a, b):
+        ta, tb = type_kind_rank(na, da), type_kind_rank(nb, db)
+        if ta and tb and ta != tb:
+            return True
+    return False
+
+
+def f08_interface(fn, prefix=""):
+    """The specific procedure of MPI_X, or with prefix "P" that of PMPI_X,
+    whose glue is the pmpi_ name."""
+    ts = has_choice(fn)
+    dummies = f08_dummies(fn)
     names = [d[0] for d in dummies]
     value = fn.ret in ("double", "MPI_Aint")
     ierror = not value and fn.name not in NO_IERROR
     if ierror:
         names.append("ierror")
-    specific = fn.name + ("_f08ts" if ts else "_f08")
+    specific = f08_specific(fn, prefix)
     head = "function" if value else "subroutine"
     bind = ' bind(C, name="%s_")' % specific.lower() if ts else ""
     result = " result(value)" if value else ""
@@ -914,7 +1217,7 @@ F08_SUBARRAYS = (("logical", "MPI_SUBARRAYS_SUPPORTED", ".TRUE."),
                  ("logical", "MPI_ASYNC_PROTECTS_NONBLOCKING", ".FALSE."))
 
 
-def f08_module(constants, functions):
+def f08_module(constants, functions, large=()):
     lines = ["! The mpi_f08 module of ompi-lite, generated by ompi-lite/fortran/gen_fortran.py",
              "! from functions.def and the standard ABI's constants: do not edit.",
              "module mpi_f08", "  use mpi_f08_types",
@@ -933,11 +1236,27 @@ def f08_module(constants, functions):
         lines += ["  %s :: %s%s" % (ftype, name, dims), "  common /%s/ %s" % (common, name)]
     lines += ["  " + l for l in F08_ABSTRACT_INTERFACES.splitlines()]
     lines += ["  procedure(%s) :: %s" % (iface, name) for name, iface in F08_CALLBACKS]
-    for fn in functions:
-        lines.append("  interface %s" % fn.name)
-        for statement in f08_interface(fn):
-            lines += free_form("    " + statement)
-        lines += ["  end interface %s" % fn.name, ""]
+    # A large-count function is the generic MPI_X_c, and a specific of the
+    # generic MPI_X too where the two can be told apart by their arguments
+    # (MPI_Send's INTEGER count or INTEGER(KIND=MPI_COUNT_KIND) one); where
+    # they differ only in address versus count kinds, equal here
+    # (MPI_Type_get_extent), it is MPI_X_c alone.
+    twins = {fn.name[:-2]: fn for fn in large}
+    for prefix in ("", "P"):
+        for fn in functions:
+            twin = twins.get(fn.name)
+            if twin:
+                lines.append("  interface %s%s" % (prefix, twin.name))
+                for statement in f08_interface(twin, prefix):
+                    lines += free_form("    " + statement)
+                lines += ["  end interface %s%s" % (prefix, twin.name), ""]
+            lines.append("  interface %s%s" % (prefix, fn.name))
+            for statement in f08_interface(fn, prefix):
+                lines += free_form("    " + statement)
+            if twin and distinguishable(fn, twin):
+                lines.append("    procedure :: %s" % f08_specific(twin, prefix))
+            lines += ["  end interface %s%s" % (prefix, fn.name), ""]
+    lines += ["  " + l for l in sizeof_interface(True)]
     lines.append("end module mpi_f08")
     return "\n".join(lines) + "\n"
 
@@ -954,16 +1273,19 @@ def main(argv):
         sys.exit(__doc__)
     table, constants_tsv, gen_bindings_c, outdir = argv
     try:
-        functions = fortran_functions(fntable.load(table), bound_names(gen_bindings_c))
+        table_functions = fntable.load(table)
+        bound = bound_names(gen_bindings_c)
+        functions = fortran_functions(table_functions, bound)
+        large = large_functions(table_functions, bound, functions)
         constants = load_constants(constants_tsv)
         global STATUS_SIZE
         STATUS_SIZE = int(next(v for _, n, _, v in constants if n == "MPI_F_STATUS_SIZE"))
         texts = {"mpif.h": mpif_h(constants, functions),
                  "mpi_module.f90": module(constants, functions),
-                 "fortran_glue.c": glue(functions),
+                 "fortran_glue.c": glue(functions + large),
                  "mpi_f08_types.f90": f08_types_module(),
-                 "mpi_f08_module.f90": f08_module(constants, functions),
-                 "fortran_f08_glue.c": f08_glue(functions)}
+                 "mpi_f08_module.f90": f08_module(constants, functions, large),
+                 "fortran_f08_glue.c": f08_glue(functions + large)}
     except (Unsupported, ValueError, fntable.TableError) as e:
         sys.exit("gen_fortran.py: %s" % e)
     for name, text in texts.items():

@@ -3,6 +3,7 @@
 #include "ol_fortran.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,39 @@ int ol_f_cartdim(MPI_Comm comm)
     return PMPI_Cartdim_get(comm, &ndims) == MPI_SUCCESS ? ndims : 0;
 }
 
+int ol_f_group_size(MPI_Comm comm)
+{
+    int inter = 0, size = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+        return 0;
+    return size;
+}
+
+int ol_f_degree(MPI_Comm comm, int out)
+{
+    int topology = MPI_UNDEFINED, rank = 0, n = 0, indegree = 0, outdegree = 0, weighted = 0;
+    if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS)
+        return 0;
+    switch (topology) {
+    case MPI_CART:
+        return 2 * ol_f_cartdim(comm);
+    case MPI_GRAPH:
+        if (PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+            PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS)
+            return n;
+        return 0;
+    case MPI_DIST_GRAPH:
+        if (PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted) ==
+            MPI_SUCCESS)
+            return out ? outdegree : indegree;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 /* ---- strings ------------------------------------------------------------------- */
 
 char *ol_f_string_in(const char *string, size_t len, int strip_leading)
@@ -214,5 +248,54 @@ MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t o
         (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR ||
          keyval == MPI_WIN_MODEL))
         return *(const int *)value;
-    return (MPI_Aint)value;
+    return ol_f_cell_value(value);
+}
+
+/* Cells are handed out from chunks that are never freed: whether a C
+ * value is a cell is then whether it lies in a chunk, which is safe to ask
+ * of any value C code stored (often a small integer cast to a pointer).
+ * An attribute's cell may be shared by its copies (MPI_COMM_DUP_FN copies
+ * the C value), so no cell is given back: a cell is 8 bytes per value a
+ * Fortran program sets. */
+#define CELLS_PER_CHUNK 1024
+static struct cell_chunk {
+    MPI_Aint cells[CELLS_PER_CHUNK];
+    int used;
+    struct cell_chunk *next;
+} *cell_chunks;
+static pthread_mutex_t cell_lock = PTHREAD_MUTEX_INITIALIZER;
+
+MPI_Aint *ol_f_cell_new(MPI_Aint value)
+{
+    MPI_Aint *cell = NULL;
+    pthread_mutex_lock(&cell_lock);
+    if (!cell_chunks || cell_chunks->used == CELLS_PER_CHUNK) {
+        struct cell_chunk *c = calloc(1, sizeof(*c));
+        if (c) {
+            c->next = cell_chunks;
+            cell_chunks = c;
+        }
+    }
+    if (cell_chunks && cell_chunks->used < CELLS_PER_CHUNK) {
+        cell = &cell_chunks->cells[cell_chunks->used++];
+        *cell = value;
+    }
+    pthread_mutex_unlock(&cell_lock);
+    return cell;
+}
+
+MPI_Aint ol_f_cell_value(const void *value)
+{
+    MPI_Aint found = (MPI_Aint)value;
+    uintptr_t p = (uintptr_t)value;
+    pthread_mutex_lock(&cell_lock);
+    for (struct cell_chunk *c = cell_chunks; c; c = c->next) {
+        uintptr_t start = (uintptr_t)c->cells, end = (uintptr_t)(c->cells + c->used);
+        if (p >= start && p < end && (p - start) % sizeof(MPI_Aint) == 0) {
+            found = *(const MPI_Aint *)value;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cell_lock);
+    return found;
 }

@@ -45,6 +45,11 @@ static inline void ol_f_set_ierror(MPI_Fint *ierror, int rc)
 #define OL_F08TS_ALIASES(stem, defined)                                                          \
     OL_F_EXPORT extern __typeof__(defined) mpi_##stem##_f08ts_ __attribute__((weak, alias(#defined)));
 
+/* The names of an mpi_f08 procedure with glue of its own, defined as
+ * pmpi_x_f08_ (an argument that differs from the mpi module's). */
+#define OL_F08_OWN_ALIASES(stem, defined)                                                        \
+    OL_F_EXPORT extern __typeof__(defined) mpi_##stem##_f08_ __attribute__((weak, alias(#defined)));
+
 /* Arrays of up to this many handles or logicals convert on the stack. */
 #define OL_F_STACK_HANDLES 32
 
@@ -66,6 +71,13 @@ static inline void *ol_f_buffer(void *buf)
     if (buf == &mpi_fortran_buffer_automatic_)
         return MPI_BUFFER_AUTOMATIC;
     return buf;
+}
+
+/* An address out to a TYPE(C_PTR): MPI_BUFFER_AUTOMATIC becomes the
+ * address of its COMMON block, which C_LOC(MPI_BUFFER_AUTOMATIC) gives. */
+static inline void *ol_f_address_out(void *address)
+{
+    return address == MPI_BUFFER_AUTOMATIC ? (void *)&mpi_fortran_buffer_automatic_ : address;
 }
 
 /* A Fortran status, INTEGER(MPI_STATUS_SIZE) or mpi_f08's TYPE(MPI_Status),
@@ -141,6 +153,13 @@ void ol_f_release(void *array, void *stack);
 
 /* The number of dimensions of a Cartesian communicator (0 if it is not one). */
 int ol_f_cartdim(MPI_Comm comm);
+/* The length of an alltoallw datatype array: the size of the group, the
+ * remote group of an intercommunicator (0 for an invalid communicator,
+ * which the call then refuses). */
+int ol_f_group_size(MPI_Comm comm);
+/* The length of a neighbour alltoallw datatype array: the number of
+ * neighbours sent to (`out`) or received from, by the topology's rules. */
+int ol_f_degree(MPI_Comm comm, int out);
 
 /* ---- strings --------------------------------------------------------------- */
 
@@ -196,6 +215,15 @@ void ol_f08_refuse(const char *fn_name, MPI_Comm comm, const char *why, MPI_Fint
  * windows, whose C value is the address of the value (but MPI_WIN_BASE,
  * the address itself), that value. */
 typedef enum { OL_F_ON_COMM, OL_F_ON_TYPE, OL_F_ON_WIN } ol_f_attr_object_t;
+
+/* An attribute value set from Fortran is stored as the address of a cell
+ * holding it, so that C code reading it gets the address of the value, as
+ * MPI-4.1 19.3.7 says; Fortran gets the value back (ol_f_cell_value). A
+ * new cell holding `value`, NULL without memory. */
+MPI_Aint *ol_f_cell_new(MPI_Aint value);
+/* The Fortran value of a C attribute value: a cell's content, or for a
+ * value C code set, the pointer itself as an integer. */
+MPI_Aint ol_f_cell_value(const void *value);
 MPI_Aint ol_f_attribute_value(MPI_Fint keyval, void *value, ol_f_attr_object_t on);
 
 #endif
