@@ -741,46 +741,48 @@ static void move_alone(io_op_t *op)
         op->failure = rc; /* its own data alone */
 }
 
-/* Advances one phase; true when the access has finished. A process that
- * failed goes on with the others (they wait for its messages), moving no
- * data, and ends with its error. */
-static bool step(io_op_t *op)
+typedef enum { STEP_WAITING, STEP_ADVANCED, STEP_FINISHED } step_t;
+
+/* Takes the next phase once the current one's messages have all gone and
+ * come. A process that failed goes on with the others (they wait for its
+ * messages), moving no data, and ends with its error. */
+static step_t step(io_op_t *op)
 {
     if (!phase_done(op))
-        return false;
+        return STEP_WAITING;
     switch (op->phase) {
     case PHASE_RANGES:
         if (!two_phase(op)) {
             if (op->failure == MPI_SUCCESS)
                 move_alone(op);
             start_errors(op);
-            return false;
+            break;
         }
         fail(op, prepare_two_phase(op));
         op->round = -1;
         next_round(op);
-        return false;
+        break;
     case PHASE_HEADERS:
         start_lists(op);
-        return false;
+        break;
     case PHASE_LISTS:
         if (op->access.write)
             start_data(op);
         else
             start_replies(op);
-        return false;
+        break;
     case PHASE_DATA:
         if (op->my_aggregator >= 0)
             write_window(op);
         next_round(op);
-        return false;
+        break;
     case PHASE_REPLIES:
         next_round(op);
-        return false;
+        break;
     case PHASE_ERRORS:
-        return true;
+        return STEP_FINISHED;
     }
-    return true;
+    return STEP_ADVANCED;
 }
 
 /* Bytes of my stream before the end of the file: what a read delivered. */
@@ -860,6 +862,10 @@ static void finish(io_op_t *op)
     ol_request_complete(req, rc);
 }
 
+/* Steps every access as far as it goes now. A phase whose messages all
+ * complete at once (small sends, nothing to receive) is followed by the
+ * next in the same call, and every phase taken counts as an event: no
+ * message would wake a process that slept with such a phase done. */
 static int advance_all(void)
 {
     if (pthread_mutex_trylock(&ops_lock) != 0)
@@ -868,7 +874,10 @@ static int advance_all(void)
     io_op_t **link = &ops;
     while (*link) {
         io_op_t *op = *link;
-        if (step(op)) {
+        step_t taken;
+        while ((taken = step(op)) == STEP_ADVANCED)
+            events++;
+        if (taken == STEP_FINISHED) {
             *link = op->next;
             finish(op);
             events++;

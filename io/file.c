@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "io_internal.h"
 #include "coll.h"
+#include "ol_param_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,20 +13,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Defaults, measured in README.md: 16 MiB of collective buffer per
- * aggregator, 4 MiB windows for data sieving (ROMIO's sizes; smaller
- * windows cost more system calls, larger ones more memory). */
+static int cb_buffer_kib, cb_nodes, ind_rd_kib, ind_wr_kib;
+
+/* The defaults of the hints a program does not give (measurements in
+ * README.md). */
+static const ol_param_t io_params[] = {
+    {"IO_CB_BUFFER_KIB", OL_PARAM_INT, "16384",
+     "KiB an aggregator of two-phase collective I/O moves per round (the hint cb_buffer_size "
+     "overrides it per file): larger means fewer rounds of messages and more memory.",
+     &cb_buffer_kib, 4, 1 << 22},
+    {"IO_CB_NODES", OL_PARAM_INT, "0",
+     "aggregators of two-phase collective I/O (the hint cb_nodes overrides it per file); "
+     "0: one per host.",
+     &cb_nodes, 0, 1 << 20},
+    {"IO_IND_RD_KIB", OL_PARAM_INT, "4096",
+     "KiB of the window that an independent read of many small pieces reads at once (data "
+     "sieving; the hint ind_rd_buffer_size overrides it per file).",
+     &ind_rd_kib, 4, 1 << 20},
+    {"IO_IND_WR_KIB", OL_PARAM_INT, "512",
+     "KiB of the window that an independent write of many small pieces reads, patches and "
+     "writes back under a lock (the hint ind_wr_buffer_size overrides it per file).",
+     &ind_wr_kib, 4, 1 << 20},
+};
+
+void ol_io_params_load(void)
+{
+    ol_param_table_load(io_params, OL_ARRAY_SIZE(io_params));
+}
+
+void ol_io_params_print(FILE *out)
+{
+    ol_param_table_print(io_params, OL_ARRAY_SIZE(io_params), out);
+}
+
 void ol_io_hints_default(ol_io_hints_t *hints)
 {
     *hints = (ol_io_hints_t){
-        .cb_buffer_size = 16 << 20,
-        .cb_nodes = 0,
+        .cb_buffer_size = (MPI_Offset)cb_buffer_kib << 10,
+        .cb_nodes = cb_nodes,
         .cb_read = OL_IO_AUTOMATIC,
         .cb_write = OL_IO_AUTOMATIC,
         .ds_read = OL_IO_AUTOMATIC,
         .ds_write = OL_IO_AUTOMATIC,
-        .ind_rd_buffer_size = 4 << 20,
-        .ind_wr_buffer_size = 512 << 10,
+        .ind_rd_buffer_size = (MPI_Offset)ind_rd_kib << 10,
+        .ind_wr_buffer_size = (MPI_Offset)ind_wr_kib << 10,
         .striping_unit = 0,
     };
 }

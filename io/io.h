@@ -99,7 +99,10 @@ static inline MPI_File ol_file_to_handle(ol_file_t *file)
 
 /* ---- files (file.c) ---------------------------------------------------------- */
 
-/* What a file does when the program gives no hint. */
+/* What a file does when the program gives no hint: the parameters of io/
+ * (IO_CB_BUFFER_KIB ...), loaded at start-up. */
+void ol_io_params_load(void);
+void ol_io_params_print(FILE *out);
 void ol_io_hints_default(ol_io_hints_t *hints);
 
 /* Collective over comm (kept by the file). Every process returns the same

@@ -40,6 +40,7 @@ static int start_runtime(int required)
                                          ol_accel_release_peers};
     ol_status_t rc = ol_rt_init(level, &ol_pt2pt_request_spec, &accel);
     ol_coll_params_load();
+    ol_io_params_load();
     if (rc == OL_OK)
         rc = ol_pt2pt_init();
     if (rc != OL_OK) {

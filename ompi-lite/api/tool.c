@@ -52,7 +52,7 @@ static int initialized; /* MPI_T_init_thread calls not yet finalized */
 
 /* ---- categories ------------------------------------------------------ */
 
-enum { CAT_RUNTIME, CAT_PT2PT, CAT_COLL, CAT_RMA, CAT_ACCEL, CAT_LAUNCHER, CATEGORIES };
+enum { CAT_RUNTIME, CAT_PT2PT, CAT_COLL, CAT_RMA, CAT_IO, CAT_ACCEL, CAT_LAUNCHER, CATEGORIES };
 
 static const struct {
     const char *name, *desc;
@@ -64,6 +64,7 @@ static const struct {
     [CAT_COLL] = {"coll", "collectives: algorithms (forcing one) and their size thresholds, "
                           "the shared-memory segment"},
     [CAT_RMA] = {"rma", "one-sided communication"},
+    [CAT_IO] = {"io", "MPI-IO: the defaults of the collective-buffering and data-sieving hints"},
     [CAT_ACCEL] = {"accel", "device (GPU) buffers"},
     [CAT_LAUNCHER] = {"launcher", "mpirun and its daemons: what this process was started with "
                                   "(read-only here)"},
@@ -127,7 +128,8 @@ static int collect_cvars(void)
     } lists[] = {
         {CAT_RUNTIME, ol_params_print},   {CAT_RUNTIME, ol_state_params_print},
         {CAT_PT2PT, ol_pt2pt_params_print}, {CAT_COLL, ol_coll_params_print},
-        {CAT_RMA, ol_rma_params_print},   {CAT_ACCEL, ol_accel_params_print},
+        {CAT_RMA, ol_rma_params_print},   {CAT_IO, ol_io_params_print},
+        {CAT_ACCEL, ol_accel_params_print},
         {CAT_LAUNCHER, launcher_print},
     };
     ol_param_table_set_visitor(collect_table, NULL);

@@ -7,6 +7,7 @@
 #include "ol_config.h"
 #include "coll.h"
 #include "rma.h"
+#include "io.h"
 #include "pt2pt.h"
 #include "ol_accel.h"
 #include "ol_netif.h"
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
     ol_pt2pt_params_print(stdout);
     ol_coll_params_print(stdout);
     ol_rma_params_print(stdout);
+    ol_io_params_print(stdout);
     ol_launcher_params_print(stdout);
     ol_state_params_print(stdout);
     ol_accel_params_print(stdout);
