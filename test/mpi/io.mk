@@ -3,12 +3,14 @@
 # directory as their first argument, and io_shared_netns.sh, which runs
 # io_access's shared-pointer parts on two network-namespace hosts. The
 # programs were first checked against MPICH and Open MPI. io_failure: a rank
-# killed in a collective write, and a full disk.
+# killed in a collective write, and a full disk. io_rounds: many rounds of
+# two-phase I/O, also where a rank that sleeps wakes only for a message.
 test_io_scripts = test/mpi/io_access.sh test/mpi/io_views.sh test/mpi/io_datarep.sh \
-	test/mpi/io_manage.sh test/mpi/io_failure.sh test/launcher/io_shared_netns.sh
+	test/mpi/io_manage.sh test/mpi/io_failure.sh test/mpi/io_rounds.sh \
+	test/launcher/io_shared_netns.sh
 
 check_PROGRAMS += test/mpi/io_access test/mpi/io_views test/mpi/io_datarep test/mpi/io_manage \
-	test/mpi/io_failure
+	test/mpi/io_failure test/mpi/io_rounds
 TESTS += $(test_io_scripts)
 EXTRA_DIST += $(test_io_scripts)
 
@@ -36,3 +38,8 @@ test_mpi_io_failure_SOURCES = test/mpi/io_failure.c
 test_mpi_io_failure_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_io_failure_LDADD = $(MPI_TEST_LIBS)
 test_mpi_io_failure_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_io_rounds_SOURCES = test/mpi/io_rounds.c
+test_mpi_io_rounds_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_io_rounds_LDADD = $(MPI_TEST_LIBS)
+test_mpi_io_rounds_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
