@@ -20,7 +20,7 @@
 #               MPICH (mpicc.mpich, mpiexec.mpich), to tell the suite's own
 #               failures from ompi-lite's (each of its failures is a FAIL line)
 #
-# Each test runs through _install/bin/mpiexec with MPIEXEC_TIMEOUT and
+# Each test runs through the MPI's mpiexec with MPIEXEC_TIMEOUT and
 # OMPI_LITE_OVERSUBSCRIBE=1 (the suite runs up to 10 ranks). A failure listed
 # in contrib/mpich-testsuite.expected, with its reason, is counted apart;
 # the last line is "N passed, N failed, N expected failures".
