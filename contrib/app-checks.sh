@@ -3,7 +3,7 @@
 # written for Open MPI and MPICH, built unchanged with ompi-lite's mpicc,
 # that verifies its own answers. Not part of the test command: it downloads
 # Debian source packages with apt-get (needs root) and takes about 25
-# minutes on 2 cores, and HDF5 15 more (4 to build, 10 to run).
+# minutes on 2 cores, and HDF5 about 12 more (4 to build, 8 to run).
 #
 #   contrib/app-checks.sh [-a APPS] [-w WORKDIR] [-m MPI]
 #   -a APPS     comma separated (default hpcc,fftw,scotch,p4est,hdf5):
@@ -262,10 +262,12 @@ hdf5_tests="t_mpi:4 testphdf5:4 t_shapesame:4 t_pread:4
 # library and testpar's programs: no tools, high-level library, Fortran,
 # C++ or Java.
 hdf5_build() {
+    programs=$(for t in $hdf5_tests; do echo "${t%:*}"; done)
+    # shellcheck disable=SC2086 # a word a program
     ./configure CC="$mpicc" --enable-parallel --disable-shared --disable-hl \
         --disable-tools --disable-fortran --disable-cxx --disable-java --without-szlib &&
         make -j2 -C src && make -j2 -C test libh5test.la &&
-        make -j2 -C testpar $(for t in $hdf5_tests; do echo "${t%:*}"; done) t_pflush1 t_pflush2
+        make -j2 -C testpar $programs t_pflush1 t_pflush2
 }
 
 # hdf5_failed LOG: whether a test said it failed. Each program checks what
