@@ -324,22 +324,31 @@ static int move_one(int fd, bool write, const piece_t *piece, char *data, MPI_Of
     return error;
 }
 
-/* Sieving pays where runs are small next to the window: one system call
- * instead of many. */
-static bool sieve(const ol_file_t *f, bool write, const pieces_t *p, MPI_Offset window)
+/* Sieving moves the holes between the pieces too, to save a system call
+ * per piece: it pays while the holes cost less than the calls. A call costs
+ * about what copying HOLE_BYTES_PER_CALL bytes does (1-2 us against 8-10
+ * GB/s of memcpy here); io_tile, 4 ranks, 64 KiB pieces with 128 KiB holes:
+ * sieving read 16 MiB at 2.2 GB/s, where a read per piece goes at memory
+ * speed (README.md). */
+enum { HOLE_BYTES_PER_CALL = 16 << 10 };
+
+static bool sieve(const ol_file_t *f, bool write, const pieces_t *p)
 {
     ol_io_switch_t setting = write ? f->hints.ds_write : f->hints.ds_read;
     if (setting == OL_IO_DISABLE || p->count < 2 || (write && !f->readable))
         return false;
+    if (setting == OL_IO_ENABLE)
+        return true;
     MPI_Offset data = p->pieces[p->count - 1].data + p->pieces[p->count - 1].length;
-    return setting == OL_IO_ENABLE || data / (MPI_Offset)p->count < window / 8;
+    MPI_Offset span = ol_io_pieces_end(p, 0, p->count) - p->pieces[0].file;
+    return span - data < (MPI_Offset)p->count * HOLE_BYTES_PER_CALL;
 }
 
 static int move_pieces(ol_file_t *f, bool write, const pieces_t *p, char *data,
                        MPI_Offset *moved)
 {
     MPI_Offset window = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
-    bool sieving = sieve(f, write, p, window), ended = false;
+    bool sieving = sieve(f, write, p), ended = false;
     char *buffer = NULL;
     MPI_Offset room = 0;
     int error = 0;

@@ -540,13 +540,11 @@ static void move_pieces(io_op_t *op, bool send, MPI_Offset end)
     }
 }
 
-static void start_data(io_op_t *op)
+/* Sends (writes) or receives (reads) this process's stretch of its stream
+ * for each aggregator's window of this round: one contiguous stretch, as
+ * the pieces of a window are in stream order. */
+static void my_stretches(io_op_t *op, bool send)
 {
-    if (op->my_aggregator >= 0) {
-        MPI_Offset hi;
-        window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
-        move_pieces(op, false, INT64_MAX);
-    }
     for (int a = 0; a < op->naggregators; a++) {
         if (op->out_headers[a][0] == 0)
             continue;
@@ -556,9 +554,23 @@ static void start_data(io_op_t *op)
         my_pieces_in(op, lo, hi, &first, &n);
         piece_t piece;
         clip(&op->mine.pieces[first], lo, hi, &piece);
-        send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
-                TAG_DATA);
+        if (send)
+            send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1],
+                    op->aggregators[a], TAG_DATA);
+        else
+            receive_from(op, op->stream.bytes + piece.data, op->out_headers[a][1],
+                         op->aggregators[a], TAG_REPLY);
     }
+}
+
+static void start_data(io_op_t *op)
+{
+    if (op->my_aggregator >= 0) {
+        MPI_Offset hi;
+        window_of(op, op->my_aggregator, op->round, &op->window_lo, &hi);
+        move_pieces(op, false, INT64_MAX);
+    }
+    my_stretches(op, true);
     op->phase = PHASE_DATA;
 }
 
@@ -640,18 +652,7 @@ static void start_replies(io_op_t *op)
 {
     if (op->my_aggregator >= 0)
         serve_reads(op);
-    for (int a = 0; a < op->naggregators; a++) {
-        if (op->out_headers[a][0] == 0)
-            continue;
-        MPI_Offset lo, hi;
-        window_of(op, a, op->round, &lo, &hi);
-        size_t first, n;
-        my_pieces_in(op, lo, hi, &first, &n);
-        piece_t piece;
-        clip(&op->mine.pieces[first], lo, hi, &piece);
-        receive_from(op, op->stream.bytes + piece.data, op->out_headers[a][1], op->aggregators[a],
-                     TAG_REPLY);
-    }
+    my_stretches(op, false);
     op->phase = PHASE_REPLIES;
 }
 
