@@ -9,6 +9,7 @@
 #define IO_UTIL_H
 
 #include <mpi.h>
+#include "peer_skips.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -191,19 +192,7 @@ static inline int path_exists(const char *path)
  * never set it. */
 static inline int skip_known(const char *token)
 {
-    const char *list = getenv("IO_SKIP");
-    size_t n = strlen(token);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, token, n) == 0) {
-            if (rank == 0)
-                printf("%s: %s skipped (IO_SKIP)\n", prog, token);
-            return 1;
-        }
-        p = e ? e + 1 : p + len;
-    }
-    return 0;
+    return peer_skip("IO_SKIP", token, rank, prog);
 }
 
 /* The summary line, then MPI_Finalize. */

@@ -10,7 +10,7 @@ check_PROGRAMS += \
 	test/mpi/exit3 test/mpi/abort test/mpi/bad_rank test/mpi/errors_return \
 	test/mpi/finalize_race test/mpi/bad_params test/mpi/finalize_orphans
 TESTS += $(test_mpi_scripts)
-EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md
+EXTRA_DIST += $(test_mpi_scripts) test/mpi/common.sh test/mpi/README.md test/mpi/peer_skips.h
 include test/mpi/rma.mk
 include test/mpi/part.mk
 include test/mpi/session.mk

@@ -13,6 +13,7 @@
 #define RMA_UTIL_H
 
 #include <mpi.h>
+#include "peer_skips.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,19 +137,7 @@ static void rma_finish(void)
  * never set it. */
 static inline int skip_known(const char *token)
 {
-    const char *list = getenv("RMA_SKIP");
-    size_t n = strlen(token);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, token, n) == 0) {
-            if (rank == 0)
-                printf("%s: %s skipped (RMA_SKIP)\n", prog, token);
-            return 1;
-        }
-        p = e ? e + 1 : p + len;
-    }
-    return 0;
+    return peer_skip("RMA_SKIP", token, rank, prog);
 }
 
 /* Whether every process of MPI_COMM_WORLD is on one host (shared memory
