@@ -477,15 +477,26 @@ static bool int_in_range(const ol_param_t *p, int value)
 }
 
 /* A written string outlives every later write: a collective on another
- * thread may still be reading the value it replaced. */
+ * thread may still be reading the value it replaced. They are kept on a
+ * list (for the life of the process, a few bytes a write). */
+typedef struct written {
+    struct written *next;
+    char text[];
+} written_t;
+static written_t *written_strings;
+
 static int write_string(const cvar_t *v, const char *text)
 {
-    if (strnlen(text, STRING_MAX) >= STRING_MAX)
+    size_t length = strnlen(text, STRING_MAX);
+    if (length >= STRING_MAX)
         return MPI_T_ERR_INVALID;
-    char *copy = strdup(text);
-    if (!copy)
+    written_t *w = malloc(sizeof(*w) + length + 1);
+    if (!w)
         return MPI_T_ERR_MEMORY;
-    __atomic_store_n((const char **)v->row->storage, copy, __ATOMIC_RELEASE);
+    memcpy(w->text, text, length + 1);
+    w->next = written_strings;
+    written_strings = w;
+    __atomic_store_n((const char **)v->row->storage, (const char *)w->text, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 

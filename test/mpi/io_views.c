@@ -247,6 +247,15 @@ static void free_case(struct vcase *v)
     free(v->off);
 }
 
+/* A case built for rank r: only this rank's has datatypes to free. */
+static void drop_case(int r, struct vcase *v)
+{
+    if (r == rank)
+        free_case(v);
+    else
+        free(v->off);
+}
+
 /* The file as a serial writer makes it: the fill, then every rank's
  * elements at their offsets. */
 static unsigned char *model_image(int c, size_t *len)
@@ -258,7 +267,7 @@ static unsigned char *model_image(int c, size_t *len)
         for (int k = 0; k < v.count; k++)
             if (v.off[k] + v.esize > end)
                 end = v.off[k] + v.esize;
-        free(v.off);
+        drop_case(r, &v);
     }
     *len = (size_t)end + 8; /* 8 bytes after the data keep their fill too */
     unsigned char *img = malloc(*len);
@@ -268,7 +277,7 @@ static unsigned char *model_image(int c, size_t *len)
         build(c, r, &v);
         for (int k = 0; k < v.count; k++)
             elem_bytes(c, r, k, v.esize, img + v.off[k]);
-        free(v.off);
+        drop_case(r, &v);
     }
     return img;
 }
