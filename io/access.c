@@ -91,7 +91,7 @@ static ol_status_t no_memory(MPI_Offset bytes)
 
 /* The program's data in host memory laid out as in its buffer: the buffer
  * itself, or a copy of a device buffer's span (*copy, to free). */
-static ol_status_t host_view(const ol_io_access_t *a, bool fetch, char **copy, void **host)
+static ol_status_t host_view(const ol_io_access_t *a, char **copy, void **host)
 {
     *copy = NULL;
     *host = a->buf;
@@ -104,7 +104,6 @@ static ol_status_t host_view(const ol_io_access_t *a, bool fetch, char **copy, v
         return no_memory((MPI_Offset)ol_dt_span(a->dt, a->count));
     if (rc != MPI_SUCCESS)
         return rc;
-    (void)fetch;
     *host = ol_dt_buffer_for(*copy, a->dt);
     return MPI_SUCCESS;
 }
@@ -135,7 +134,7 @@ ol_status_t ol_io_stream_make(const ol_file_t *f, const ol_io_access_t *a, ol_io
         return MPI_SUCCESS;
     char *copy;
     void *host;
-    ol_status_t rc = host_view(a, true, &copy, &host);
+    ol_status_t rc = host_view(a, &copy, &host);
     if (rc == MPI_SUCCESS)
         rc = ol_io_datarep_to_file(view->rep, host, a->count, a->dt, s->bytes);
     free(copy);
@@ -154,7 +153,7 @@ static ol_status_t deliver(const ol_file_t *f, const ol_io_access_t *a, ol_io_st
 {
     char *copy;
     void *host;
-    ol_status_t rc = host_view(a, true, &copy, &host);
+    ol_status_t rc = host_view(a, &copy, &host);
     if (rc != MPI_SUCCESS)
         return rc;
     if (ol_io_datarep_is_native(f->view.rep)) {

@@ -92,49 +92,49 @@ ol_status_t ol_io_errno_class(int error, const char *what, const char *path)
     }
 }
 
-ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *what, const char *path)
+/* The first nonzero value of mine over the ranks of comm (*value, 0 for
+ * none) and the rank that gave it. */
+static ol_status_t first_failure(ol_comm_t *comm, int mine, int *value, int *who)
 {
-    int size = comm->size;
-    int *errors = malloc((size_t)size * sizeof(int));
-    if (!errors) {
-        ol_error_detail("out of memory to agree on the outcome of %s %s", what, path);
+    int *all = malloc((size_t)comm->size * sizeof(int));
+    if (!all) {
+        ol_error_detail("out of memory to agree on the outcome of a file operation");
         return MPI_ERR_NO_MEM;
     }
     ol_datatype_t *int_type = ol_dt_from_handle(MPI_INT);
-    ol_status_t rc = ol_coll_allgather(&error, 1, int_type, errors, 1, int_type, comm);
-    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
-        if (errors[r] == 0)
-            continue;
-        char where[64];
-        if (r == comm->rank)
-            snprintf(where, sizeof where, "%s", what);
-        else
-            snprintf(where, sizeof where, "rank %d could not %s", r, what + strlen("could not "));
-        rc = ol_io_errno_class(errors[r], where, path);
+    ol_status_t rc = ol_coll_allgather(&mine, 1, int_type, all, 1, int_type, comm);
+    *value = 0;
+    for (int r = 0; rc == MPI_SUCCESS && r < comm->size && *value == 0; r++) {
+        *value = all[r];
+        *who = r;
     }
-    free(errors);
+    free(all);
     return rc;
+}
+
+ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *verb, const char *path)
+{
+    int first, who;
+    ol_status_t rc = first_failure(comm, error, &first, &who);
+    if (rc != MPI_SUCCESS || first == 0)
+        return rc;
+    char what[64];
+    if (who == comm->rank)
+        snprintf(what, sizeof what, "could not %s", verb);
+    else
+        snprintf(what, sizeof what, "rank %d could not %s", who, verb);
+    return ol_io_errno_class(first, what, path);
 }
 
 ol_status_t ol_io_agree_class(ol_comm_t *comm, ol_status_t mine, const char *what)
 {
-    int size = comm->size, *classes = malloc((size_t)size * sizeof(int));
-    if (!classes) {
-        ol_error_detail("out of memory to agree on the outcome of %s", what);
-        return MPI_ERR_NO_MEM;
-    }
-    ol_datatype_t *int_type = ol_dt_from_handle(MPI_INT);
-    ol_status_t rc = ol_coll_allgather(&mine, 1, int_type, classes, 1, int_type, comm);
-    for (int r = 0; rc == MPI_SUCCESS && r < size; r++) {
-        if (classes[r] == MPI_SUCCESS)
-            continue;
-        rc = classes[r];
-        if (r != comm->rank) /* mine keeps its own sentence */
-            ol_error_detail("rank %d could not %s (error class %d)", r, what, rc);
-        break;
-    }
-    free(classes);
-    return rc;
+    int first, who;
+    ol_status_t rc = first_failure(comm, mine, &first, &who);
+    if (rc != MPI_SUCCESS || first == MPI_SUCCESS)
+        return rc;
+    if (who != comm->rank) /* mine keeps its own sentence */
+        ol_error_detail("rank %d could not %s (error class %d)", who, what, first);
+    return first;
 }
 
 static ol_status_t check_amode(int amode)
@@ -218,7 +218,7 @@ static ol_status_t open_everywhere(ol_file_t *f, const char *path, int amode)
         f->fd = open_file(path, amode, false, false, &f->readable);
         error = f->fd < 0 ? errno : 0;
     }
-    return ol_io_agree(f->comm, error, "could not open", path);
+    return ol_io_agree(f->comm, error, "open", path);
 }
 
 static void close_fd(ol_file_t *f)
@@ -290,7 +290,7 @@ ol_status_t ol_io_close(ol_file_t *f)
 {
     int error = f->fd >= 0 && close(f->fd) != 0 ? errno : 0;
     f->fd = -1;
-    ol_status_t rc = ol_io_agree(f->comm, error, "could not close", f->path);
+    ol_status_t rc = ol_io_agree(f->comm, error, "close", f->path);
     ol_io_shared_close(f);
     if (rc == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE)) {
         ol_status_t deleted = MPI_SUCCESS;
@@ -381,7 +381,7 @@ ol_status_t ol_io_get_size(ol_file_t *f, MPI_Offset *size)
 ol_status_t ol_io_sync(ol_file_t *f)
 {
     int error = fsync(f->fd) == 0 || errno == EINVAL ? 0 : errno;
-    return ol_io_agree(f->comm, error, "could not sync", f->path);
+    return ol_io_agree(f->comm, error, "sync", f->path);
 }
 
 ol_status_t ol_io_set_atomicity(ol_file_t *f, bool atomic)

@@ -7,9 +7,9 @@
 #include "ol_log.h"
 
 /* Every process learns the error of the lowest rank that failed (error is
- * an errno, 0 for none), as the class of ol_io_errno_class with what
- * ("could not open") and path; MPI_SUCCESS when none failed. */
-ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *what, const char *path);
+ * an errno, 0 for none), as the class of ol_io_errno_class with "could not
+ * <verb>" and path; MPI_SUCCESS when none failed. */
+ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *verb, const char *path);
 
 /* The same for an error class: every process returns the class of the
  * lowest rank whose `mine` is no success, what naming the step. */

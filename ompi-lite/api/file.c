@@ -79,14 +79,14 @@ static const char *switch_name(ol_io_switch_t s)
  * ompi-lite acts upon. */
 static ol_status_t keep_hints(ol_file_t *f, const ol_info_t *given)
 {
-    ol_info_t *info = given ? ol_info_dup(given) : ol_info_create();
-    if (f->info && info && given) {
-        ol_info_release(f->info); /* set_info: the new hints replace the old */
-        f->info = NULL;
-    }
+    /* New hints replace the program's old ones; none given keeps them. */
+    ol_info_t *info = given     ? ol_info_dup(given)
+                      : f->info ? ol_info_dup(f->info)
+                                : ol_info_create();
     const ol_io_hints_t *h = &f->hints;
+    int hosts = ol_rt.num_hosts > 0 ? ol_rt.num_hosts : 1;
     char nodes[32];
-    snprintf(nodes, sizeof nodes, "%d", h->cb_nodes > 0 ? h->cb_nodes : ol_rt.num_hosts > 0 ? ol_rt.num_hosts : 1);
+    snprintf(nodes, sizeof nodes, "%d", h->cb_nodes > 0 ? h->cb_nodes : hosts);
     ol_status_t rc = info ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = ol_info_set_size(info, "cb_buffer_size", (size_t)h->cb_buffer_size);
