@@ -79,22 +79,29 @@ OL_F08_ALIASES(grequest_start, pmpi_grequest_start_)
 /* ---- data representations ---------------------------------------------------------- */
 
 /* SUBROUTINE DATAREP_CONVERSION_FUNCTION(USERBUF, DATATYPE, COUNT, FILEBUF,
- *     POSITION, EXTRA_STATE, IERROR) and
- * DATAREP_EXTENT_FUNCTION(DATATYPE, EXTENT, EXTRA_STATE, IERROR). */
+ *     POSITION, EXTRA_STATE, IERROR), mpi_f08's
+ * MPI_Datarep_conversion_function_c (COUNT is INTEGER(KIND=MPI_COUNT_KIND))
+ * and DATAREP_EXTENT_FUNCTION(DATATYPE, EXTENT, EXTRA_STATE, IERROR). */
 typedef void fortran_conversion(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
                                 MPI_Offset *position, MPI_Aint *extra_state, MPI_Fint *ierror);
+typedef void fortran_conversion_c(void *userbuf, MPI_Fint *datatype, MPI_Count *count,
+                                  void *filebuf, MPI_Offset *position, MPI_Aint *extra_state,
+                                  MPI_Fint *ierror);
 typedef void fortran_extent(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra_state,
                             MPI_Fint *ierror);
 
-/* A representation's procedures; kept for the life of the process, as a
+/* A representation's procedures (read and write, or read_c and write_c
+ * for MPI_Register_datarep_c); kept for the life of the process, as a
  * representation cannot be unregistered. */
 typedef struct {
     fortran_conversion *read, *write;
+    fortran_conversion_c *read_c, *write_c;
     fortran_extent *extent;
     MPI_Aint extra_state;
 } datarep_t;
 
-/* MPI_CONVERSION_FN_NULL: a procedure, which the glue turns into C's. */
+/* MPI_CONVERSION_FN_NULL and MPI_CONVERSION_FN_NULL_C: procedures, which
+ * the glue turns into C's. */
 OL_F_EXPORT void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
                                           void *filebuf, MPI_Offset *position,
                                           MPI_Aint *extra_state, MPI_Fint *ierror)
@@ -104,11 +111,28 @@ OL_F_EXPORT void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI
 }
 OL_F_ALIASES(conversion_fn_null, pmpi_conversion_fn_null_)
 
+OL_F_EXPORT void pmpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype, MPI_Count *count,
+                                            void *filebuf, MPI_Offset *position,
+                                            MPI_Aint *extra_state, MPI_Fint *ierror)
+{
+    (void)userbuf, (void)datatype, (void)count, (void)filebuf, (void)position, (void)extra_state;
+    ol_f_set_ierror(ierror, MPI_SUCCESS);
+}
+OL_F_ALIASES(conversion_fn_null_c, pmpi_conversion_fn_null_c_)
+
 static int convert(fortran_conversion *fn, void *userbuf, MPI_Datatype datatype, int count,
                    void *filebuf, MPI_Offset position, datarep_t *d)
 {
     MPI_Fint type_f = PMPI_Type_toint(datatype), count_f = count, ierror = MPI_SUCCESS;
     fn(userbuf, &type_f, &count_f, filebuf, &position, &d->extra_state, &ierror);
+    return ierror;
+}
+
+static int convert_c(fortran_conversion_c *fn, void *userbuf, MPI_Datatype datatype,
+                     MPI_Count count, void *filebuf, MPI_Offset position, datarep_t *d)
+{
+    MPI_Fint type_f = PMPI_Type_toint(datatype), ierror = MPI_SUCCESS;
+    fn(userbuf, &type_f, &count, filebuf, &position, &d->extra_state, &ierror);
     return ierror;
 }
 
@@ -126,6 +150,20 @@ static int write_trampoline(void *userbuf, MPI_Datatype datatype, int count, voi
     return convert(d->write, userbuf, datatype, count, filebuf, position, d);
 }
 
+static int read_trampoline_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                             void *filebuf, MPI_Offset position, void *extra_state)
+{
+    datarep_t *d = extra_state;
+    return convert_c(d->read_c, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int write_trampoline_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                              void *filebuf, MPI_Offset position, void *extra_state)
+{
+    datarep_t *d = extra_state;
+    return convert_c(d->write_c, userbuf, datatype, count, filebuf, position, d);
+}
+
 static int extent_trampoline(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state)
 {
     datarep_t *d = extra_state;
@@ -139,32 +177,64 @@ static int is_null_conversion(fortran_conversion *fn)
     return fn == pmpi_conversion_fn_null_ || fn == mpi_conversion_fn_null_;
 }
 
-OL_F_EXPORT void pmpi_register_datarep_(const char *datarep, fortran_conversion *read_fn,
-                                        fortran_conversion *write_fn, fortran_extent *extent_fn,
-                                        const MPI_Aint *extra_state, MPI_Fint *ierror,
-                                        size_t datarep_len)
+static int is_null_conversion_c(fortran_conversion_c *fn)
+{
+    return fn == pmpi_conversion_fn_null_c_ || fn == mpi_conversion_fn_null_c_;
+}
+
+/* Registers the representation of *proto's procedures under the Fortran
+ * name datarep: with MPI_Register_datarep_c when they are the _c ones. */
+static int register_datarep(const char *datarep, size_t datarep_len, const datarep_t *proto)
 {
     char *name = ol_f_string_in(datarep, datarep_len, 0);
     datarep_t *d = malloc(sizeof(*d));
     if (!name || !d) {
         free(name);
         free(d);
-        ol_f_set_ierror(ierror, MPI_ERR_NO_MEM);
-        return;
+        return MPI_ERR_NO_MEM;
     }
-    *d = (datarep_t){read_fn, write_fn, extent_fn, *extra_state};
-    int rc = PMPI_Register_datarep(name, is_null_conversion(read_fn) ? MPI_CONVERSION_FN_NULL
-                                                                      : read_trampoline,
-                                   is_null_conversion(write_fn) ? MPI_CONVERSION_FN_NULL
-                                                                : write_trampoline,
-                                   extent_trampoline, d);
+    *d = *proto;
+    int rc;
+    if (d->read_c)
+        rc = PMPI_Register_datarep_c(
+            name, is_null_conversion_c(d->read_c) ? MPI_CONVERSION_FN_NULL_C : read_trampoline_c,
+            is_null_conversion_c(d->write_c) ? MPI_CONVERSION_FN_NULL_C : write_trampoline_c,
+            extent_trampoline, d);
+    else
+        rc = PMPI_Register_datarep(
+            name, is_null_conversion(d->read) ? MPI_CONVERSION_FN_NULL : read_trampoline,
+            is_null_conversion(d->write) ? MPI_CONVERSION_FN_NULL : write_trampoline,
+            extent_trampoline, d);
     if (rc != MPI_SUCCESS)
         free(d);
     free(name);
-    ol_f_set_ierror(ierror, rc);
+    return rc;
+}
+
+OL_F_EXPORT void pmpi_register_datarep_(const char *datarep, fortran_conversion *read_fn,
+                                        fortran_conversion *write_fn, fortran_extent *extent_fn,
+                                        const MPI_Aint *extra_state, MPI_Fint *ierror,
+                                        size_t datarep_len)
+{
+    datarep_t proto = {.read = read_fn, .write = write_fn, .extent = extent_fn,
+                       .extra_state = *extra_state};
+    ol_f_set_ierror(ierror, register_datarep(datarep, datarep_len, &proto));
 }
 OL_F_ALIASES(register_datarep, pmpi_register_datarep_)
 OL_F08_ALIASES(register_datarep, pmpi_register_datarep_)
+
+/* mpi_f08 only: the mpi module has no large-count forms. */
+OL_F_EXPORT void pmpi_register_datarep_c_f08_(const char *datarep, fortran_conversion_c *read_fn,
+                                              fortran_conversion_c *write_fn,
+                                              fortran_extent *extent_fn,
+                                              const MPI_Aint *extra_state, MPI_Fint *ierror,
+                                              size_t datarep_len)
+{
+    datarep_t proto = {.read_c = read_fn, .write_c = write_fn, .extent = extent_fn,
+                       .extra_state = *extra_state};
+    ol_f_set_ierror(ierror, register_datarep(datarep, datarep_len, &proto));
+}
+OL_F08_OWN_ALIASES(register_datarep_c, pmpi_register_datarep_c_f08_)
 
 /* ---- MPI_SIZEOF ------------------------------------------------------------------------ */
 

@@ -109,15 +109,21 @@ OL_F08_ALIASES(session_get_nth_pset, pmpi_session_get_nth_pset_)
 
 /* ---- user ops ------------------------------------------------------------------- */
 
-/* SUBROUTINE USER_FUNCTION(INVEC, INOUTVEC, LEN, DATATYPE) */
+/* SUBROUTINE USER_FUNCTION(INVEC, INOUTVEC, LEN, DATATYPE), and mpi_f08's
+ * MPI_User_function_c, whose LEN is INTEGER(KIND=MPI_COUNT_KIND). */
 typedef void fortran_user_function(void *invec, void *inoutvec, MPI_Fint *len, MPI_Fint *datatype);
+typedef void fortran_user_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                     MPI_Fint *datatype);
 
 /* A C MPI_User_function is told neither its op nor any state, so each
- * Fortran op gets one of OP_SLOTS C trampolines, which knows its slot. */
+ * Fortran op gets one of OP_SLOTS C trampolines, which knows its slot; a
+ * slot serves MPI_OP_CREATE (fn) or MPI_Op_create_c (fn_c), each with a
+ * trampoline of its C type. */
 #define OP_SLOTS 64
 static struct {
     fortran_user_function *fn;
-    MPI_Fint op; /* the op's INTEGER while the slot is taken, else 0 */
+    fortran_user_function_c *fn_c;
+    MPI_Fint op; /* the op's INTEGER while the slot is taken */
 } op_slots[OP_SLOTS];
 static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -127,11 +133,25 @@ static void call_user_function(int slot, void *in, void *inout, int *len, MPI_Da
     op_slots[slot].fn(in, inout, &len_f, &type_f);
 }
 
-/* op_trampoline_<row><column> serves slot 8 * row + column. */
+/* The count is the library's own MPI_Count: passed by reference as it is. */
+static void call_user_function_c(int slot, void *in, void *inout, MPI_Count *len,
+                                 MPI_Datatype *type)
+{
+    MPI_Fint type_f = PMPI_Type_toint(*type);
+    op_slots[slot].fn_c(in, inout, len, &type_f);
+}
+
+/* op_trampoline_<row><column> and op_trampoline_c_<row><column> serve slot
+ * 8 * row + column. */
 #define TRAMPOLINE(row, column)                                                                  \
     static void op_trampoline_##row##column(void *in, void *inout, int *len, MPI_Datatype *type) \
     {                                                                                            \
         call_user_function(8 * row + column, in, inout, len, type);                              \
+    }                                                                                            \
+    static void op_trampoline_c_##row##column(void *in, void *inout, MPI_Count *len,             \
+                                              MPI_Datatype *type)                                \
+    {                                                                                            \
+        call_user_function_c(8 * row + column, in, inout, len, type);                            \
     }
 #define ROW(row)                                                                                 \
     TRAMPOLINE(row, 0) TRAMPOLINE(row, 1) TRAMPOLINE(row, 2) TRAMPOLINE(row, 3)                  \
@@ -142,26 +162,47 @@ EIGHT_ROWS(ROW)
     op_trampoline_##row##0, op_trampoline_##row##1, op_trampoline_##row##2,                      \
         op_trampoline_##row##3, op_trampoline_##row##4, op_trampoline_##row##5,                  \
         op_trampoline_##row##6, op_trampoline_##row##7,
+#define NAMES_C(row)                                                                             \
+    op_trampoline_c_##row##0, op_trampoline_c_##row##1, op_trampoline_c_##row##2,                \
+        op_trampoline_c_##row##3, op_trampoline_c_##row##4, op_trampoline_c_##row##5,            \
+        op_trampoline_c_##row##6, op_trampoline_c_##row##7,
 static MPI_User_function *const op_trampolines[OP_SLOTS] = {EIGHT_ROWS(NAMES)};
+static MPI_User_function_c *const op_trampolines_c[OP_SLOTS] = {EIGHT_ROWS(NAMES_C)};
 
-OL_F_EXPORT void pmpi_op_create_(fortran_user_function *user_fn, const MPI_Fint *commute,
-                                 MPI_Fint *op, MPI_Fint *ierror)
+/* The op of fn (MPI_OP_CREATE) or of fn_c (MPI_Op_create_c), in a free slot. */
+static int create_op(fortran_user_function *fn, fortran_user_function_c *fn_c,
+                     const MPI_Fint *commute, MPI_Fint *op)
 {
     pthread_mutex_lock(&op_lock);
     int slot = 0;
-    while (slot < OP_SLOTS && op_slots[slot].fn)
+    while (slot < OP_SLOTS && (op_slots[slot].fn || op_slots[slot].fn_c))
         slot++;
     int rc = MPI_ERR_INTERN;
     if (slot < OP_SLOTS) {
         MPI_Op c_op = MPI_OP_NULL;
-        rc = PMPI_Op_create(op_trampolines[slot], ol_f_logical_in(*commute), &c_op);
+        rc = fn ? PMPI_Op_create(op_trampolines[slot], ol_f_logical_in(*commute), &c_op)
+                : PMPI_Op_create_c(op_trampolines_c[slot], ol_f_logical_in(*commute), &c_op);
         if (rc == MPI_SUCCESS) {
-            op_slots[slot].fn = user_fn;
+            op_slots[slot].fn = fn;
+            op_slots[slot].fn_c = fn_c;
             op_slots[slot].op = *op = PMPI_Op_toint(c_op);
         }
     }
     pthread_mutex_unlock(&op_lock);
-    ol_f_set_ierror(ierror, rc);
+    return rc;
+}
+
+OL_F_EXPORT void pmpi_op_create_(fortran_user_function *user_fn, const MPI_Fint *commute,
+                                 MPI_Fint *op, MPI_Fint *ierror)
+{
+    ol_f_set_ierror(ierror, create_op(user_fn, NULL, commute, op));
+}
+
+/* mpi_f08 only: the mpi module has no large-count forms. */
+OL_F_EXPORT void pmpi_op_create_c_f08_(fortran_user_function_c *user_fn, const MPI_Fint *commute,
+                                       MPI_Fint *op, MPI_Fint *ierror)
+{
+    ol_f_set_ierror(ierror, create_op(NULL, user_fn, commute, op));
 }
 
 /* The slot goes back with the op's handle. (An op freed while a
@@ -176,14 +217,15 @@ OL_F_EXPORT void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
         *op = PMPI_Op_toint(c_op);
         pthread_mutex_lock(&op_lock);
         for (int slot = 0; slot < OP_SLOTS; slot++)
-            if (op_slots[slot].fn && op_slots[slot].op == freed)
-                op_slots[slot].fn = NULL;
+            if ((op_slots[slot].fn || op_slots[slot].fn_c) && op_slots[slot].op == freed)
+                op_slots[slot].fn = NULL, op_slots[slot].fn_c = NULL;
         pthread_mutex_unlock(&op_lock);
     }
     ol_f_set_ierror(ierror, rc);
 }
 OL_F_ALIASES(op_create, pmpi_op_create_)
 OL_F08_ALIASES(op_create, pmpi_op_create_)
+OL_F08_OWN_ALIASES(op_create_c, pmpi_op_create_c_f08_)
 OL_F_ALIASES(op_free, pmpi_op_free_)
 OL_F08_ALIASES(op_free, pmpi_op_free_)
 
