@@ -8,7 +8,7 @@ set -eu
 
 packages="build-essential autoconf automake libtool pkg-config python3 \
 libucx-dev ucx-utils libpmix-dev libhwloc-dev libevent-dev \
-procps iproute2 gfortran"
+procps iproute2 gfortran cmake"
 if [ "${1:-}" = "--peers" ]; then
     packages="$packages openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox hyperfine"
 fi

@@ -52,3 +52,4 @@ test_fortran_mixed_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 endif
 include test/fortran/f08.mk
 include test/fortran/f_large_f08.mk
+include test/fortran/installed_fortran.mk
