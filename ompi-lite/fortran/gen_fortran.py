@@ -258,14 +258,14 @@ def classify(fn, p):
     elif ctype in HANDLE_STEMS and shape == "@":
         a.fdecl = "integer, intent(in) :: %s" % n
         a.cparam = "const MPI_Fint *%s" % n
-        a.pre = ["%s %s_c = PMPI_%s_fromint(*%s);" % (ctype, n, HANDLE_STEMS[ctype], n)]
+        a.pre = ["%s %s_c = OL_F_FROMINT(%s, %s, *%s);" % (ctype, n, ctype, HANDLE_STEMS[ctype], n)]
         a.arg = "%s_c" % n
     elif ctype in HANDLE_STEMS and shape == "*@":
         stem = HANDLE_STEMS[ctype]
         a.cparam = "MPI_Fint *%s" % n
         if p.kind == "INOUT":
             a.fdecl = "integer, intent(inout) :: %s" % n
-            a.pre = ["%s %s_c = PMPI_%s_fromint(*%s);" % (ctype, n, stem, n)]
+            a.pre = ["%s %s_c = OL_F_FROMINT(%s, %s, *%s);" % (ctype, n, ctype, stem, n)]
             a.post_always = ["*%s = PMPI_%s_toint(%s_c);" % (n, stem, n)]
         else:
             a.fdecl = "integer, intent(out) :: %s" % n

@@ -41,9 +41,8 @@ static char *element_address(const CFI_cdesc_t *desc, size_t k)
     return p;
 }
 
-/* Whether the elements follow one another with no gap (scalars, whole
- * arrays, contiguous sections; empty ones too, since nothing is read). */
-static int is_contiguous(const CFI_cdesc_t *desc)
+/* ol_f08_is_contiguous beyond rank 1. */
+int ol_f08_contiguous_ranks(const CFI_cdesc_t *desc)
 {
     CFI_index_t expected = (CFI_index_t)desc->elem_len;
     for (int i = 0; i < desc->rank; i++) {
@@ -56,21 +55,9 @@ static int is_contiguous(const CFI_cdesc_t *desc)
     return 1;
 }
 
-static void plain(const CFI_cdesc_t *desc, ol_f08_buffer_t *b, MPI_Count count, MPI_Datatype type)
+/* ol_f08_buffer_copy of a non-contiguous section; b is its plain buffer. */
+int ol_f08_buffer_copy_section(const CFI_cdesc_t *desc, ol_f08_buffer_t *b)
 {
-    *b = (ol_f08_buffer_t){.base = ol_f_buffer(desc->base_addr),
-                           .count = count,
-                           .type = type,
-                           .section = MPI_DATATYPE_NULL,
-                           .copy = NULL,
-                           .desc = desc};
-}
-
-int ol_f08_buffer_copy(const CFI_cdesc_t *desc, ol_f08_buffer_t *b)
-{
-    plain(desc, b, 0, MPI_DATATYPE_NULL);
-    if (is_contiguous(desc))
-        return MPI_SUCCESS;
     size_t n = element_count(desc), len = desc->elem_len;
     b->copy = malloc(n * len > 0 ? n * len : 1);
     if (!b->copy)
@@ -81,10 +68,8 @@ int ol_f08_buffer_copy(const CFI_cdesc_t *desc, ol_f08_buffer_t *b)
     return MPI_SUCCESS;
 }
 
-void ol_f08_buffer_copy_back(ol_f08_buffer_t *b, int write_back)
+void ol_f08_buffer_copy_back_section(ol_f08_buffer_t *b, int write_back)
 {
-    if (!b->copy)
-        return;
     size_t n = element_count(b->desc), len = b->desc->elem_len;
     for (size_t k = 0; write_back && k < n; k++)
         memcpy(element_address(b->desc, k), (char *)b->copy + k * len, len);
@@ -104,12 +89,10 @@ static int without_holes(MPI_Datatype type, MPI_Aint *extent)
     return size > 0 && size == *extent && lb == 0 && true_lb == 0 && true_extent == *extent;
 }
 
-int ol_f08_buffer_typed(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype type,
-                        ol_f08_buffer_t *b, const char **why)
+/* ol_f08_buffer_typed of a non-contiguous section; b is its plain buffer. */
+int ol_f08_buffer_typed_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype type,
+                                ol_f08_buffer_t *b, const char **why)
 {
-    plain(desc, b, count, type);
-    if (is_contiguous(desc) || count == 0)
-        return MPI_SUCCESS;
     if (count < 0) {
         *why = "this buffer must be contiguous: a non-contiguous array section is taken only "
                "where the call has a count and datatype of its own for it";
@@ -153,10 +136,9 @@ int ol_f08_buffer_typed(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype t
     return rc;
 }
 
-void ol_f08_buffer_release(ol_f08_buffer_t *b)
+void ol_f08_buffer_release_section(ol_f08_buffer_t *b)
 {
-    if (b->section != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&b->section);
+    PMPI_Type_free(&b->section);
 }
 
 void ol_f08_refuse(const char *fn_name, MPI_Comm comm, const char *why, MPI_Fint *ierror)

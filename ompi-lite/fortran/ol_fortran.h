@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define OL_F_EXPORT __attribute__((visibility("default")))
 
@@ -52,6 +53,20 @@ static inline void ol_f_set_ierror(MPI_Fint *ierror, int rc)
 
 /* Arrays of up to this many handles or logicals convert on the stack. */
 #define OL_F_STACK_HANDLES 32
+
+/* ---- handles ------------------------------------------------------------- */
+
+/* An INTEGER handle in. The ABI reserves 1 ... 4095 for predefined handles,
+ * and a predefined handle's INTEGER is its ABI value (MPI_X_toint), so
+ * those convert by a cast, with no call into the C library on the path of
+ * every call that names MPI_COMM_WORLD or MPI_DOUBLE_PRECISION
+ * (test/bench/osu_latency_f08); the C call checks the handle as it checks
+ * a C program's. Other values go through MPI_X_fromint. */
+#define OL_F_PREDEFINED_LIMIT 4096
+#define OL_F_FROMINT(Ctype, Stem, value)                                                         \
+    (__builtin_expect((value) > 0 && (value) < OL_F_PREDEFINED_LIMIT, 1)                         \
+         ? (Ctype)(intptr_t)(value)                                                              \
+         : PMPI_##Stem##_fromint(value))
 
 /* ---- sentinels: the COMMON blocks of mpif.h and the mpi module ---------- */
 
@@ -189,21 +204,73 @@ typedef struct {
 } ol_f08_buffer_t;
 #define OL_F08_BUFFER_INIT {NULL, 0, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, NULL, NULL}
 
+/* Whether the elements follow one another with no gap (scalars, whole
+ * arrays, contiguous sections; empty ones too, since nothing is read).
+ * Scalars and arrays of rank 1, every call's common case, are decided
+ * inline; higher ranks by glue_f08.c. */
+int ol_f08_contiguous_ranks(const CFI_cdesc_t *desc);
+static inline int ol_f08_is_contiguous(const CFI_cdesc_t *desc)
+{
+    if (desc->rank == 0)
+        return 1;
+    if (desc->rank == 1)
+        return desc->dim[0].extent <= 1 || desc->dim[0].sm == (CFI_index_t)desc->elem_len;
+    return ol_f08_contiguous_ranks(desc);
+}
+
+/* The buffer of a contiguous argument: its own address. */
+static inline void ol_f08_buffer_plain(const CFI_cdesc_t *desc, ol_f08_buffer_t *b,
+                                       MPI_Count count, MPI_Datatype type)
+{
+    *b = (ol_f08_buffer_t){.base = ol_f_buffer(desc->base_addr),
+                           .count = count,
+                           .type = type,
+                           .section = MPI_DATATYPE_NULL,
+                           .copy = NULL,
+                           .desc = desc};
+}
+
 /* For a blocking call: the address, through a contiguous copy of a
- * section. MPI_SUCCESS or MPI_ERR_NO_MEM. */
-int ol_f08_buffer_copy(const CFI_cdesc_t *desc, ol_f08_buffer_t *b);
+ * section. MPI_SUCCESS or MPI_ERR_NO_MEM. The copy is glue_f08.c's. */
+int ol_f08_buffer_copy_section(const CFI_cdesc_t *desc, ol_f08_buffer_t *b);
+static inline int ol_f08_buffer_copy(const CFI_cdesc_t *desc, ol_f08_buffer_t *b)
+{
+    ol_f08_buffer_plain(desc, b, 0, MPI_DATATYPE_NULL);
+    if (__builtin_expect(ol_f08_is_contiguous(desc), 1))
+        return MPI_SUCCESS;
+    return ol_f08_buffer_copy_section(desc, b);
+}
 /* After it: the copy written back to the section (when `write_back`) and freed. */
-void ol_f08_buffer_copy_back(ol_f08_buffer_t *b, int write_back);
+void ol_f08_buffer_copy_back_section(ol_f08_buffer_t *b, int write_back);
+static inline void ol_f08_buffer_copy_back(ol_f08_buffer_t *b, int write_back)
+{
+    if (b->copy)
+        ol_f08_buffer_copy_back_section(b, write_back);
+}
 /* For a call whose buffer outlives it: count items of `type` read as from
  * the section laid end to end. A section needs a datatype without holes
  * (size == extent, lower bound 0) whose extent divides the element's
  * length, and count items that fit in the section; `count` < 0 means the
  * call has no count of its own for this buffer, so only contiguous data is
- * taken. MPI_SUCCESS, or MPI_ERR_BUFFER with the reason in `why`. */
-int ol_f08_buffer_typed(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype type,
-                        ol_f08_buffer_t *b, const char **why);
+ * taken. MPI_SUCCESS, or MPI_ERR_BUFFER with the reason in `why`. The
+ * datatype of a section is glue_f08.c's. */
+int ol_f08_buffer_typed_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype type,
+                                ol_f08_buffer_t *b, const char **why);
+static inline int ol_f08_buffer_typed(const CFI_cdesc_t *desc, MPI_Count count,
+                                      MPI_Datatype type, ol_f08_buffer_t *b, const char **why)
+{
+    ol_f08_buffer_plain(desc, b, count, type);
+    if (__builtin_expect(ol_f08_is_contiguous(desc) || count == 0, 1))
+        return MPI_SUCCESS;
+    return ol_f08_buffer_typed_section(desc, count, type, b, why);
+}
 /* After it: the section's datatype freed. */
-void ol_f08_buffer_release(ol_f08_buffer_t *b);
+void ol_f08_buffer_release_section(ol_f08_buffer_t *b);
+static inline void ol_f08_buffer_release(ol_f08_buffer_t *b)
+{
+    if (b->section != MPI_DATATYPE_NULL)
+        ol_f08_buffer_release_section(b);
+}
 /* A buffer refused: one line naming the call and the reason where the
  * communicator's handler is fatal, then its handler with MPI_ERR_BUFFER. */
 void ol_f08_refuse(const char *fn_name, MPI_Comm comm, const char *why, MPI_Fint *ierror);
