@@ -150,3 +150,14 @@ test_bench_coll_perf_nccl_CPPFLAGS = $(MPI_TEST_INCLUDES) $(NCCL_CPPFLAGS)
 test_bench_coll_perf_nccl_LDFLAGS = $(NCCL_LDFLAGS)
 test_bench_coll_perf_nccl_LDADD = $(MPI_TEST_LIBS) $(NCCL_LIBS) -ldl
 endif
+
+# osu_latency_f08: osu_latency in Fortran (use mpi_f08), where the Fortran
+# bindings are built; contrib/fortran-latency.sh runs the two side by side.
+EXTRA_DIST += test/bench/osu_latency_f08.f90 test/bench/osu_latency_f08.sh
+if OL_HAVE_FORTRAN
+bin_PROGRAMS += test/bench/osu_latency_f08
+TESTS += test/bench/osu_latency_f08.sh
+test_bench_osu_latency_f08_SOURCES = test/bench/osu_latency_f08.f90
+test_bench_osu_latency_f08_FCFLAGS = $(FCFLAGS) -I$(top_builddir)/ompi-lite/fortran
+test_bench_osu_latency_f08_LDADD = libmpi_abi_f.la libmpi_abi.la
+endif
