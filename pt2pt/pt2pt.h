@@ -94,13 +94,19 @@ ol_message_t *ol_message_from_handle(MPI_Message handle);
 ol_comm_t *ol_message_comm(const ol_message_t *message);
 MPI_Message ol_message_to_handle(ol_message_t *message);
 
-/* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer). NULL
- * comm means the process's buffer. */
-ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size);
-ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size);
-ol_status_t ol_bsend_flush(ol_comm_t *comm);
+/* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer,
+ * MPI_Session_attach_buffer), each in a slot: the communicator's, the
+ * session's (a pointer the session keeps; a communicator derived from the
+ * session points at it, ol_comm_t.session_bsend_buffer), or the process's,
+ * which ol_bsend_slot(NULL) gives. */
+typedef struct ol_bsend_buffer ol_bsend_buffer_t;
+ol_bsend_buffer_t **ol_bsend_slot(ol_comm_t *comm);
+ol_status_t ol_bsend_attach(ol_bsend_buffer_t **slot, void *buffer, MPI_Count size);
+/* Waits until the buffer's messages have left, then empties the slot. */
+ol_status_t ol_bsend_detach(ol_bsend_buffer_t **slot, void **buffer, MPI_Count *size);
+ol_status_t ol_bsend_flush(ol_bsend_buffer_t **slot);
 /* The same without waiting: *request completes when no message is pending. */
-ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request);
+ol_status_t ol_bsend_iflush(ol_bsend_buffer_t **slot, ol_request_t **request);
 /* Copies the message into the attached buffer and starts sending the copy. */
 ol_status_t ol_bsend_start(const ol_op_args_t *args, uint32_t *ring_seq);
 void ol_bsend_finalize(void);

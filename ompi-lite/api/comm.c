@@ -35,7 +35,8 @@ _Static_assert((3 + GROUP_VIEWS) * OL_COLL_TAG_RANGE <= OL_PART_TAG_FIRST,
 /* ---- objects --------------------------------------------------------------- */
 
 /* A communicator over group (and remote_group for an intercommunicator);
- * takes over the callers' references to the groups. */
+ * takes over the callers' references to the groups. It derives from the
+ * session its group derives from. */
 static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *remote_group,
                            MPI_Errhandler errhandler)
 {
@@ -53,6 +54,11 @@ static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *r
     c->world_ranks = peers->world_ranks;
     c->errhandler = errhandler;
     ol_errhandler_retain(errhandler);
+    if (group->session) {
+        ol_session_retain(group->session);
+        c->session = group->session;
+        c->session_bsend_buffer = ol_session_bsend_slot(group->session);
+    }
     return c;
 }
 
@@ -68,6 +74,8 @@ static void comm_destroy(ol_comm_t *c)
     ol_group_release(c->group);
     if (c->remote_group)
         ol_group_release(c->remote_group);
+    if (c->session)
+        ol_session_release(c->session);
     c->magic = 0;
     free(c);
 }
@@ -505,7 +513,8 @@ static int by_key_then_rank(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-/* The members of group whose (color, key) pair has color, ordered by key. */
+/* The members of group whose (color, key) pair has color, ordered by key;
+ * the new group derives from group's session. */
 static ol_group_t *group_of_color(const ol_group_t *group, const int *pairs, int color)
 {
     size_t n_all = (size_t)(group->size ? group->size : 1);
@@ -522,6 +531,8 @@ static ol_group_t *group_of_color(const ol_group_t *group, const int *pairs, int
             world[i] = group->world_ranks[members[i].rank];
         g = ol_group_create(n, world);
     }
+    if (g)
+        ol_group_inherit_session(g, group);
     free(members);
     free(world);
     return g;
@@ -1170,6 +1181,8 @@ int ol_api_intercomm_create_from_groups(ol_group_t *local_group, int local_leade
     if (rc != MPI_SUCCESS)
         return rc;
     int remote_leader_in_world = remote_group->world_ranks[remote_leader];
+    if (g)
+        ol_group_inherit_session(g, intercomm->group);
     rc = ol_api_intercomm_create(ol_comm_from_handle(local), local_leader,
                                  ol_comm_to_handle(&ol_comm_world), remote_leader_in_world, tag,
                                  newintercomm);
@@ -1370,7 +1383,7 @@ int ol_api_comm_free(MPI_Comm *comm)
     if (c->bsend_buffer) {
         void *buffer;
         MPI_Count size;
-        ol_bsend_detach(c, &buffer, &size);
+        ol_bsend_detach(ol_bsend_slot(c), &buffer, &size);
     }
     comm_destroy(c);
     *comm = MPI_COMM_NULL;
