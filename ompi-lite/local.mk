@@ -42,7 +42,8 @@ OL_API_IMPL = \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
 	ompi-lite/api/fortran_status.c ompi-lite/api/win.c ompi-lite/api/part.c \
-	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c
+	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c \
+	ompi-lite/api/hw_resource.c ompi-lite/api/hw_resource.h
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

@@ -4,6 +4,7 @@
 #include "coll.h"
 #include "comm_internal.h"
 #include "context_id.h"
+#include "hw_resource.h"
 #include "ol_attr.h"
 #include "ol_errhandler.h"
 #include "ol_info.h"
@@ -11,7 +12,6 @@
 #include "ol_topo.h"
 #include "pt2pt.h"
 
-#include <hwloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -658,48 +658,6 @@ static int host_color(void)
     return ol_rt.node_leader;
 }
 
-/* What hwloc says of this machine, and the PUs this process may run on. */
-typedef struct {
-    hwloc_topology_t topo;
-    hwloc_bitmap_t cpus;
-} hw_view_t;
-
-static bool hw_open(hw_view_t *hw)
-{
-    if (hwloc_topology_init(&hw->topo) != 0)
-        return false;
-    if (hwloc_topology_load(hw->topo) != 0 || !(hw->cpus = hwloc_bitmap_alloc())) {
-        hwloc_topology_destroy(hw->topo);
-        return false;
-    }
-    /* Where binding cannot be read, the process may run anywhere. */
-    if (hwloc_get_cpubind(hw->topo, hw->cpus, 0) != 0)
-        hwloc_bitmap_copy(hw->cpus, hwloc_topology_get_topology_cpuset(hw->topo));
-    return true;
-}
-
-static void hw_close(hw_view_t *hw)
-{
-    hwloc_bitmap_free(hw->cpus);
-    hwloc_topology_destroy(hw->topo);
-}
-
-/* The logical index of the object at depth that holds all the PUs this
- * process may run on, or -1: an unbound process is held by an object only
- * when that object spans the whole machine. */
-static int index_at_depth(const hw_view_t *hw, int depth)
-{
-    if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE)
-        return -1;
-    unsigned n = hwloc_get_nbobjs_by_depth(hw->topo, depth);
-    for (unsigned i = 0; i < n; i++) {
-        hwloc_obj_t obj = hwloc_get_obj_by_depth(hw->topo, depth, i);
-        if (obj->cpuset && hwloc_bitmap_isincluded(hw->cpus, obj->cpuset))
-            return (int)obj->logical_index;
-    }
-    return -1;
-}
-
 /* The index of this process's object of an mpi_hw_resource_type value
  * (an hwloc type name such as "NUMANode" or "L3Cache", optionally as
  * "hwloc://NUMANode"; "mpi_shared_memory" is the host, index 0), or -1 for
@@ -712,13 +670,13 @@ static int guided_index(const char *type)
         return 0;
     if (strncmp(type, "hwloc://", 8) == 0)
         type += 8;
-    hw_view_t hw;
-    if (!hw_open(&hw))
+    ol_hw_view_t hw;
+    if (!ol_hw_open(&hw))
         return -1;
     int depth, index = -1;
     if (hwloc_type_sscanf_as_depth(type, NULL, hw.topo, &depth) == 0)
-        index = index_at_depth(&hw, depth);
-    hw_close(&hw);
+        index = ol_hw_index_at_depth(&hw, depth);
+    ol_hw_close(&hw);
     return index;
 }
 
@@ -734,14 +692,14 @@ enum { PLACE_FIELDS = 1 + OL_ARRAY_SIZE(unguided_levels) };
 static void my_place(int *place)
 {
     place[0] = host_color();
-    hw_view_t hw;
-    bool known = hw_open(&hw);
+    ol_hw_view_t hw;
+    bool known = ol_hw_open(&hw);
     for (size_t l = 0; l < OL_ARRAY_SIZE(unguided_levels); l++)
-        place[1 + l] = known ? index_at_depth(&hw, hwloc_get_type_depth(hw.topo,
-                                                                     unguided_levels[l]))
+        place[1 + l] = known ? ol_hw_index_at_depth(&hw, hwloc_get_type_depth(hw.topo,
+                                                                        unguided_levels[l]))
                              : -1;
     if (known)
-        hw_close(&hw);
+        ol_hw_close(&hw);
 }
 
 /* The color of the group of processes on my host with my value of field f
@@ -1181,8 +1139,6 @@ int ol_api_intercomm_create_from_groups(ol_group_t *local_group, int local_leade
     if (rc != MPI_SUCCESS)
         return rc;
     int remote_leader_in_world = remote_group->world_ranks[remote_leader];
-    if (g)
-        ol_group_inherit_session(g, intercomm->group);
     rc = ol_api_intercomm_create(ol_comm_from_handle(local), local_leader,
                                  ol_comm_to_handle(&ol_comm_world), remote_leader_in_world, tag,
                                  newintercomm);
@@ -1225,6 +1181,8 @@ int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracom
         g = ol_group_create(n, world);
         free(world);
     }
+    if (g)
+        ol_group_inherit_session(g, intercomm->group);
     ol_comm_t *c = g ? comm_new(id, g, NULL, intercomm->errhandler) : NULL;
     if (!c) {
         if (g)
