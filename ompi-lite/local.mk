@@ -24,7 +24,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/runtime/error_detail.c ompi-lite/runtime/param_table.c \
 	ompi-lite/runtime/state.c ompi-lite/include/ol_state.h ompi-lite/include/ol_shm_names.h \
 	ompi-lite/runtime/shm_file.c ompi-lite/include/ol_shm_file.h \
-	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h \
+	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h ompi-lite/include/ol_counter.h \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk
