@@ -1472,6 +1472,7 @@ ol_status_t ol_match_init(void)
     init_shared_copies();
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;
+    ol_match_by_ucx = false;
     ol_ucx_transport_packs_bytes = eager_bytes;
     /* The runtime may start again in one process (sessions): the wake-ups
      * of the new rings are counted from 0, and taken again. */
@@ -1522,6 +1523,7 @@ static void channel_close(void)
         ucp_worker_progress(ol_rt.ucp_worker);
     ol_rt_channel = NULL;
     rings = false;
+    ol_match_by_ucx = true;
     ol_ucx_transport_packs_bytes = 0;
     ol_shm_copy_finalize();
     ol_ring_finalize();
@@ -1573,8 +1575,10 @@ void ol_pt2pt_reset_unexpected_high_water(void)
     ol_level_reset_high_water(&unexpected_level);
 }
 
-void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st)
+bool ol_match_by_ucx = true;
+
+void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st)
 {
-    if (!rings && (st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED))
+    if (st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED)
         count_received(OL_P2P_PATH_UCX, info->sender_tag, info->length);
 }
