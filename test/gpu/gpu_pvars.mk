@@ -12,3 +12,5 @@ test_gpu_gpu_pvars_SOURCES = test/gpu/gpu_pvars.c $(GPU_TEST_UTIL)
 test_gpu_gpu_pvars_CPPFLAGS = $(GPU_TEST_CPPFLAGS)
 test_gpu_gpu_pvars_LDADD = $(GPU_TEST_LIBS)
 test_gpu_gpu_pvars_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+# The GPU machine's suite runs every gpu_*.sh: its programs come from here.
+gpu-test-programs: test/gpu/gpu_pvars
