@@ -42,6 +42,25 @@ typedef struct {
 /* Every collective's table, by kind (select.c). */
 extern const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS];
 
+/* Collective calls by the way they ran, for the tool interface
+ * (api/tool.c): for each kind, by the index of the table's algorithm that
+ * built the schedule, or by one of the ways around the tables (the
+ * host's shared-memory segment, the two-process shortcut, the device IPC
+ * allreduce). A call counts when it is issued (a persistent one at its
+ * init, not at each start); the library's own collectives (agreements on
+ * context ids ...) count too. The tables are checked at start-up to fit
+ * OL_COLL_MAX_ALGORITHMS (ol_coll_params_load). */
+#define OL_COLL_MAX_ALGORITHMS 16
+enum {
+    OL_COLL_RAN_SHM = OL_COLL_MAX_ALGORITHMS,
+    OL_COLL_RAN_PAIR,
+    OL_COLL_RAN_DEVICE_IPC,
+    OL_COLL_RAN_WAYS
+};
+/* The name of a way around the tables ("shm", "pair", "device_ipc"). */
+const char *ol_coll_ran_name(int way);
+uint64_t ol_coll_calls(int kind, int way);
+
 /* For choose functions: formats the reason of a choice with the threshold
  * that made it, e.g. ol_coll_why("bytes %lld < ALLREDUCE_SHORT_MSG=%d",
  * (long long)bytes, short_msg). The text lives in a per-thread buffer until

@@ -3,6 +3,7 @@
 #include "ol_accel.h"
 #include "coll_util.h"
 #include "shm.h"
+#include "ol_counter.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
 #include "ol_runtime.h"
@@ -60,6 +61,24 @@ const ol_coll_table_t *const ol_coll_tables[OL_COLL_KINDS] = {
     [OL_COLL_NEIGHBOR_ALLTOALLV] = &ol_coll_neighbor_alltoallv_table,
     [OL_COLL_NEIGHBOR_ALLTOALLW] = &ol_coll_neighbor_alltoallw_table,
 };
+
+static uint64_t calls[OL_COLL_KINDS][OL_COLL_RAN_WAYS];
+
+static void count_call(const ol_coll_args_t *a, int way)
+{
+    ol_counter_add(&calls[a->kind][way], 1);
+}
+
+uint64_t ol_coll_calls(int kind, int way)
+{
+    return ol_counter_read(&calls[kind][way]);
+}
+
+const char *ol_coll_ran_name(int way)
+{
+    static const char *const names[] = {"shm", "pair", "device_ipc"};
+    return names[way - OL_COLL_RAN_SHM];
+}
 
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a)
 {
@@ -205,6 +224,7 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
     else
         index = t->choose(a, &why);
     log_choice(t, a, t->algorithms[index].name, why, !forced);
+    count_call(a, index);
     ol_sched_t *s = ol_sched_create(a->comm);
     if (!s)
         return MPI_ERR_NO_MEM;
@@ -234,8 +254,10 @@ static ol_status_t run(const ol_coll_args_t *a)
                        false);
             bool taken;
             rc = ol_coll_allreduce_ipc(a, &taken);
-            if (taken)
+            if (taken) {
+                count_call(a, OL_COLL_RAN_DEVICE_IPC);
                 return rc;
+            }
         }
     }
     bool shm;
@@ -248,11 +270,13 @@ static ol_status_t run(const ol_coll_args_t *a)
                                "COLL_SHM_MAX_BYTES=%d per process",
                                a->comm->size, ol_coll_shm_max_bytes),
                    false);
+        count_call(a, OL_COLL_RAN_SHM);
         return ol_coll_shm_run(a);
     }
     if (ol_coll_pair_applies(a)) {
         log_choice(ol_coll_tables[a->kind], a, "pair",
                    "blocking, 2 processes, small contiguous messages", false);
+        count_call(a, OL_COLL_RAN_PAIR);
         return ol_coll_pair_run(a);
     }
     ol_sched_t *s;
@@ -304,6 +328,10 @@ ol_status_t ol_coll_restart(ol_request_t *request)
  * only). */
 static void check_forced_name(const ol_coll_table_t *t)
 {
+    if (t->count > OL_COLL_MAX_ALGORITHMS) /* a table that outgrew its counters */
+        fprintf(stderr, "ompi-lite: internal error: %s has %d algorithms, more than "
+                "OL_COLL_MAX_ALGORITHMS (%d) in coll_select.h\n", t->name, t->count,
+                OL_COLL_MAX_ALGORITHMS);
     const char *name = *t->forced;
     if (!name || !*name)
         return;

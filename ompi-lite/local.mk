@@ -24,7 +24,7 @@ libol_core_la_SOURCES = \
 	ompi-lite/runtime/error_detail.c ompi-lite/runtime/param_table.c \
 	ompi-lite/runtime/state.c ompi-lite/include/ol_state.h ompi-lite/include/ol_shm_names.h \
 	ompi-lite/runtime/shm_file.c ompi-lite/include/ol_shm_file.h \
-	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h \
+	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h ompi-lite/include/ol_counter.h \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk
@@ -42,7 +42,8 @@ OL_API_IMPL = \
 	ompi-lite/api/topo_internal.h ompi-lite/api/comm_internal.h ompi-lite/api/coll_internal.h \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
 	ompi-lite/api/fortran_status.c ompi-lite/api/win.c ompi-lite/api/part.c \
-	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c
+	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c \
+	ompi-lite/api/hw_resource.c ompi-lite/api/hw_resource.h
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

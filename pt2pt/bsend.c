@@ -1,6 +1,6 @@
 /* Buffered sends: the message is packed into the buffer the user attached
- * (to the process or to a communicator) and sent from there, so MPI_Bsend
- * returns at once. The space is allocated first-fit in the user's buffer;
+ * (to the communicator, else to the session the communicator derives from,
+ * else to the process) and sent from there, so MPI_Bsend returns at once. The space is allocated first-fit in the user's buffer;
  * each message's header (within MPI_BSEND_OVERHEAD) keeps the list of used
  * segments in address order. MPI_BUFFER_AUTOMATIC mallocs each message.
  * Threads allocate while progress, on any thread, frees what was sent.
@@ -27,25 +27,24 @@ typedef struct flush_waiter {
     ol_request_t *request;
 } flush_waiter_t;
 
-typedef struct ol_bsend_buffer {
+struct ol_bsend_buffer {
     char *base;                  /* MPI_BUFFER_AUTOMATIC: NULL */
     size_t size;
     pthread_mutex_t lock;        /* guards used, flushes, and pending's way down */
     segment_t *used;
     int pending;                 /* messages not yet sent */
     flush_waiter_t *flushes;
-} ol_bsend_buffer_t;
+};
 
 static ol_bsend_buffer_t *process_buffer;
 
-static ol_bsend_buffer_t **slot_of(ol_comm_t *comm)
+ol_bsend_buffer_t **ol_bsend_slot(ol_comm_t *comm)
 {
     return comm ? &comm->bsend_buffer : &process_buffer;
 }
 
-ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size)
+ol_status_t ol_bsend_attach(ol_bsend_buffer_t **slot, void *buffer, MPI_Count size)
 {
-    ol_bsend_buffer_t **slot = slot_of(comm);
     if (*slot) {
         ol_error_detail("a buffer is already attached; detach it first");
         return MPI_ERR_BUFFER;
@@ -73,9 +72,8 @@ static void wait_drained(ol_bsend_buffer_t *b)
         ol_progress_wait(no_pending, b);
 }
 
-ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size)
+ol_status_t ol_bsend_detach(ol_bsend_buffer_t **slot, void **buffer, MPI_Count *size)
 {
-    ol_bsend_buffer_t **slot = slot_of(comm);
     ol_bsend_buffer_t *b = *slot;
     if (!b) { /* nothing attached: nothing to give back */
         *buffer = NULL;
@@ -94,15 +92,15 @@ ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size)
     return OL_OK;
 }
 
-ol_status_t ol_bsend_flush(ol_comm_t *comm)
+ol_status_t ol_bsend_flush(ol_bsend_buffer_t **slot)
 {
-    ol_bsend_buffer_t *b = *slot_of(comm);
+    ol_bsend_buffer_t *b = *slot;
     if (b)
         wait_drained(b);
     return OL_OK;
 }
 
-ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request)
+ol_status_t ol_bsend_iflush(ol_bsend_buffer_t **slot, ol_request_t **request)
 {
     ol_request_t *req = ol_request_alloc(OL_REQ_COMPOUND);
     flush_waiter_t *waiter = malloc(sizeof(*waiter));
@@ -114,7 +112,7 @@ ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request)
     }
     ol_status_set_empty(&req->status);
     *request = req;
-    ol_bsend_buffer_t *b = *slot_of(comm);
+    ol_bsend_buffer_t *b = *slot;
     bool waits = false;
     if (b) {
         pthread_mutex_lock(&b->lock);
@@ -249,12 +247,25 @@ static size_t aligned(size_t n)
     return (n + 15) & ~(size_t)15;
 }
 
+/* The communicator's own buffer, else its session's, else the process's
+ * (MPI-4.1 3.6). */
+static ol_bsend_buffer_t *buffer_for(const ol_comm_t *comm)
+{
+    if (comm->bsend_buffer)
+        return comm->bsend_buffer;
+    if (comm->session_bsend_buffer && *comm->session_bsend_buffer)
+        return *comm->session_bsend_buffer;
+    return process_buffer;
+}
+
 ol_status_t ol_bsend_start(const ol_op_args_t *a, uint32_t *ring_seq)
 {
-    ol_bsend_buffer_t *b = a->comm->bsend_buffer ? a->comm->bsend_buffer : process_buffer;
+    ol_bsend_buffer_t *b = buffer_for(a->comm);
     size_t bytes = (size_t)a->count * a->dt->size;
     if (!b) {
-        ol_error_detail("no buffer is attached (MPI_Buffer_attach)");
+        ol_error_detail("no buffer is attached to the communicator, to its session or to the "
+                        "process (MPI_Comm_attach_buffer, MPI_Session_attach_buffer, "
+                        "MPI_Buffer_attach)");
         return MPI_ERR_BUFFER;
     }
     size_t header = aligned(sizeof(segment_t));

@@ -12,6 +12,7 @@
  * device sender's number for the message (unique among its messages in
  * flight) and DIR says data (from the device sender) or reply (to it). */
 #include "device.h"
+#include "path_counters.h"
 #include "endpoint.h"
 #include "match.h"
 #include "ol_log.h"
@@ -487,6 +488,13 @@ static void send_free(dev_send_t *s)
     free(s);
 }
 
+/* The path a message counts on: CUDA IPC, and device-to-device copies
+ * within the process, or staging. */
+static ol_p2p_path_t path_of(uint32_t mode)
+{
+    return mode == MODE_STAGED ? OL_P2P_PATH_DEVICE_STAGED : OL_P2P_PATH_DEVICE_IPC;
+}
+
 /* Done when the receiver replied DONE and every send of ours finished. A
  * reply STAGE (the receiver could not map our buffer) turns an IPC send
  * into a staged one. A send that failed here completes at once with its
@@ -516,6 +524,7 @@ static bool send_step(dev_op_t *op)
     bool data_sent = s->ctl.mode != MODE_STAGED || s->sends == s->nchunks;
     if (!(replied && data_sent && quiet))
         return false;
+    ol_p2p_count_sent(path_of(s->ctl.mode), s->ctl.bytes);
     ol_request_complete(s->req, OL_OK);
     send_free(s);
     return true;
@@ -737,6 +746,8 @@ static void recv_start_copy(dev_recv_t *r)
     ol_status_t rc = ol_accel_copy_async(to, from, r->bytes, &r->copy_done);
     if (rc != OL_OK)
         r->error = rc;
+    else
+        ol_p2p_count_received(OL_P2P_PATH_DEVICE_IPC, r->ctl.bytes);
 }
 
 /* Nothing of ours reads the sender's buffer any more. */
@@ -767,6 +778,7 @@ static void recv_start_staged(dev_recv_t *r)
     ucp_tag_t tag = side_tag(r->ctl.sender_world, 0, r->ctl.cookie);
     for (size_t i = 0; i < n; i++)
         counted_recv(&r->data, to + i * chunk, chunk_bytes(&r->ctl, i), tag);
+    ol_p2p_count_received(OL_P2P_PATH_DEVICE_STAGED, r->ctl.bytes);
     r->state = RECV_STAGED;
 }
 

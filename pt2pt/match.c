@@ -26,6 +26,7 @@
  *
  * Under MPI_THREAD_MULTIPLE everything here runs under ol_rt_match_lock. */
 #include "match.h"
+#include "path_counters.h"
 #include "endpoint.h"
 #include "ol_log.h"
 #include "ol_param_table.h"
@@ -178,6 +179,21 @@ static uint32_t token_counter;
 static void *wake_request;   /* the posted receive of wake-ups */
 static bool wake_posting, wake_done_inside, wake_needed, wake_stopping;
 static uint64_t wakes_received;
+static ol_level_t unexpected_level, posted_level; /* for the tool interface; under lock() */
+
+/* A message of MPI's counts on the path its data takes; a device buffer's
+ * announcement counts on the device's (device.c). */
+static inline void count_sent(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
+{
+    if (!ol_tag_is_device_announce(tag))
+        ol_p2p_count_sent(path, bytes);
+}
+
+static inline void count_received(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
+{
+    if (!ol_tag_is_device_announce(tag))
+        ol_p2p_count_received(path, bytes);
+}
 
 static inline bool is_ours(const void *request)
 {
@@ -546,12 +562,15 @@ static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *record,
 {
     ol_ring_envelope_t envelope = *record; /* the record goes first */
     if (envelope.kind == OL_RING_ANNOUNCE) {
+        count_received(OL_P2P_PATH_UCX, envelope.tag, envelope.bytes);
         release_message(peer, kept);
         receive_announced(r, &envelope);
     } else if (envelope.kind == OL_RING_CMA) {
+        count_received(OL_P2P_PATH_SHM_RING, envelope.tag, envelope.bytes);
         receive_from_sender(r, peer, &envelope, payload); /* keeps the reference */
         release_message(peer, kept);
     } else {
+        count_received(OL_P2P_PATH_SHM_RING, envelope.tag, envelope.bytes);
         ucs_status_t st;
         copy_out(&r->data, payload, envelope.bytes, &st);
         release_message(peer, kept);
@@ -581,6 +600,7 @@ static bool matches(ucp_tag_t message_tag, ucp_tag_t tag, ucp_tag_t mask)
 
 static void unpost(local_recv_t *r)
 {
+    ol_level_down(&posted_level);
     *(r->prev ? &r->prev->next : &posted.head) = r->next;
     *(r->next ? &r->next->prev : &posted.tail) = r->prev;
 }
@@ -602,6 +622,7 @@ static void post(local_recv_t *r)
     r->prev = posted.tail;
     *(posted.tail ? &posted.tail->next : &posted.head) = r;
     posted.tail = r;
+    ol_level_up(&posted_level);
 }
 
 static unexpected_t *find_arrived(ucp_tag_t tag, ucp_tag_t mask)
@@ -614,6 +635,7 @@ static unexpected_t *find_arrived(ucp_tag_t tag, ucp_tag_t mask)
 
 static void unlink_arrived(unexpected_t *u)
 {
+    ol_level_down(&unexpected_level);
     *(u->prev ? &u->prev->next : &arrived.head) = u->next;
     *(u->next ? &u->next->prev : &arrived.tail) = u->prev;
 }
@@ -631,6 +653,7 @@ static bool keep_arrived(int peer, const ol_ring_envelope_t *envelope, const voi
     u->prev = arrived.tail;
     *(arrived.tail ? &arrived.tail->next : &arrived.head) = u;
     arrived.tail = u;
+    ol_level_up(&unexpected_level);
     return true;
 }
 
@@ -1011,26 +1034,39 @@ static bool peer_may_copy(int peer, const ol_ucx_data_t *data)
     return cma_bytes != SIZE_MAX && !data->dt && ol_ring_peer_reads_here(peer);
 }
 
+static void *counted_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
+                                const ucp_request_param_t *param, uint32_t *seq)
+{
+    void *r = send_by_address(peer, data, tag, param, seq);
+    if (!UCS_PTR_IS_ERR(r))
+        count_sent(OL_P2P_PATH_SHM_RING, tag, data->count);
+    return r;
+}
+
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     const ucp_request_param_t *param, uint32_t *seq)
 {
     *seq = 0;
-    if (!rings)
+    size_t bytes = data_bytes(data);
+    if (!rings) {
+        count_sent(OL_P2P_PATH_UCX, tag, bytes);
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
-    size_t bytes = data_bytes(data);
+    }
     if (bytes >= cma_bytes && peer_may_copy(peer, data))
-        return send_by_address(peer, data, tag, param, seq);
+        return counted_by_address(peer, data, tag, param, seq);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
         enqueue_result_t result = enqueue(peer, &envelope, data);
         if (result == RING_FULL && bytes > OL_RING_CLEARED_BYTES && !streams_to_us(peer))
             result = enqueue_when_room(peer, &envelope, data);
         *seq = envelope.seq;
+        if (result == ENQUEUED)
+            count_sent(OL_P2P_PATH_SHM_RING, tag, bytes);
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
         if (bytes >= FULL_RING_CMA_BYTES && peer_may_copy(peer, data))
-            return send_by_address(peer, data, tag, param, seq);
+            return counted_by_address(peer, data, tag, param, seq);
     }
     ucp_tag_t token = next_token();
     ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,
@@ -1038,6 +1074,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
     if (enqueue(peer, &envelope, data) != ENQUEUED)
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     *seq = envelope.seq;
+    count_sent(OL_P2P_PATH_UCX, tag, bytes);
     return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, token, param)
                 : ucp_tag_send_nbx(ep, data->buffer, data->count, token, param);
 }
@@ -1086,6 +1123,7 @@ static bool received_at_once(const ol_ucx_data_t *data, int peer, ucp_tag_t tag,
         record->kind != OL_RING_INLINE || !matches(record->tag, tag, mask))
         return false;
     ol_ring_envelope_t envelope = *record; /* the record goes before the callback */
+    count_received(OL_P2P_PATH_SHM_RING, envelope.tag, envelope.bytes);
     ucs_status_t st;
     copy_out(data, payload, envelope.bytes, &st);
     ol_ring_consume(peer);
@@ -1434,6 +1472,7 @@ ol_status_t ol_match_init(void)
     init_shared_copies();
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;
+    ol_match_by_ucx = false;
     ol_ucx_transport_packs_bytes = eager_bytes;
     /* The runtime may start again in one process (sessions): the wake-ups
      * of the new rings are counted from 0, and taken again. */
@@ -1484,6 +1523,7 @@ static void channel_close(void)
         ucp_worker_progress(ol_rt.ucp_worker);
     ol_rt_channel = NULL;
     rings = false;
+    ol_match_by_ucx = true;
     ol_ucx_transport_packs_bytes = 0;
     ol_shm_copy_finalize();
     ol_ring_finalize();
@@ -1493,6 +1533,7 @@ static void channel_close(void)
         unexpected_free(u);
     }
     arrived.tail = NULL;
+    unexpected_level.length = 0;
     records_release();
     while (free_recvs) {
         local_recv_t *r = free_recvs;
@@ -1520,4 +1561,24 @@ unsigned ol_match_backlogged_peers(void)
 {
     int n = __atomic_load_n(&backlogged, __ATOMIC_RELAXED);
     return n > 0 ? (unsigned)n : 0;
+}
+
+void ol_match_queue_levels(unsigned *unexpected, unsigned *unexpected_high_water, unsigned *posted)
+{
+    *unexpected = __atomic_load_n(&unexpected_level.length, __ATOMIC_RELAXED);
+    *unexpected_high_water = __atomic_load_n(&unexpected_level.high_water, __ATOMIC_RELAXED);
+    *posted = __atomic_load_n(&posted_level.length, __ATOMIC_RELAXED);
+}
+
+void ol_pt2pt_reset_unexpected_high_water(void)
+{
+    ol_level_reset_high_water(&unexpected_level);
+}
+
+bool ol_match_by_ucx = true;
+
+void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st)
+{
+    if (st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED)
+        count_received(OL_P2P_PATH_UCX, info->sender_tag, info->length);
 }

@@ -26,6 +26,19 @@ void ol_match_params_print(FILE *out);
 /* Messages sent into the rings since the start; peers with a backlog. */
 uint64_t ol_match_messages_sent(void);
 unsigned ol_match_backlogged_peers(void);
+/* The lengths of the unexpected and posted queues of the rings' matching,
+ * and the unexpected queue's high-water mark (0 while UCX matches). */
+void ol_match_queue_levels(unsigned *unexpected, unsigned *unexpected_high_water, unsigned *posted);
+/* Counts a message a receive's callback got when UCX matches (with the
+ * rings, match.c counts every message as it meets its receive): a flag
+ * test inline, so that a receive over the rings pays no call. */
+extern bool ol_match_by_ucx;
+void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st);
+static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st)
+{
+    if (OL_UNLIKELY(ol_match_by_ucx))
+        ol_match_count_ucx_message(info, st);
+}
 
 /* A send of data to world rank peer (ep is its endpoint) with MPI's tag;
  * sync: completes once a receive matched it. Returns NULL when complete

@@ -19,7 +19,21 @@ void ol_pt2pt_params_print(FILE *out);
 /* Waits for buffered sends, closes every endpoint flushing what is in flight. */
 void ol_pt2pt_finalize(void);
 
-/* What point-to-point counts anyway, for the tool interface's performance
+/* The paths an MPI message takes, as the tool interface's performance
+ * variables tell them apart (path_counters.h counts them). */
+typedef enum {
+    OL_P2P_PATH_SHM_RING,      /* same-host rings: bytes in the ring, or copied by address */
+    OL_P2P_PATH_UCX,           /* UCX tag messages, over whichever transport UCX chose */
+    OL_P2P_PATH_DEVICE_IPC,    /* device buffers copied through CUDA IPC (device.c) */
+    OL_P2P_PATH_DEVICE_STAGED, /* device buffers staged through pinned host memory */
+    OL_P2P_PATHS
+} ol_p2p_path_t;
+
+typedef struct {
+    uint64_t messages_sent, bytes_sent, messages_received, bytes_received;
+} ol_p2p_path_counts_t;
+
+/* What point-to-point counts, for the tool interface's performance
  * variables (api/tool.c): read without a lock, each field on its own, from
  * the runtime's start (0 when it is not running). */
 typedef struct {
@@ -28,8 +42,15 @@ typedef struct {
     uint64_t copy_bytes_written;  /*   receivers by the waiting sender (shm_copy.c) */
     unsigned sends_in_flight;     /* nonblocking sends UCX still holds */
     unsigned backlogged_peers;    /* peers whose ring is full, messages waiting */
+    ol_p2p_path_counts_t paths[OL_P2P_PATHS]; /* since the process started */
+    /* ompi-lite's own matching (the same-host rings; UCX keeps its queues
+     * to itself): messages nobody has received yet, the most there were
+     * since the last ol_pt2pt_reset_unexpected_high_water, and receives
+     * posted that no message has matched yet. */
+    unsigned unexpected, unexpected_high_water, posted;
 } ol_pt2pt_counters_t;
 void ol_pt2pt_counters(ol_pt2pt_counters_t *counters);
+void ol_pt2pt_reset_unexpected_high_water(void);
 
 /* Blocking calls: no request object on this path. */
 ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, int dest, int tag,
@@ -94,13 +115,19 @@ ol_message_t *ol_message_from_handle(MPI_Message handle);
 ol_comm_t *ol_message_comm(const ol_message_t *message);
 MPI_Message ol_message_to_handle(ol_message_t *message);
 
-/* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer). NULL
- * comm means the process's buffer. */
-ol_status_t ol_bsend_attach(ol_comm_t *comm, void *buffer, MPI_Count size);
-ol_status_t ol_bsend_detach(ol_comm_t *comm, void **buffer, MPI_Count *size);
-ol_status_t ol_bsend_flush(ol_comm_t *comm);
+/* Buffered-send buffers (MPI_Buffer_attach, MPI_Comm_attach_buffer,
+ * MPI_Session_attach_buffer), each in a slot: the communicator's, the
+ * session's (a pointer the session keeps; a communicator derived from the
+ * session points at it, ol_comm_t.session_bsend_buffer), or the process's,
+ * which ol_bsend_slot(NULL) gives. */
+typedef struct ol_bsend_buffer ol_bsend_buffer_t;
+ol_bsend_buffer_t **ol_bsend_slot(ol_comm_t *comm);
+ol_status_t ol_bsend_attach(ol_bsend_buffer_t **slot, void *buffer, MPI_Count size);
+/* Waits until the buffer's messages have left, then empties the slot. */
+ol_status_t ol_bsend_detach(ol_bsend_buffer_t **slot, void **buffer, MPI_Count *size);
+ol_status_t ol_bsend_flush(ol_bsend_buffer_t **slot);
 /* The same without waiting: *request completes when no message is pending. */
-ol_status_t ol_bsend_iflush(ol_comm_t *comm, ol_request_t **request);
+ol_status_t ol_bsend_iflush(ol_bsend_buffer_t **slot, ol_request_t **request);
 /* Copies the message into the attached buffer and starts sending the copy. */
 ol_status_t ol_bsend_start(const ol_op_args_t *args, uint32_t *ring_seq);
 void ol_bsend_finalize(void);

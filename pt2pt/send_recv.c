@@ -4,6 +4,7 @@
 #include "endpoint.h"
 #include "match.h"
 #include "ol_log.h"
+#include "path_counters.h"
 #include "pt2pt.h"
 #include "shm_copy.h"
 #include "ucx_datatype.h"
@@ -55,6 +56,8 @@ static bool sends_ended(void *arg)
            ol_rt_wtime() > w->deadline;
 }
 
+ol_p2p_path_counts_t ol_p2p_path_counts[OL_P2P_PATHS];
+
 void ol_pt2pt_counters(ol_pt2pt_counters_t *c)
 {
     c->ring_messages_sent = ol_match_messages_sent();
@@ -62,6 +65,14 @@ void ol_pt2pt_counters(ol_pt2pt_counters_t *c)
     int in_flight = __atomic_load_n(&sends_in_flight, __ATOMIC_RELAXED);
     c->sends_in_flight = in_flight > 0 ? (unsigned)in_flight : 0;
     c->backlogged_peers = ol_match_backlogged_peers();
+    for (int p = 0; p < OL_P2P_PATHS; p++) {
+        const ol_p2p_path_counts_t *from = &ol_p2p_path_counts[p];
+        c->paths[p] = (ol_p2p_path_counts_t){ol_counter_read(&from->messages_sent),
+                                             ol_counter_read(&from->bytes_sent),
+                                             ol_counter_read(&from->messages_received),
+                                             ol_counter_read(&from->bytes_received)};
+    }
+    ol_match_queue_levels(&c->unexpected, &c->unexpected_high_water, &c->posted);
 }
 
 void ol_pt2pt_finalize(void)
@@ -211,6 +222,7 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
     ucp_tag_recv_info_t arrived = *info; /* info lives in the UCX request */
     if (req->sender_known)
         arrived.sender_tag = req->sender_tag;
+    ol_match_count_ucx_received(&arrived, st);
     ol_ucx_fill_recv_status(&req->status, &arrived, st);
     uint64_t sender_tag = st == UCS_OK ? arrived.sender_tag : 0;
     ol_match_request_free(ucx_request);
@@ -590,6 +602,7 @@ static void blocking_recv_done(void *ucx_request, ucs_status_t st,
     r->info = *info;
     if (r->sender_known)
         r->info.sender_tag = r->sender_tag;
+    ol_match_count_ucx_received(&r->info, st);
     r->status = st;
     ol_match_request_free(ucx_request);
     if (r->bounce) /* an announcement is empty: it unpacks nothing */

@@ -4,6 +4,7 @@
 #include "coll.h"
 #include "comm_internal.h"
 #include "context_id.h"
+#include "hw_resource.h"
 #include "ol_attr.h"
 #include "ol_errhandler.h"
 #include "ol_info.h"
@@ -11,7 +12,6 @@
 #include "ol_topo.h"
 #include "pt2pt.h"
 
-#include <hwloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,8 @@ _Static_assert((3 + GROUP_VIEWS) * OL_COLL_TAG_RANGE <= OL_PART_TAG_FIRST,
 /* ---- objects --------------------------------------------------------------- */
 
 /* A communicator over group (and remote_group for an intercommunicator);
- * takes over the callers' references to the groups. */
+ * takes over the callers' references to the groups. It derives from the
+ * session its group derives from. */
 static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *remote_group,
                            MPI_Errhandler errhandler)
 {
@@ -53,6 +54,11 @@ static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *r
     c->world_ranks = peers->world_ranks;
     c->errhandler = errhandler;
     ol_errhandler_retain(errhandler);
+    if (group->session) {
+        ol_session_retain(group->session);
+        c->session = group->session;
+        c->session_bsend_buffer = ol_session_bsend_slot(group->session);
+    }
     return c;
 }
 
@@ -68,6 +74,8 @@ static void comm_destroy(ol_comm_t *c)
     ol_group_release(c->group);
     if (c->remote_group)
         ol_group_release(c->remote_group);
+    if (c->session)
+        ol_session_release(c->session);
     c->magic = 0;
     free(c);
 }
@@ -505,7 +513,8 @@ static int by_key_then_rank(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-/* The members of group whose (color, key) pair has color, ordered by key. */
+/* The members of group whose (color, key) pair has color, ordered by key;
+ * the new group derives from group's session. */
 static ol_group_t *group_of_color(const ol_group_t *group, const int *pairs, int color)
 {
     size_t n_all = (size_t)(group->size ? group->size : 1);
@@ -522,6 +531,8 @@ static ol_group_t *group_of_color(const ol_group_t *group, const int *pairs, int
             world[i] = group->world_ranks[members[i].rank];
         g = ol_group_create(n, world);
     }
+    if (g)
+        ol_group_inherit_session(g, group);
     free(members);
     free(world);
     return g;
@@ -647,48 +658,6 @@ static int host_color(void)
     return ol_rt.node_leader;
 }
 
-/* What hwloc says of this machine, and the PUs this process may run on. */
-typedef struct {
-    hwloc_topology_t topo;
-    hwloc_bitmap_t cpus;
-} hw_view_t;
-
-static bool hw_open(hw_view_t *hw)
-{
-    if (hwloc_topology_init(&hw->topo) != 0)
-        return false;
-    if (hwloc_topology_load(hw->topo) != 0 || !(hw->cpus = hwloc_bitmap_alloc())) {
-        hwloc_topology_destroy(hw->topo);
-        return false;
-    }
-    /* Where binding cannot be read, the process may run anywhere. */
-    if (hwloc_get_cpubind(hw->topo, hw->cpus, 0) != 0)
-        hwloc_bitmap_copy(hw->cpus, hwloc_topology_get_topology_cpuset(hw->topo));
-    return true;
-}
-
-static void hw_close(hw_view_t *hw)
-{
-    hwloc_bitmap_free(hw->cpus);
-    hwloc_topology_destroy(hw->topo);
-}
-
-/* The logical index of the object at depth that holds all the PUs this
- * process may run on, or -1: an unbound process is held by an object only
- * when that object spans the whole machine. */
-static int index_at_depth(const hw_view_t *hw, int depth)
-{
-    if (depth == HWLOC_TYPE_DEPTH_UNKNOWN || depth == HWLOC_TYPE_DEPTH_MULTIPLE)
-        return -1;
-    unsigned n = hwloc_get_nbobjs_by_depth(hw->topo, depth);
-    for (unsigned i = 0; i < n; i++) {
-        hwloc_obj_t obj = hwloc_get_obj_by_depth(hw->topo, depth, i);
-        if (obj->cpuset && hwloc_bitmap_isincluded(hw->cpus, obj->cpuset))
-            return (int)obj->logical_index;
-    }
-    return -1;
-}
-
 /* The index of this process's object of an mpi_hw_resource_type value
  * (an hwloc type name such as "NUMANode" or "L3Cache", optionally as
  * "hwloc://NUMANode"; "mpi_shared_memory" is the host, index 0), or -1 for
@@ -701,13 +670,13 @@ static int guided_index(const char *type)
         return 0;
     if (strncmp(type, "hwloc://", 8) == 0)
         type += 8;
-    hw_view_t hw;
-    if (!hw_open(&hw))
+    ol_hw_view_t hw;
+    if (!ol_hw_open(&hw))
         return -1;
     int depth, index = -1;
     if (hwloc_type_sscanf_as_depth(type, NULL, hw.topo, &depth) == 0)
-        index = index_at_depth(&hw, depth);
-    hw_close(&hw);
+        index = ol_hw_index_at_depth(&hw, depth);
+    ol_hw_close(&hw);
     return index;
 }
 
@@ -723,14 +692,14 @@ enum { PLACE_FIELDS = 1 + OL_ARRAY_SIZE(unguided_levels) };
 static void my_place(int *place)
 {
     place[0] = host_color();
-    hw_view_t hw;
-    bool known = hw_open(&hw);
+    ol_hw_view_t hw;
+    bool known = ol_hw_open(&hw);
     for (size_t l = 0; l < OL_ARRAY_SIZE(unguided_levels); l++)
-        place[1 + l] = known ? index_at_depth(&hw, hwloc_get_type_depth(hw.topo,
-                                                                     unguided_levels[l]))
+        place[1 + l] = known ? ol_hw_index_at_depth(&hw, hwloc_get_type_depth(hw.topo,
+                                                                        unguided_levels[l]))
                              : -1;
     if (known)
-        hw_close(&hw);
+        ol_hw_close(&hw);
 }
 
 /* The color of the group of processes on my host with my value of field f
@@ -1212,6 +1181,8 @@ int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracom
         g = ol_group_create(n, world);
         free(world);
     }
+    if (g)
+        ol_group_inherit_session(g, intercomm->group);
     ol_comm_t *c = g ? comm_new(id, g, NULL, intercomm->errhandler) : NULL;
     if (!c) {
         if (g)
@@ -1370,7 +1341,7 @@ int ol_api_comm_free(MPI_Comm *comm)
     if (c->bsend_buffer) {
         void *buffer;
         MPI_Count size;
-        ol_bsend_detach(c, &buffer, &size);
+        ol_bsend_detach(ol_bsend_slot(c), &buffer, &size);
     }
     comm_destroy(c);
     *comm = MPI_COMM_NULL;

@@ -42,8 +42,18 @@ void ol_group_release(ol_group_t *g)
     if (g->predefined || __atomic_sub_fetch(&g->refcount, 1, __ATOMIC_ACQ_REL) > 0)
         return;
     g->magic = 0;
+    if (g->session)
+        ol_session_release(g->session);
     free(g->world_ranks);
     free(g);
+}
+
+void ol_group_inherit_session(ol_group_t *g, const ol_group_t *from)
+{
+    if (from->session && !g->predefined) {
+        ol_session_retain(from->session);
+        g->session = from->session;
+    }
 }
 
 ol_group_t *ol_group_from_handle(MPI_Group handle)
@@ -83,11 +93,13 @@ int ol_group_compare(const ol_group_t *a, const ol_group_t *b)
     return same_order ? MPI_IDENT : MPI_SIMILAR;
 }
 
-/* Hands a new group to the user, or MPI_GROUP_EMPTY when it has no member. */
-static int give(ol_group_t *g, MPI_Group *newgroup)
+/* Hands a new group, made from the group from, to the user, or
+ * MPI_GROUP_EMPTY when it has no member. */
+static int give(ol_group_t *g, const ol_group_t *from, MPI_Group *newgroup)
 {
     if (!g)
         return MPI_ERR_NO_MEM;
+    ol_group_inherit_session(g, from);
     if (g->size == 0) {
         ol_group_release(g);
         g = &ol_group_empty;
@@ -183,7 +195,7 @@ int ol_api_group_incl(ol_group_t *group, int n, const int ranks[], MPI_Group *ne
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++)
         world[i] = group->world_ranks[ranks[i]];
-    rc = give(ol_group_create(n, world), newgroup);
+    rc = give(ol_group_create(n, world), group, newgroup);
     free(world);
     return rc;
 }
@@ -198,7 +210,7 @@ static int filter(const ol_group_t *group, const char *flags, char keep, MPI_Gro
     for (int i = 0; i < group->size; i++)
         if (flags[i] == keep)
             world[n++] = group->world_ranks[i];
-    int rc = give(ol_group_create(n, world), newgroup);
+    int rc = give(ol_group_create(n, world), group, newgroup);
     free(world);
     return rc;
 }
@@ -320,7 +332,7 @@ int ol_api_group_union(ol_group_t *group1, ol_group_t *group2, MPI_Group *newgro
     for (int i = 0; i < group2->size; i++)
         if (!in1[i])
             world[k++] = group2->world_ranks[i];
-    int rc = give(ol_group_create(k, world), newgroup);
+    int rc = give(ol_group_create(k, world), group1, newgroup);
     free(world);
     free(in1);
     return rc;

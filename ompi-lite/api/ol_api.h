@@ -47,6 +47,24 @@ int ol_api_raise_session(const char *function, ol_session_t *session, int err);
  * 11.3.1); one that is no session handler leaves it to ol_api_raise. */
 int ol_api_raise_session_init(const char *function, MPI_Errhandler errhandler, int err);
 
+/* Sessions and the objects derived from them: a session lives until it
+ * is finalized and the last group and communicator made from its process
+ * sets are freed (they hold references), so that a communicator's
+ * session_bsend_buffer stays valid. ol_session_bsend_slot gives that slot
+ * (NULL for NULL: the world model). */
+void ol_session_retain(ol_session_t *session);
+void ol_session_release(ol_session_t *session);
+struct ol_bsend_buffer **ol_session_bsend_slot(ol_session_t *session);
+/* A group made from others (MPI_Group_incl ..., a split's) derives from
+ * the session of the group it was made from. */
+void ol_group_inherit_session(ol_group_t *group, const ol_group_t *from);
+
+/* Attach, detach (int size) and iflush of a buffered-send buffer slot
+ * (pt2pt.c): the process's, a communicator's or a session's. */
+int ol_api_buffer_attach_to(struct ol_bsend_buffer **slot, void *buffer, MPI_Count size);
+int ol_api_buffer_detach_int(struct ol_bsend_buffer **slot, void *buffer_addr, int *size);
+int ol_api_buffer_iflush_of(struct ol_bsend_buffer **slot, MPI_Request *request);
+
 /* The runtime, held by the world model and by every live session (init.c):
  * the first hold starts it with the required thread level, the last
  * release ends it. *provided: the level it runs at. */

@@ -412,79 +412,81 @@ int ol_api_get_count(const MPI_Status *status, ol_datatype_t *datatype, int *cou
 
 /* ---- buffers for buffered sends ------------------------------------------ */
 
-static int attach(ol_comm_t *comm, void *buffer, MPI_Count size)
+/* The attach, detach and iflush of every buffer slot: the process's, a
+ * communicator's, a session's (session.c). */
+int ol_api_buffer_attach_to(ol_bsend_buffer_t **slot, void *buffer, MPI_Count size)
 {
     if (size < 0) {
         ol_api_set_detail("size is %lld, a buffer size must not be negative", (long long)size);
         return MPI_ERR_ARG;
     }
-    return ol_bsend_attach(comm, buffer, size);
+    return ol_bsend_attach(slot, buffer, size);
 }
 
-static int detach_int(ol_comm_t *comm, void *buffer_addr, int *size)
+int ol_api_buffer_detach_int(ol_bsend_buffer_t **slot, void *buffer_addr, int *size)
 {
     MPI_Count big;
-    int rc = ol_bsend_detach(comm, (void **)buffer_addr, &big);
+    int rc = ol_bsend_detach(slot, (void **)buffer_addr, &big);
     if (rc == MPI_SUCCESS)
         *size = big > INT32_MAX ? MPI_UNDEFINED : (int)big;
     return rc;
 }
 
-int ol_api_buffer_attach_c(void *buffer, MPI_Count size)
-{
-    return attach(NULL, buffer, size);
-}
-
-int ol_api_buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    return ol_bsend_detach(NULL, (void **)buffer_addr, size);
-}
-
-int ol_api_buffer_detach(void *buffer_addr, int *size)
-{
-    return detach_int(NULL, buffer_addr, size);
-}
-
-int ol_api_buffer_flush(void)
-{
-    return ol_bsend_flush(NULL);
-}
-
-static int iflush(ol_comm_t *comm, MPI_Request *request)
+int ol_api_buffer_iflush_of(ol_bsend_buffer_t **slot, MPI_Request *request)
 {
     ol_request_t *req;
-    int rc = ol_bsend_iflush(comm, &req);
+    int rc = ol_bsend_iflush(slot, &req);
     if (rc == MPI_SUCCESS)
         *request = ol_request_to_handle(req);
     return rc;
 }
 
+int ol_api_buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return ol_api_buffer_attach_to(ol_bsend_slot(NULL), buffer, size);
+}
+
+int ol_api_buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return ol_bsend_detach(ol_bsend_slot(NULL), (void **)buffer_addr, size);
+}
+
+int ol_api_buffer_detach(void *buffer_addr, int *size)
+{
+    return ol_api_buffer_detach_int(ol_bsend_slot(NULL), buffer_addr, size);
+}
+
+int ol_api_buffer_flush(void)
+{
+    return ol_bsend_flush(ol_bsend_slot(NULL));
+}
+
 int ol_api_buffer_iflush(MPI_Request *request)
 {
-    return iflush(NULL, request);
+    return ol_api_buffer_iflush_of(ol_bsend_slot(NULL), request);
 }
 
 int ol_api_comm_attach_buffer_c(ol_comm_t *comm, void *buffer, MPI_Count size)
 {
-    return attach(comm, buffer, size);
+    return ol_api_buffer_attach_to(ol_bsend_slot(comm), buffer, size);
 }
 
 int ol_api_comm_detach_buffer_c(ol_comm_t *comm, void *buffer_addr, MPI_Count *size)
 {
-    return ol_bsend_detach(comm, (void **)buffer_addr, size);
+    return ol_bsend_detach(ol_bsend_slot(comm), (void **)buffer_addr, size);
 }
 
 int ol_api_comm_detach_buffer(ol_comm_t *comm, void *buffer_addr, int *size)
 {
-    return detach_int(comm, buffer_addr, size);
+    return ol_api_buffer_detach_int(ol_bsend_slot(comm), buffer_addr, size);
 }
 
 int ol_api_comm_flush_buffer(ol_comm_t *comm)
 {
-    return ol_bsend_flush(comm);
+    return ol_bsend_flush(ol_bsend_slot(comm));
 }
 
 int ol_api_comm_iflush_buffer(ol_comm_t *comm, MPI_Request *request)
 {
-    return iflush(comm, request);
+    return ol_api_buffer_iflush_of(ol_bsend_slot(comm), request);
 }

@@ -9,9 +9,19 @@
  *   ompi-lite://host/<hostname>  the processes on one host, one set per
  *                                host of the job, hosts by their lowest rank
  * Each set's info has "mpi_size". Names match without regard to case. A
- * communicator over a set's group comes from MPI_Comm_create_from_group. */
+ * communicator over a set's group comes from MPI_Comm_create_from_group.
+ *
+ * The groups of a session's sets, the groups made from them and the
+ * communicators made from those derive from the session: each holds a
+ * reference, so the object outlives MPI_Session_finalize until the last of
+ * them is freed. Buffered sends on such a communicator without a buffer of
+ * its own use the session's (MPI_Session_attach_buffer), through the slot
+ * the communicator points at (ol_comm_t.session_bsend_buffer); the buffer
+ * code itself is pt2pt/bsend.c's, shared with the process's and the
+ * communicators' buffers. */
 #include "gen_impl.h"
 #include "handles.h"
+#include "pt2pt.h"
 #include "ol_errhandler.h"
 #include "ol_info.h"
 
@@ -30,6 +40,8 @@ typedef struct {
 
 struct ol_session {
     ol_session_t *next; /* the list of live sessions */
+    int refcount;       /* the live handle, and each derived group and communicator */
+    ol_bsend_buffer_t *bsend_buffer; /* MPI_Session_attach_buffer; NULL: none */
     MPI_Errhandler errhandler;
     int thread_level;   /* what the runtime provides */
     int npsets;
@@ -107,11 +119,16 @@ static void free_psets(pset_t *psets, int n)
     free(psets);
 }
 
-/* Fills one set; false without memory. */
-static bool set_pset(pset_t *p, const char *prefix, const char *name, ol_group_t *group)
+/* Fills one set of session s; false without memory. */
+static bool set_pset(ol_session_t *s, pset_t *p, const char *prefix, const char *name,
+                     ol_group_t *group)
 {
     size_t length = strlen(prefix) + strlen(name) + 1;
     p->group = group;
+    if (group) {
+        ol_session_retain(s);
+        group->session = s;
+    }
     p->name = malloc(length);
     if (p->name)
         snprintf(p->name, length, "%s%s", prefix, name);
@@ -130,11 +147,12 @@ static int build_psets(ol_session_t *s)
     bool made = s->psets != NULL;
     if (made) {
         s->npsets = 2 + nhosts;
-        made = set_pset(&s->psets[0], "mpi://", "WORLD", ol_group_create_identity(ol_rt.size)) &&
-               set_pset(&s->psets[1], "mpi://", "SELF", ol_group_create(1, &ol_rt.rank));
+        made = set_pset(s, &s->psets[0], "mpi://", "WORLD",
+                        ol_group_create_identity(ol_rt.size)) &&
+               set_pset(s, &s->psets[1], "mpi://", "SELF", ol_group_create(1, &ol_rt.rank));
     }
     for (int i = 0; made && i < nhosts; i++)
-        made = set_pset(&s->psets[2 + i], HOST_PSET_PREFIX, hosts[i].name,
+        made = set_pset(s, &s->psets[2 + i], HOST_PSET_PREFIX, hosts[i].name,
                         ol_group_create(hosts[i].nranks, hosts[i].ranks));
     ol_rt_hosts_free(hosts, nhosts);
     if (made)
@@ -180,11 +198,36 @@ static int check_query_info(MPI_Info info)
 
 /* ---- init and finalize --------------------------------------------------------- */
 
-static void session_free(ol_session_t *s)
+void ol_session_retain(ol_session_t *s)
 {
-    free_psets(s->psets, s->npsets);
+    __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void ol_session_release(ol_session_t *s)
+{
+    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
     ol_errhandler_release(s->errhandler);
     free(s);
+}
+
+ol_bsend_buffer_t **ol_session_bsend_slot(ol_session_t *s)
+{
+    return &s->bsend_buffer;
+}
+
+/* What the live session holds: its sets (whose groups hold references to
+ * it), its buffer, once its messages have left, and the handle's
+ * reference. */
+static void session_end(ol_session_t *s)
+{
+    void *buffer;
+    MPI_Count size;
+    ol_bsend_detach(&s->bsend_buffer, &buffer, &size);
+    free_psets(s->psets, s->npsets);
+    s->psets = NULL;
+    s->npsets = 0;
+    ol_session_release(s);
 }
 
 int ol_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
@@ -203,16 +246,17 @@ int ol_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *s
         ol_api_set_detail("out of memory for a session");
         return MPI_ERR_NO_MEM;
     }
+    s->refcount = 1;
     s->errhandler = errhandler;
     ol_errhandler_retain(errhandler);
     rc = ol_api_runtime_hold(requested_level(hints), &s->thread_level);
     if (rc != MPI_SUCCESS) {
-        session_free(s);
+        session_end(s);
         return rc;
     }
     rc = build_psets(s);
     if (rc != MPI_SUCCESS) {
-        session_free(s);
+        session_end(s);
         ol_api_runtime_release();
         return rc;
     }
@@ -252,7 +296,7 @@ int ol_api_session_finalize(MPI_Session *session)
         return MPI_ERR_SESSION;
     }
     ol_handle_forget(s);
-    session_free(s);
+    session_end(s);
     *session = MPI_SESSION_NULL;
     return ol_api_runtime_release();
 }
@@ -351,4 +395,32 @@ int ol_api_session_get_errhandler(ol_session_t *session, MPI_Errhandler *errhand
     ol_errhandler_retain(session->errhandler);
     *errhandler = session->errhandler;
     return MPI_SUCCESS;
+}
+
+/* ---- buffers for buffered sends (MPI-4.1 3.6.1) --------------------------------- */
+
+int ol_api_session_attach_buffer_c(ol_session_t *session, void *buffer, MPI_Count size)
+{
+    return ol_api_buffer_attach_to(&session->bsend_buffer, buffer, size);
+}
+
+/* Waits until the messages in the buffer have left. */
+int ol_api_session_detach_buffer_c(ol_session_t *session, void *buffer_addr, MPI_Count *size)
+{
+    return ol_bsend_detach(&session->bsend_buffer, (void **)buffer_addr, size);
+}
+
+int ol_api_session_detach_buffer(ol_session_t *session, void *buffer_addr, int *size)
+{
+    return ol_api_buffer_detach_int(&session->bsend_buffer, buffer_addr, size);
+}
+
+int ol_api_session_flush_buffer(ol_session_t *session)
+{
+    return ol_bsend_flush(&session->bsend_buffer);
+}
+
+int ol_api_session_iflush_buffer(ol_session_t *session, MPI_Request *request)
+{
+    return ol_api_buffer_iflush_of(&session->bsend_buffer, request);
 }

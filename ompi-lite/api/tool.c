@@ -14,10 +14,17 @@
  * again). The launcher's parameters (mpirun's, which a process only sees
  * in its environment) are MPI_T_SCOPE_CONSTANT, in category "launcher".
  *
- * Performance variables are what point-to-point counts anyway
- * (ol_pt2pt_counters): nothing is added to a send or a receive. A counter
- * counts, per handle, while the handle is started; a level is the current
- * value, continuous and read-only.
+ * Performance variables are counters the layers keep per process
+ * (ol_counter.h: a plain add, no clock, when no tool looks):
+ * point-to-point's (ol_pt2pt_counters: messages and bytes sent and received
+ * per path, the rings' matching queues), the progress engine's wait timer
+ * (read the clock only while a handle of it is started) and the
+ * collectives' calls by algorithm (coll_select.h); the list is built at
+ * the first MPI_T_init_thread, names and all. A counter or timer counts,
+ * per handle, while the handle is started; a level is the current value,
+ * continuous and read-only; a high-water mark is read-only and begins again
+ * from the current length when any handle of it is started (the mark is
+ * the library's, one for all handles).
  *
  * No events and no event sources are declared: MPI_T_event_get_num and
  * MPI_T_source_get_num say 0, and the calls on an index, a registration
@@ -184,65 +191,176 @@ static cvar_handle_t *cvar_handles;
 
 typedef struct {
     const char *name, *desc;
-    int var_class;
-    bool is_level; /* MPI_UNSIGNED, continuous, read-only; else a counter */
-    uint64_t (*value)(void);
+    int var_class; /* MPI_T_PVAR_CLASS_COUNTER, _LEVEL, _HIGHWATERMARK or _TIMER */
+    int category;
+    uint64_t (*value)(int arg);
+    int arg;
+    void (*restart)(void); /* a high-water mark's: from the current level on */
 } pvar_t;
 
-static uint64_t ring_messages_sent(void)
+static uint64_t ring_messages_sent(int arg)
 {
+    (void)arg;
     ol_pt2pt_counters_t c;
     ol_pt2pt_counters(&c);
     return c.ring_messages_sent;
 }
 
-static uint64_t copy_chunks_written(void)
+static uint64_t copy_chunks_written(int arg)
 {
+    (void)arg;
     ol_pt2pt_counters_t c;
     ol_pt2pt_counters(&c);
     return c.copy_chunks_written;
 }
 
-static uint64_t copy_bytes_written(void)
+static uint64_t copy_bytes_written(int arg)
 {
+    (void)arg;
     ol_pt2pt_counters_t c;
     ol_pt2pt_counters(&c);
     return c.copy_bytes_written;
 }
 
-static uint64_t sends_in_flight(void)
+static uint64_t sends_in_flight(int arg)
 {
+    (void)arg;
     ol_pt2pt_counters_t c;
     ol_pt2pt_counters(&c);
     return c.sends_in_flight;
 }
 
-static uint64_t backlogged_peers(void)
+static uint64_t backlogged_peers(int arg)
 {
+    (void)arg;
     ol_pt2pt_counters_t c;
     ol_pt2pt_counters(&c);
     return c.backlogged_peers;
 }
 
-static const pvar_t pvars[] = {
+static uint64_t unexpected_queue(int arg)
+{
+    (void)arg;
+    ol_pt2pt_counters_t c;
+    ol_pt2pt_counters(&c);
+    return c.unexpected;
+}
+
+static uint64_t unexpected_high_water(int arg)
+{
+    (void)arg;
+    ol_pt2pt_counters_t c;
+    ol_pt2pt_counters(&c);
+    return c.unexpected_high_water;
+}
+
+static uint64_t posted_queue(int arg)
+{
+    (void)arg;
+    ol_pt2pt_counters_t c;
+    ol_pt2pt_counters(&c);
+    return c.posted;
+}
+
+static uint64_t progress_wait_ns(int arg)
+{
+    (void)arg;
+    return ol_progress_wait_ns();
+}
+
+/* The paths' counters: arg is path * 4 + the field, in the order of
+ * ol_p2p_path_counts_t. */
+static uint64_t path_count(int arg)
+{
+    ol_pt2pt_counters_t c;
+    ol_pt2pt_counters(&c);
+    const ol_p2p_path_counts_t *p = &c.paths[arg / 4];
+    const uint64_t fields[] = {p->messages_sent, p->bytes_sent, p->messages_received,
+                               p->bytes_received};
+    return fields[arg % 4];
+}
+
+/* arg is kind * OL_COLL_RAN_WAYS + way. */
+static uint64_t coll_calls(int arg)
+{
+    return ol_coll_calls(arg / OL_COLL_RAN_WAYS, arg % OL_COLL_RAN_WAYS);
+}
+
+static const pvar_t fixed_pvars[] = {
     {"pt2pt_shm_messages_sent",
      "messages this process sent to processes of its host through the shared-memory rings "
      "(point-to-point and the collectives' own; from the runtime's start)",
-     MPI_T_PVAR_CLASS_COUNTER, false, ring_messages_sent},
+     MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, ring_messages_sent, 0, NULL},
     {"pt2pt_shm_copy_chunks_written",
      "chunks of large same-host messages this process, as their sender, wrote into the "
      "receivers' memory while it waited (the rest the receivers read)",
-     MPI_T_PVAR_CLASS_COUNTER, false, copy_chunks_written},
-    {"pt2pt_shm_copy_bytes_written", "bytes of those chunks", MPI_T_PVAR_CLASS_COUNTER, false,
-     copy_bytes_written},
+     MPI_T_PVAR_CLASS_COUNTER, CAT_PT2PT, copy_chunks_written, 0, NULL},
+    {"pt2pt_shm_copy_bytes_written", "bytes of those chunks", MPI_T_PVAR_CLASS_COUNTER,
+     CAT_PT2PT, copy_bytes_written, 0, NULL},
     {"pt2pt_sends_in_flight",
      "nonblocking sends handed to UCX that it has not completed yet", MPI_T_PVAR_CLASS_LEVEL,
-     true, sends_in_flight},
+     CAT_PT2PT, sends_in_flight, 0, NULL},
     {"pt2pt_shm_backlogged_peers",
      "processes of this host whose ring from this process is full, with messages waiting "
-     "in this process for room", MPI_T_PVAR_CLASS_LEVEL, true, backlogged_peers},
+     "in this process for room", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, backlogged_peers, 0, NULL},
+    {"pt2pt_unexpected_queue_length",
+     "messages that arrived through the same-host rings and wait for a receive (0 when UCX "
+     "matches, in jobs across hosts: UCX keeps its unexpected messages to itself)",
+     MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, unexpected_queue, 0, NULL},
+    {"pt2pt_unexpected_queue_high_water",
+     "the longest the unexpected queue of the rings was since the handle was started; "
+     "starting any handle of it starts the mark again from the current length",
+     MPI_T_PVAR_CLASS_HIGHWATERMARK, CAT_PT2PT, unexpected_high_water, 0,
+     ol_pt2pt_reset_unexpected_high_water},
+    {"pt2pt_posted_queue_length",
+     "receives posted in the same-host rings' matching that no message has matched yet "
+     "(0 when UCX matches)", MPI_T_PVAR_CLASS_LEVEL, CAT_PT2PT, posted_queue, 0, NULL},
+    {"runtime_progress_wait_time",
+     "nanoseconds this process spent waiting in the progress engine (blocking calls, "
+     "MPI_Wait and kin) while the handle was started; the clock is read only while some "
+     "handle of it is started", MPI_T_PVAR_CLASS_TIMER, CAT_RUNTIME, progress_wait_ns, 0, NULL},
 };
-#define NPVARS ((int)OL_ARRAY_SIZE(pvars))
+
+static const struct {
+    const char *name, *desc;
+} path_names[OL_P2P_PATHS] = {
+    [OL_P2P_PATH_SHM_RING] = {"shm_ring", "through the shared-memory rings of a one-host job "
+                                          "(bytes in the ring, or copied by address)"},
+    [OL_P2P_PATH_UCX] = {"ucx", "through UCX's tag matching, over whichever transport UCX "
+                                "chose for the peer (shared memory, CMA, TCP ...; UCX 1.13 "
+                                "does not tell an endpoint's transport)"},
+    [OL_P2P_PATH_DEVICE_IPC] = {"device_ipc", "from or into device memory by a device-to-"
+                                              "device copy through CUDA IPC"},
+    [OL_P2P_PATH_DEVICE_STAGED] = {"device_staged", "from or into device memory staged through "
+                                                    "pinned host buffers"},
+};
+
+static const char *const path_fields[4] = {"messages_sent", "bytes_sent", "messages_received",
+                                           "bytes_received"};
+
+/* Built at the first MPI_T_init_thread: the fixed ones, the paths'
+ * counters and the collectives' calls by algorithm (from their tables).
+ * The names live as long as the process. */
+static pvar_t *pvars;
+static int npvars;
+
+/* A level is continuous and read-only; a high-water mark is read-only
+ * (only starting it begins the mark again); counters and the timer count
+ * from a base while started, and may be reset and written. */
+static bool is_level(const pvar_t *p)
+{
+    return p->var_class == MPI_T_PVAR_CLASS_LEVEL;
+}
+
+static bool is_readonly(const pvar_t *p)
+{
+    return is_level(p) || p->var_class == MPI_T_PVAR_CLASS_HIGHWATERMARK;
+}
+
+static bool is_timer(const pvar_t *p)
+{
+    return p->var_class == MPI_T_PVAR_CLASS_TIMER;
+}
 
 typedef struct pvar_handle {
     struct pvar_session *session;
@@ -259,6 +377,8 @@ typedef struct pvar_session {
 } pvar_session_t;
 
 static pvar_session_t *sessions;
+
+static void handle_free(pvar_handle_t *h);
 
 /* ---- shared helpers ----------------------------------------------------- */
 
@@ -309,6 +429,85 @@ static int leave(int rc)
             return entered_; \
     } while (0)
 
+/* ---- the list of performance variables ---------------------------------- */
+
+static char *name_of(const char *fmt, const char *a, const char *b)
+{
+    size_t n = strlen(fmt) + strlen(a) + strlen(b);
+    char *name = malloc(n);
+    if (name)
+        snprintf(name, n, fmt, a, b);
+    return name;
+}
+
+static bool add_pvar(int *at, const pvar_t *p)
+{
+    if (!p->name)
+        return false;
+    pvars[(*at)++] = *p;
+    return true;
+}
+
+static bool add_path_pvars(int *at)
+{
+    bool ok = true;
+    for (int path = 0; ok && path < OL_P2P_PATHS; path++)
+        for (int f = 0; ok && f < 4; f++)
+            ok = add_pvar(at, &(pvar_t){name_of("pt2pt_%s_%s", path_names[path].name,
+                                                path_fields[f]),
+                                        path_names[path].desc, MPI_T_PVAR_CLASS_COUNTER,
+                                        CAT_PT2PT, path_count, path * 4 + f, NULL});
+    return ok;
+}
+
+static const char *const coll_calls_desc =
+    "calls of this collective that ran this algorithm (counted when issued: a persistent "
+    "collective at its init; the library's own collectives too)";
+
+/* Each collective's algorithms, then the ways around the tables (the
+ * device IPC one is allreduce's alone). */
+static bool add_coll_pvars(int *at)
+{
+    bool ok = true;
+    for (int k = 0; ok && k < OL_COLL_KINDS; k++) {
+        const ol_coll_table_t *t = ol_coll_tables[k];
+        for (int way = 0; ok && way < OL_COLL_RAN_WAYS; way++) {
+            if ((way >= t->count && way < OL_COLL_RAN_SHM) ||
+                (way == OL_COLL_RAN_DEVICE_IPC && k != OL_COLL_ALLREDUCE))
+                continue;
+            const char *algorithm = way < OL_COLL_RAN_SHM ? t->algorithms[way].name
+                                                          : ol_coll_ran_name(way);
+            ok = add_pvar(at, &(pvar_t){name_of("coll_%s_%s_calls", t->name, algorithm),
+                                        coll_calls_desc, MPI_T_PVAR_CLASS_COUNTER, CAT_COLL,
+                                        coll_calls, k * OL_COLL_RAN_WAYS + way, NULL});
+        }
+    }
+    return ok;
+}
+
+static int build_pvars(void)
+{
+    if (pvars)
+        return MPI_SUCCESS;
+    int most = (int)OL_ARRAY_SIZE(fixed_pvars) + OL_P2P_PATHS * 4 +
+               OL_COLL_KINDS * OL_COLL_RAN_WAYS;
+    pvars = calloc((size_t)most, sizeof(*pvars));
+    if (!pvars)
+        return MPI_T_ERR_MEMORY;
+    int n = 0;
+    for (size_t i = 0; i < OL_ARRAY_SIZE(fixed_pvars); i++)
+        pvars[n++] = fixed_pvars[i];
+    if (!add_path_pvars(&n) || !add_coll_pvars(&n)) {
+        for (int i = (int)OL_ARRAY_SIZE(fixed_pvars); i < n; i++)
+            free((char *)pvars[i].name);
+        free(pvars);
+        pvars = NULL;
+        return MPI_T_ERR_MEMORY;
+    }
+    npvars = n;
+    return MPI_SUCCESS;
+}
+
 /* ---- initialisation ----------------------------------------------------- */
 
 int ol_api_t_init_thread(int required, int *provided)
@@ -317,6 +516,8 @@ int ol_api_t_init_thread(int required, int *provided)
         return MPI_T_ERR_INVALID;
     pthread_mutex_lock(&lock);
     int rc = collect_cvars();
+    if (rc == MPI_SUCCESS)
+        rc = build_pvars();
     if (rc == MPI_SUCCESS) {
         initialized++;
         /* Every call holds the lock: any level is provided as asked. */
@@ -340,7 +541,7 @@ static void free_all_handles(void)
         while (s->handles) {
             pvar_handle_t *h = s->handles;
             s->handles = h->next;
-            free(h);
+            handle_free(h);
         }
         free(s);
     }
@@ -530,7 +731,7 @@ int ol_api_t_pvar_get_num(int *num_pvar)
     ENTER();
     if (!num_pvar)
         return leave(MPI_T_ERR_INVALID);
-    *num_pvar = NPVARS;
+    *num_pvar = npvars;
     return leave(MPI_SUCCESS);
 }
 
@@ -540,21 +741,21 @@ int ol_api_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbo
                            int *atomic)
 {
     ENTER();
-    if (pvar_index < 0 || pvar_index >= NPVARS)
+    if (pvar_index < 0 || pvar_index >= npvars)
         return leave(MPI_T_ERR_INVALID_INDEX);
     const pvar_t *p = &pvars[pvar_index];
     put_string(p->name, name, name_len);
     SET(verbosity, MPI_T_VERBOSITY_TUNER_BASIC);
     SET(var_class, p->var_class);
-    SET(datatype, p->is_level ? MPI_UNSIGNED : MPI_UNSIGNED_LONG_LONG);
+    SET(datatype, is_readonly(p) ? MPI_UNSIGNED : MPI_UNSIGNED_LONG_LONG);
     SET(enumtype, MPI_T_ENUM_NULL);
     put_string(p->desc, desc, desc_len);
     SET(bind, MPI_T_BIND_NO_OBJECT);
-    SET(readonly, p->is_level);
-    SET(continuous, p->is_level);
+    SET(readonly, is_readonly(p));
+    SET(continuous, is_level(p));
     /* A counter's handle reads and resets under the interface's lock from
      * one reading of the variable: no count is lost between the two. */
-    SET(atomic, !p->is_level);
+    SET(atomic, !is_readonly(p));
     return leave(MPI_SUCCESS);
 }
 
@@ -563,7 +764,7 @@ int ol_api_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
     ENTER();
     if (!name || !pvar_index)
         return leave(MPI_T_ERR_INVALID);
-    for (int i = 0; i < NPVARS; i++)
+    for (int i = 0; i < npvars; i++)
         if (pvars[i].var_class == var_class && strcmp(pvars[i].name, name) == 0) {
             *pvar_index = i;
             return leave(MPI_SUCCESS);
@@ -618,7 +819,7 @@ int ol_api_t_pvar_session_free(MPI_T_pvar_session *session)
         while (s->handles) {
             pvar_handle_t *h = s->handles;
             s->handles = h->next;
-            free(h);
+            handle_free(h);
         }
         free(s);
         *session = MPI_T_PVAR_SESSION_NULL;
@@ -635,7 +836,7 @@ int ol_api_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void 
     pvar_session_t *s = session_find(session);
     if (!s)
         return leave(MPI_T_ERR_INVALID_SESSION);
-    if (pvar_index < 0 || pvar_index >= NPVARS)
+    if (pvar_index < 0 || pvar_index >= npvars)
         return leave(MPI_T_ERR_INVALID_INDEX);
     if (!handle || !count)
         return leave(MPI_T_ERR_INVALID);
@@ -644,7 +845,7 @@ int ol_api_t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void 
         return leave(MPI_T_ERR_MEMORY);
     const pvar_t *p = &pvars[pvar_index];
     /* A continuous variable runs from its allocation on. */
-    *h = (pvar_handle_t){s, p, p->is_level, 0, p->value(), s->handles};
+    *h = (pvar_handle_t){s, p, is_level(p), 0, p->value(p->arg), s->handles};
     s->handles = h;
     *handle = (MPI_T_pvar_handle)h;
     *count = 1;
@@ -664,7 +865,7 @@ int ol_api_t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *han
             continue;
         pvar_handle_t *h = *at;
         *at = h->next;
-        free(h);
+        handle_free(h);
         *handle = MPI_T_PVAR_HANDLE_NULL;
         return leave(MPI_SUCCESS);
     }
@@ -679,31 +880,49 @@ static uint64_t counted_since(uint64_t base, uint64_t now)
     return now >= base ? now - base : now;
 }
 
-/* The value a handle shows: a level's current one, a counter's count while
- * started; *now is the variable's value it was taken from. */
+/* The value a handle shows: a level's current one, a high-water mark's
+ * current one while started (else where it stood at the stop), a
+ * counter's count while started; *now is the variable's value it was
+ * taken from. */
 static uint64_t handle_value(const pvar_handle_t *h, uint64_t *now)
 {
-    *now = h->var->value();
-    if (h->var->is_level)
+    const pvar_t *p = h->var;
+    *now = p->value(p->arg);
+    if (is_level(p))
         return *now;
+    if (p->var_class == MPI_T_PVAR_CLASS_HIGHWATERMARK)
+        return h->started ? *now : h->accumulated;
     return h->accumulated + (h->started ? counted_since(h->base, *now) : 0);
 }
 
+/* A started timer handle makes the progress engine read the clock. */
 static void handle_start(pvar_handle_t *h)
 {
-    if (!h->started) {
-        h->base = h->var->value();
-        h->started = true;
-    }
+    if (h->started)
+        return;
+    if (h->var->restart)
+        h->var->restart();
+    if (is_timer(h->var))
+        __atomic_add_fetch(&ol_progress_wait_timed, 1, __ATOMIC_RELAXED);
+    h->base = h->var->value(h->var->arg);
+    h->started = true;
 }
 
 static void handle_stop(pvar_handle_t *h)
 {
-    if (h->started) {
-        uint64_t now;
-        h->accumulated = handle_value(h, &now);
-        h->started = false;
-    }
+    if (!h->started || is_level(h->var))
+        return;
+    uint64_t now;
+    h->accumulated = handle_value(h, &now);
+    h->started = false;
+    if (is_timer(h->var))
+        __atomic_sub_fetch(&ol_progress_wait_timed, 1, __ATOMIC_RELAXED);
+}
+
+static void handle_free(pvar_handle_t *h)
+{
+    handle_stop(h);
+    free(h);
 }
 
 /* Sets a counter's handle to value, counting on from here. */
@@ -715,7 +934,7 @@ static void handle_set(pvar_handle_t *h, uint64_t value, uint64_t now)
 
 static void put_value(const pvar_handle_t *h, uint64_t value, void *buf)
 {
-    if (h->var->is_level)
+    if (is_readonly(h->var))
         *(unsigned *)buf = value > UINT_MAX ? UINT_MAX : (unsigned)value;
     else
         *(unsigned long long *)buf = value;
@@ -735,7 +954,7 @@ static int for_handles(MPI_T_pvar_session session, MPI_T_pvar_handle handle, all
     if (!all && !one)
         return MPI_T_ERR_INVALID_HANDLE;
     for (pvar_handle_t *h = all ? s->handles : one; h; h = all ? h->next : NULL) {
-        if (h->var->is_level) { /* continuous and read-only */
+        if (is_level(h->var) || (op == RESET && is_readonly(h->var))) {
             if (!all)
                 return op == RESET ? MPI_T_ERR_PVAR_NO_WRITE : MPI_T_ERR_PVAR_NO_STARTSTOP;
             continue;
@@ -745,7 +964,7 @@ static int for_handles(MPI_T_pvar_session session, MPI_T_pvar_handle handle, all
         else if (op == STOP)
             handle_stop(h);
         else
-            handle_set(h, 0, h->var->value());
+            handle_set(h, 0, h->var->value(h->var->arg));
     }
     return MPI_SUCCESS;
 }
@@ -799,7 +1018,7 @@ int ol_api_t_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle
     ENTER();
     pvar_handle_t *h;
     int rc = one_handle(session, handle, buf, &h);
-    if (rc == MPI_SUCCESS && h->var->is_level)
+    if (rc == MPI_SUCCESS && is_readonly(h->var))
         rc = MPI_T_ERR_PVAR_NO_WRITE;
     if (rc == MPI_SUCCESS) {
         uint64_t now;
@@ -814,10 +1033,10 @@ int ol_api_t_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, co
     ENTER();
     pvar_handle_t *h;
     int rc = one_handle(session, handle, buf, &h);
-    if (rc == MPI_SUCCESS && h->var->is_level)
+    if (rc == MPI_SUCCESS && is_readonly(h->var))
         rc = MPI_T_ERR_PVAR_NO_WRITE;
     if (rc == MPI_SUCCESS)
-        handle_set(h, *(const unsigned long long *)buf, h->var->value());
+        handle_set(h, *(const unsigned long long *)buf, h->var->value(h->var->arg));
     return leave(rc);
 }
 
@@ -840,10 +1059,12 @@ static int cvars_in(int cat)
     return n;
 }
 
-/* Every performance variable is point-to-point's. */
 static int pvars_in(int cat)
 {
-    return cat == CAT_PT2PT ? NPVARS : 0;
+    int n = 0;
+    for (int i = 0; i < npvars; i++)
+        n += pvars[i].category == cat;
+    return n;
 }
 
 int ol_api_t_category_get_info(int cat_index, char *name, int *name_len, char *desc,
@@ -897,8 +1118,9 @@ int ol_api_t_category_get_pvars(int cat_index, int len, int indices[])
 {
     ENTER();
     int rc = check_members(cat_index, len, indices);
-    for (int i = 0; rc == MPI_SUCCESS && i < pvars_in(cat_index) && i < len; i++)
-        indices[i] = i;
+    for (int i = 0, n = 0; rc == MPI_SUCCESS && i < npvars && n < len; i++)
+        if (pvars[i].category == cat_index)
+            indices[n++] = i;
     return leave(rc);
 }
 

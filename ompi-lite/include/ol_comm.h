@@ -45,6 +45,13 @@ typedef struct ol_comm {
     struct ol_coll_shm *coll_shm; /* the collectives' shared-memory segment; NULL: not tried */
     MPI_Errhandler errhandler;
     struct ol_bsend_buffer *bsend_buffer; /* MPI_Comm_attach_buffer; NULL: none */
+    /* The session the communicator derives from (its group came from one of
+     * the session's process sets; api/session.c), which it holds a
+     * reference to, and that session's MPI_Session_attach_buffer slot, which
+     * buffered sends use when the communicator has no buffer of its own.
+     * Both NULL for the world model's communicators. */
+    struct ol_session *session;
+    struct ol_bsend_buffer **session_bsend_buffer;
     struct ol_topo *topo;                 /* Cartesian/graph topology; NULL: none */
     struct ol_attr_list *attrs;           /* attributes; NULL: none */
     struct ol_info *info;                 /* hints given with set_info/dup_with_info */

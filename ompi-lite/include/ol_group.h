@@ -13,6 +13,9 @@ typedef struct ol_group {
     int size;
     int rank;                /* this process's rank in it, or MPI_UNDEFINED */
     int *world_ranks;        /* group rank -> world rank */
+    /* The session whose process set it comes from, directly or through
+     * group operations (a reference, api/session.c); NULL: the world model. */
+    struct ol_session *session;
 } ol_group_t;
 
 extern ol_group_t ol_group_empty;

@@ -169,6 +169,11 @@ static inline int ol_progress(void)
  * is not called again once it has answered true, so it may act on what it
  * finds (take a probed message out of matching). */
 void ol_progress_wait(bool (*done)(void *arg), void *arg);
+/* Nanoseconds spent in ol_progress_wait while ol_progress_wait_timed was
+ * not 0 (the tool interface's timer; api/tool.c counts its started
+ * handles there). */
+extern int ol_progress_wait_timed;
+uint64_t ol_progress_wait_ns(void);
 
 /* The phases of ol_progress_wait, for loops that wait for something UCX
  * does not signal (the collectives' shared memory) and sleep their own

@@ -36,6 +36,7 @@
  * progress while others sleep wakes them (ucp_worker_signal). A sleeper
  * counts itself before its last look at its condition, so a completion
  * either shows in that look or finds it counted. */
+#include "ol_counter.h"
 #include "ol_params.h"
 #include "ol_runtime.h"
 #include "ol_state.h"
@@ -117,7 +118,15 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
 /* done is looked at until it is true and never again after that: a look
  * may have a side effect (a probe that removes the message it finds), so a
  * true answer is the only one that counts. */
-void ol_progress_wait(bool (*done)(void *arg), void *arg)
+int ol_progress_wait_timed;
+static uint64_t wait_ns;
+
+uint64_t ol_progress_wait_ns(void)
+{
+    return ol_counter_read(&wait_ns);
+}
+
+static void wait_untimed(bool (*done)(void *arg), void *arg)
 {
     ol_wait_phase_t phase = ol_wait_start();
     while (!done(arg)) {
@@ -132,4 +141,16 @@ void ol_progress_wait(bool (*done)(void *arg), void *arg)
             return;
         phase = ol_wait_start();
     }
+}
+
+/* The clock is read only while a tool times the waits. */
+void ol_progress_wait(bool (*done)(void *arg), void *arg)
+{
+    if (OL_LIKELY(!__atomic_load_n(&ol_progress_wait_timed, __ATOMIC_RELAXED))) {
+        wait_untimed(done, arg);
+        return;
+    }
+    double start = ol_rt_wtime();
+    wait_untimed(done, arg);
+    ol_counter_add(&wait_ns, (uint64_t)((ol_rt_wtime() - start) * 1e9));
 }

@@ -231,3 +231,4 @@ EXTRA_DIST += test/gpu/run_gpu_suite_checks.sh
 gpu-test-programs: $(test_gpu_programs)
 .PHONY: gpu-test-programs
 # ---- end of the GPU tests ----------------------------------------------------
+include test/gpu/gpu_pvars.mk

@@ -15,6 +15,9 @@ include test/mpi/rma.mk
 include test/mpi/part.mk
 include test/mpi/session.mk
 include test/mpi/tool.mk
+include test/mpi/session_buffer.mk
+include test/mpi/hw_resource.mk
+include test/mpi/tool_pvars.mk
 include test/mpi/io.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
