@@ -157,6 +157,11 @@ typedef struct {
 } backlog_t;
 
 static bool rings;          /* our matching runs */
+/* Contexts whose messages go through UCX's matching although the rings
+ * run: communicators with other jobs' processes, which the rings do not
+ * join (ol_pt2pt_context_over_ucx). All of a context's messages take one
+ * path, so MPI's order within a communicator holds. A bit a context id. */
+static uint64_t ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
 static size_t eager_bytes;
 static size_t cma_bytes;    /* SIZE_MAX: never */
 static struct {
@@ -207,6 +212,38 @@ static inline void *handle_of(local_recv_t *r)
 static inline void *send_handle_of(local_send_t *send)
 {
     return (void *)((uintptr_t)send | 2);
+}
+
+/* Whether a message of this tag goes through the rings. */
+static inline bool through_rings(ucp_tag_t tag)
+{
+    if (!rings)
+        return false;
+    uint32_t id = (uint32_t)((tag & OL_CONTEXT_MASK) >> OL_CONTEXT_SHIFT);
+    return !((__atomic_load_n(&ucx_contexts[id / 64], __ATOMIC_RELAXED) >> (id % 64)) & 1);
+}
+
+void ol_pt2pt_context_over_ucx(uint32_t context_id, bool over_ucx)
+{
+    uint64_t bit = (uint64_t)1 << (context_id % 64);
+    if (over_ucx)
+        __atomic_fetch_or(&ucx_contexts[context_id / 64], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&ucx_contexts[context_id / 64], ~bit, __ATOMIC_RELAXED);
+}
+
+/* A message that a probe took out of UCX's matching while the rings run
+ * carries a 1 in its lowest bit, so that ol_match_msg_recv tells it from
+ * the rings' (both are aligned pointers). */
+static inline ol_match_message_t ucx_message(ucp_tag_message_h message)
+{
+    return message ? (ol_match_message_t)((uintptr_t)message | 1) : NULL;
+}
+
+static inline ucp_tag_message_h is_ucx_message(ol_match_message_t message)
+{
+    return ((uintptr_t)message & 1) ? (ucp_tag_message_h)((uintptr_t)message & ~(uintptr_t)1)
+                                    : NULL;
 }
 
 static inline void lock(void)
@@ -1015,7 +1052,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
                     const ucp_request_param_t *param, uint32_t *seq)
 {
     *seq = 0;
-    if (!rings)
+    if (!through_rings(tag))
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     size_t bytes = data_bytes(data);
@@ -1116,7 +1153,7 @@ static bool nothing_else_to_progress(void)
 
 void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask)
 {
-    if (!rings || peer < 0 || peer == ol_rt.rank || ol_rt.spin_us == 0 ||
+    if (!through_rings(tag) || peer < 0 || peer == ol_rt.rank || ol_rt.spin_us == 0 ||
         !nothing_else_to_progress() || find_arrived(tag, mask) != NULL)
         return;
     const void *payload;
@@ -1136,7 +1173,7 @@ void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask)
 void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_t mask,
                     const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known)
 {
-    if (!rings)
+    if (!through_rings(tag))
         return ucx_recv(data, tag, mask, param, sender_tag, sender_known);
     lock();
     unexpected_t *u = find_arrived(tag, mask);
@@ -1169,6 +1206,12 @@ ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
 {
     if (!rings)
         return ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, remove, info);
+    if (!through_rings(tag)) {
+        lock();
+        ucp_tag_message_h found = ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, remove, info);
+        unlock();
+        return remove ? ucx_message(found) : found;
+    }
     lock();
     drain_rings();
     unexpected_t *u = find_arrived(tag, mask);
@@ -1190,6 +1233,9 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
 {
     if (!rings)
         return ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, message, param);
+    ucp_tag_message_h taken = is_ucx_message(message);
+    if (taken)
+        return ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, taken, param);
     unexpected_t *u = message;
     lock();
     local_recv_t *r = recv_new(data, param);
