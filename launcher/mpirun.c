@@ -1070,7 +1070,7 @@ static void spawn_commit(struct mpirun *m, struct spawn_op *op)
     *sp = op->sp;
     memset(&op->sp, 0, sizeof op->sp);
     m->spawns[m->nspawns++] = sp;
-    for (uint32_t r = 0; r < j->job_size; r++) {
+    for (uint32_t r = 0; r < sp->job.job_size; r++) { /* op->sp (j) is cleared by now */
         m->proc_node[m->nprocs + r] = sp->job.rank_node[r];
         m->rank_running[m->nprocs + r] = 1;
         /* A daemon whose ranks were all done has work again. */

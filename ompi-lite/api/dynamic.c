@@ -296,7 +296,7 @@ int ol_api_comm_disconnect(MPI_Comm *comm)
                                            : "predefined, which cannot be disconnected");
         return MPI_ERR_COMM;
     }
-    int rc = ol_coll_barrier(c);
+    int rc = ol_api_barrier(c, OL_API_BLOCKING, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     return ol_api_comm_free(comm);

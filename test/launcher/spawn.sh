@@ -36,7 +36,12 @@ run_mpirun "$TMP/out" "$TMP/err" --oversubscribe -np 1 "$SPAWN_CLIENT" parent "$
 grep -qx 'spawn status -3013 nspace -' "$TMP/out" || fail "directory as program: wrong status (EACCES): $(cat "$TMP/out")"
 
 # More processes than free slots, without --oversubscribe: 1 slot, 1 running.
+# (the suite's OMPI_LITE_OVERSUBSCRIBE=1 would allow it)
+saved_oversubscribe=${OMPI_LITE_OVERSUBSCRIBE-}
+OMPI_LITE_OVERSUBSCRIBE=0
+export OMPI_LITE_OVERSUBSCRIBE
 run_mpirun "$TMP/out" "$TMP/err" --host localhost:1 -np 1 "$SPAWN_CLIENT" parent "$SPAWN_CLIENT" 2
+OMPI_LITE_OVERSUBSCRIBE=$saved_oversubscribe
 [ "$rc" -eq 0 ] || fail "no slots: exit status $rc; stderr: $(cat "$TMP/err")"
 grep -qx 'spawn status -29 nspace -' "$TMP/out" || fail "no slots: wrong status (OUT_OF_RESOURCE): $(cat "$TMP/out")"
 grep -q 'need 2 more slots than the hosts have free' "$TMP/err" || fail "no slots: mpirun's line: $(cat "$TMP/err")"
