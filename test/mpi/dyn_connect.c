@@ -145,8 +145,9 @@ static void client(const char *service)
 {
     char port[MPI_MAX_PORT_NAME] = "";
     if (world_rank == 0) {
-        /* The server may not have published yet: look for 30 s. */
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        /* The server may not have published yet: look for 30 s. The
+         * errors of calls without an object go to MPI_COMM_SELF's handler. */
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
         int rc = MPI_ERR_NAME;
         for (int tries = 0; tries < 300 && rc != MPI_SUCCESS; tries++) {
             rc = MPI_Lookup_name(service, MPI_INFO_NULL, port);
@@ -154,7 +155,7 @@ static void client(const char *service)
                 usleep(100000);
         }
         check_rc(rc, "MPI_Lookup_name (30 s)");
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     }
     MPI_Comm inter;
     check_rc(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter),

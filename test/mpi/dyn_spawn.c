@@ -25,6 +25,9 @@
 
 static int world_rank, world_size;
 static const char *self_path;
+/* The test's tag (the last argument, ol-test-...): passed on to every
+ * child, so that the test finds any process left behind. */
+static char *tag = "";
 
 static void fail(const char *what, long got, long want)
 {
@@ -129,7 +132,7 @@ static void parent(int n)
 {
     char nparents[16];
     snprintf(nparents, sizeof(nparents), "%d", world_size);
-    char *args[] = {"child", "arg with spaces", nparents, NULL};
+    char *args[] = {"child", "arg with spaces", nparents, tag, NULL};
     MPI_Info info = env_info();
     int codes[64];
     MPI_Comm inter;
@@ -153,8 +156,8 @@ static void multiple(void)
 {
     char nparents[16];
     snprintf(nparents, sizeof(nparents), "%d", world_size);
-    char *args0[] = {"child-app", "arg with spaces", nparents, "0", NULL};
-    char *args1[] = {"child-app", "arg with spaces", nparents, "1", NULL};
+    char *args0[] = {"child-app", "arg with spaces", nparents, "0", tag, NULL};
+    char *args1[] = {"child-app", "arg with spaces", nparents, "1", tag, NULL};
     char *commands[] = {(char *)self_path, (char *)self_path};
     char **argvs[] = {args0, args1};
     int maxprocs[] = {1, 2};
@@ -204,7 +207,7 @@ static void missing(void)
 static void too_many(int n)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    char *args[] = {"child", "arg with spaces", "1", NULL};
+    char *args[] = {"child", "arg with spaces", "1", tag, NULL};
     MPI_Comm inter;
     int rc = MPI_Comm_spawn(self_path, args, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                             MPI_ERRCODES_IGNORE);
@@ -221,7 +224,7 @@ static void too_many(int n)
 
 static void crash(void)
 {
-    char *args[] = {"crash-child", NULL};
+    char *args[] = {"crash-child", tag, NULL};
     MPI_Comm inter;
     check_rc(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                             MPI_ERRCODES_IGNORE),
@@ -233,7 +236,7 @@ static void crash(void)
 
 static void nested(void)
 {
-    char *args[] = {"nested-child", NULL};
+    char *args[] = {"nested-child", tag, NULL};
     MPI_Comm inter;
     check_rc(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                             MPI_ERRCODES_IGNORE),
@@ -254,7 +257,7 @@ static void nested_child(int depth)
         fail("a nested child has a parent", 0, 1);
     int value = depth;
     if (depth == 1) {
-        char *args[] = {"nested-grandchild", NULL};
+        char *args[] = {"nested-grandchild", tag, NULL};
         MPI_Comm inter;
         check_rc(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                                 MPI_ERRCODES_IGNORE),
@@ -275,6 +278,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     self_path = argv[0];
+    if (argc > 1 && strncmp(argv[argc - 1], "ol-test-", 8) == 0)
+        tag = argv[argc - 1];
     const char *mode = argc > 1 ? argv[1] : "";
     int n = argc > 2 ? atoi(argv[2]) : 0;
     MPI_Comm parent_comm;

@@ -16,6 +16,7 @@ include test/mpi/part.mk
 include test/mpi/session.mk
 include test/mpi/tool.mk
 include test/mpi/io.mk
+include test/mpi/dyn.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
 test_mpi_ring_CPPFLAGS = $(MPI_TEST_INCLUDES)
