@@ -457,7 +457,8 @@ static void explain_spawn_failure(pmix_status_t st, const ol_rt_spawn_app_t *app
         ol_error_detail("a host named by the info key host, hostfile or add-host is unknown "
                         "or cannot be reached");
     else if (st == PMIX_ERR_NOT_SUPPORTED)
-        ol_error_detail("the launcher of this job does not spawn processes (PMIx: %s)",
+        ol_error_detail("the launcher of this job does not spawn processes (Slurm's srun, for "
+                        "one, does not): start the job with mpirun to spawn (PMIx: %s)",
                         PMIx_Error_string(st));
     else
         ol_error_detail("the launcher could not start the processes (PMIx: %s)",
