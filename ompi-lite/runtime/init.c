@@ -432,7 +432,7 @@ static void set_singleton_facts(void)
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
         nonce = (uint64_t)ol_rt_wtime() * 1000000007u;
-    snprintf(ol_rt.job_name, sizeof(ol_rt.job_name), "singleton.%s.%d.%016llx", ol_rt.hostname,
+    snprintf(ol_rt.job_name, sizeof(ol_rt.job_name), "singleton.%.200s.%d.%016llx", ol_rt.hostname,
              (int)getpid(), (unsigned long long)nonce);
 }
 
