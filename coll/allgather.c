@@ -109,7 +109,7 @@ static bool is_pow2(int n)
 static int choose_across_hosts(const ol_coll_args_t *a, const char **why)
 {
     MPI_Count bytes = ol_coll_bytes(a);
-    bool rank_per_host = ol_coll_layout() == OL_COLL_RANK_PER_HOST;
+    bool rank_per_host = ol_coll_layout(a->comm) == OL_COLL_RANK_PER_HOST;
     int rd_bytes = rank_per_host ? rank_per_host_rd_bytes : shared_hosts_rd_bytes;
     if (is_pow2(a->comm->size) && bytes < rd_bytes) {
         *why = rank_per_host ? "one rank per host, below ALLGATHER_RANK_PER_HOST_RD_BYTES"
@@ -131,7 +131,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return LINEAR;
     }
-    if (p <= linear_procs && ol_coll_layout() != OL_COLL_ONE_HOST)
+    if (p <= linear_procs && ol_coll_layout(a->comm) != OL_COLL_ONE_HOST)
         return choose_across_hosts(a, why);
     if (p <= linear_procs) {
         *why = "at most ALLGATHER_LINEAR_PROCS processes";

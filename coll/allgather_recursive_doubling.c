@@ -66,9 +66,9 @@ static ol_status_t move_all_but(ol_sched_t *s, const ol_coll_args_t *a, int exce
 /* The masks in the order the steps use them: from ranks_per_host up to
  * p2 / 2 (across hosts), then from 1 up (on a host); from 1 up when the
  * ranks share one host or each has its own. Returns how many. */
-static int mask_order(int p2, int *masks)
+static int mask_order(const ol_comm_t *comm, int p2, int *masks)
 {
-    int per_host = ol_rt.num_hosts > 0 && ol_rt.size % ol_rt.num_hosts == 0
+    int per_host = !comm->spans_jobs && ol_rt.num_hosts > 0 && ol_rt.size % ol_rt.num_hosts == 0
                        ? ol_rt.size / ol_rt.num_hosts
                        : 1;
     int far = per_host > 1 && per_host < p2 && (per_host & (per_host - 1)) == 0 ? per_host : 1;
@@ -119,7 +119,7 @@ ol_status_t ol_coll_allgather_recursive_doubling(ol_sched_t *s, const ol_coll_ar
     if (rc == OL_OK && me + p2 < p)
         rc = move_blocks(s, a, me + p2, me + p2 + 1, me + p2, false);
     int masks[32];
-    int steps = mask_order(p2, masks);
+    int steps = mask_order(a->comm, p2, masks);
     bool *held = calloc((size_t)p2, sizeof(*held));
     if (!held)
         return MPI_ERR_NO_MEM;

@@ -122,7 +122,8 @@ static const ol_coll_algorithm_t algorithms[] = {
     [RING] = {"ring", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, ring},
     [RABENSEIFNER] = {"rabenseifner", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, rabenseifner},
     [TREE] = {"tree", OL_ALGO_INTRA, ol_coll_allreduce_tree},
-    [HIERARCHICAL] = {"hierarchical", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE, hierarchical},
+    [HIERARCHICAL] = {"hierarchical", OL_ALGO_INTRA | OL_ALGO_COMMUTATIVE | OL_ALGO_ONE_JOB,
+                      hierarchical},
     /* also right on an intracommunicator (its group is then both groups) */
     [INTERCOMM] = {"intercomm", 0, ol_coll_allreduce_intercomm},
 };
@@ -178,7 +179,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return INTERCOMM;
     }
-    ol_coll_layout_t layout = ol_coll_layout();
+    ol_coll_layout_t layout = ol_coll_layout(a->comm);
     bool pair = layout == OL_COLL_ONE_HOST && a->comm->size == 2;
     int short_limit = layout != OL_COLL_ONE_HOST ? net_short_bytes
                       : pair                     ? pair_rd_bytes

@@ -86,7 +86,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "intercommunicator";
         return LINEAR;
     }
-    ol_coll_layout_t layout = ol_coll_layout();
+    ol_coll_layout_t layout = ol_coll_layout(a->comm);
     if (layout == OL_COLL_RANK_PER_HOST && p > 2 && bytes < net_bruck_bytes) {
         *why = "one rank per host, below ALLTOALL_NET_BRUCK_BYTES";
         return BRUCK;

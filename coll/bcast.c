@@ -140,7 +140,7 @@ static int choose(const ol_coll_args_t *a, const char **why)
         *why = "at least BCAST_LONG_BYTES";
         return SCATTER_ALLGATHER;
     }
-    ol_coll_layout_t layout = ol_coll_layout();
+    ol_coll_layout_t layout = ol_coll_layout(a->comm);
     /* A chain's latency grows with p: only on the process counts measured. */
     if (layout == OL_COLL_RANK_PER_HOST && p <= linear_procs && bytes < chain_bytes) {
         *why = "one rank per host, below BCAST_CHAIN_BYTES, at most BCAST_LINEAR_PROCS processes";

@@ -20,6 +20,7 @@ enum {
     OL_ALGO_INTRA = 1 << 2,       /* not on intercommunicators */
     OL_ALGO_CONTIGUOUS = 1 << 3,  /* contiguous datatypes only */
     OL_ALGO_COUNT_GE_SIZE = 1 << 4, /* count >= number of processes */
+    OL_ALGO_ONE_JOB = 1 << 5,     /* members of this job only: it reads the job's hosts */
 };
 
 typedef struct {
@@ -76,7 +77,7 @@ const char *ol_coll_why(const char *fmt, ...) __attribute__((format(printf, 1, 2
  * of a multi-host job takes the network's thresholds above the shared-memory
  * path's sizes. */
 typedef enum { OL_COLL_ONE_HOST, OL_COLL_RANK_PER_HOST, OL_COLL_SHARED_HOSTS } ol_coll_layout_t;
-ol_coll_layout_t ol_coll_layout(void);
+ol_coll_layout_t ol_coll_layout(const ol_comm_t *comm);
 
 /* Bytes a call moves per process, the usual size class of thresholds. */
 MPI_Count ol_coll_bytes(const ol_coll_args_t *a);

@@ -100,7 +100,7 @@ int ol_coll_reduce_scatter_choose(const ol_coll_args_t *a, MPI_Count bytes, int 
         return IN_ORDER;
     }
     /* The one-host threshold (the caller's) or the network's. */
-    switch (ol_coll_layout()) {
+    switch (ol_coll_layout(a->comm)) {
     case OL_COLL_ONE_HOST: break;
     case OL_COLL_RANK_PER_HOST: ring_bytes = rank_per_host_ring_bytes; break;
     case OL_COLL_SHARED_HOSTS: ring_bytes = shared_hosts_ring_bytes; break;

@@ -89,8 +89,12 @@ MPI_Count ol_coll_bytes(const ol_coll_args_t *a)
     return 0;
 }
 
-ol_coll_layout_t ol_coll_layout(void)
+ol_coll_layout_t ol_coll_layout(const ol_comm_t *comm)
 {
+    /* Members of two jobs know different hosts, but must choose alike:
+     * the layout whose algorithms read no host facts. */
+    if (comm->spans_jobs)
+        return OL_COLL_RANK_PER_HOST;
     /* local_size == size on one rank means every rank is on its host. */
     if (ol_rt.local_size >= ol_rt.size)
         return OL_COLL_ONE_HOST;
@@ -114,6 +118,8 @@ static const char *unmet(const ol_coll_algorithm_t *algo, const ol_coll_args_t *
         return "the process count is not a power of two";
     if ((r & OL_ALGO_INTRA) && ol_comm_is_inter(a->comm))
         return "the communicator is an intercommunicator";
+    if ((r & OL_ALGO_ONE_JOB) && a->comm->spans_jobs)
+        return "the communicator has members of other jobs";
     if ((r & OL_ALGO_CONTIGUOUS) &&
         ((a->sendtype && !a->sendtype->contiguous) || (a->recvtype && !a->recvtype->contiguous)))
         return "the datatype is not contiguous";

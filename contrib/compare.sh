@@ -34,6 +34,11 @@
 #   --mpirun P    ompi-lite's mpirun (default $PREFIX/bin/mpirun, else _install/bin/mpirun)
 #   --mpicc P     ompi-lite's mpicc (default: next to --mpirun)
 #   --only L      comma list of ompi-lite,openmpi,mpich (default: all found)
+#   --busy N      N processes burn a core each (nice 0) while the benchmarks
+#                 run, as another job's on a shared node; ended with the run
+#   --ucx         osu_latency and osu_bw on 2 ranks of one host: also
+#                 ucx_perftest's tag_lat / tag_bw at each size, the limit UCX
+#                 reaches on this machine, in a column "ucx" with the ratios to it
 #   --no-plot     no PNG files
 #   -h            this help
 # Environment: BENCH_TIMEOUT, the limit in seconds of one run (default 900).
@@ -61,6 +66,8 @@ mpirun=
 mpicc=
 only=ompi-lite,openmpi,mpich
 plot=1
+busy=0
+ucx=
 while [ $# -gt 0 ]; do
     case $1 in
     -b) benches=$(echo "$2" | tr , ' '); shift 2 ;;
@@ -77,7 +84,9 @@ while [ $# -gt 0 ]; do
     --mpicc) mpicc=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=; shift ;;
-    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --busy) busy=$2; shift 2 ;;
+    --ucx) ucx=1; shift ;;
+    -h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -90,6 +99,11 @@ if [ -z "$mpirun" ]; then
     done
 fi
 [ -z "$hostfile" ] || [ -r "$hostfile" ] || { echo "compare.sh: cannot read $hostfile" >&2; exit 2; }
+[ "$busy" -ge 0 ] 2>/dev/null || { echo "compare.sh: --busy wants a number of processes" >&2; exit 2; }
+if [ -n "$ucx" ]; then
+    command -v ucx_perftest >/dev/null || { echo "compare.sh: --ucx needs ucx_perftest (Debian's ucx-utils)" >&2; exit 2; }
+    [ -z "$hostfile$netns" ] || { echo "compare.sh: --ucx compares on one host: leave out --hostfile and --netns" >&2; exit 2; }
+fi
 if [ -n "$netns" ]; then
     [ -z "$hostfile" ] || { echo "compare.sh: --netns writes its own hostfiles; leave out --hostfile" >&2; exit 2; }
     [ "$netns" -ge 1 ] 2>/dev/null || { echo "compare.sh: --netns wants a number of hosts" >&2; exit 2; }
@@ -121,8 +135,11 @@ netns_hosts=$here/netns-hosts.sh
 # these hosts' own bridge, so it cannot clash either.
 netns_prefix=olc$$h
 job=
+burners=
 cleanup() {
     [ -z "$job" ] || kill -TERM "$job" 2>/dev/null || true
+    # shellcheck disable=SC2086 # one PID per word
+    [ -z "$burners" ] || kill -TERM $burners 2>/dev/null || true
     [ -z "$netns" ] || "$netns_hosts" down "$netns_prefix" "$netns" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -243,15 +260,21 @@ netns_sweep() {
         i=$((i + 1))
     done
 }
-# where: how the ranks of the current rank count are placed, for titles
-# (empty on one host).
+# where: how the ranks of the current rank count are placed, and what
+# else runs, for titles (empty on a quiet host).
 where() {
-    [ -z "$netns" ] || echo " on $(wc -l <"$work/hosts") namespace hosts (TCP)"
+    w=
+    [ -z "$netns" ] || w=" on $(wc -l <"$work/hosts") namespace hosts (TCP)"
+    [ "$busy" -eq 0 ] || w="$w, --busy $busy"
+    echo "$w"
 }
 # case_name BENCH NP: the name of a benchmark's files (raw runs, CSV, PNG);
 # runs across namespace hosts are named apart from runs on one host.
 case_name() {
-    echo "$1-np$2${netns:+-netns$netns}"
+    echo "$1-np$2${netns:+-netns$netns}$(busy_suffix)"
+}
+busy_suffix() {
+    [ "$busy" -eq 0 ] || echo "-busy$busy"
 }
 
 # program BENCH: the executable's name; sources BENCH: its sources;
@@ -343,6 +366,62 @@ run() {
     return "$status"
 }
 
+# ucx_run BENCH NP RUN: ucx_perftest's tag_lat (osu_latency) or tag_bw
+# (osu_bw) between two processes on cores 0 and 1, at each size the MPIs'
+# run RUN measured, into raw/ as "size value" lines in the OSU units (us,
+# and MB/s of 10^6 bytes: ucx_perftest's MB are 2^20), with up to 64 sends
+# outstanding as in osu_bw's windows. Fails when the benchmark has no UCX
+# counterpart here.
+ucx_run() {
+    case $1 in
+    osu_latency) test=tag_lat column=3 scale=1 ;;
+    osu_bw) test=tag_bw column=7 scale=1.048576 ;;
+    *) return 1 ;;
+    esac
+    [ -n "$ucx" ] && [ "$2" -eq 2 ] || return 1
+    sizes=$(for name in $bl_names; do
+        f=$out/raw/$(case_name "$1" "$2")-$name-$3.txt
+        [ -f "$work/ok-$1-$2-$name-$3" ] && awk '!/^#/ && $1 ~ /^[0-9]+$/ && $1 > 0 { print $1 }' "$f"
+    done | sort -n -u)
+    log=$out/raw/$(case_name "$1" "$2")-ucx-$3.txt
+    echo "# ucx_perftest -t $test -c 0 / -c 1 (size, ${test#tag_})" >"$log"
+    for s in $sizes; do
+        n=$((s <= 65536 ? 20000 : 2000))
+        v=$(ucx_pair "$test" "$s" "$n" | awk -v c="$column" -v k="$scale" '/^Final:/ { printf "%.3f", $c * k }')
+        [ -z "$v" ] || echo "$s $v" >>"$log"
+    done
+    [ "$(grep -vc '^#' "$log")" -gt 0 ]
+}
+# ucx_pair TEST SIZE ITERS: a ucx_perftest server on core 0 and its client
+# on core 1 (the client retries while the server starts listening).
+ucx_pair() {
+    port=$((20000 + ($$ * 7 + $2) % 30000))
+    timeout 120 ucx_perftest -p "$port" -c 0 >/dev/null 2>&1 &
+    server=$!
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        if timeout 120 ucx_perftest 127.0.0.1 -p "$port" -c 1 -t "$1" -s "$2" -n "$3" \
+            -w $(($3 / 10)) -O 64 2>/dev/null; then
+            break
+        fi
+        sleep 0.2
+    done
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+}
+
+# start_burners: the --busy processes, each a shell loop that ends when
+# compare.sh does (it looks every few thousand iterations), so that none
+# outlives a killed run.
+start_burners() {
+    i=0
+    while [ "$i" -lt "$busy" ]; do
+        nice -n 0 sh -c 'while kill -0 "$1" 2>/dev/null; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; done' \
+            burner $$ &
+        burners="$burners $!"
+        i=$((i + 1))
+    done
+}
+
 # table BENCH NP TAG COLUMN UNIT BETTER REF: the medians per size of one
 # value (a line of metrics) of raw/ into its CSV and the summary. With a
 # reference column (REF, io_tile's dd), the reference's median over every
@@ -360,7 +439,15 @@ table() {
                 if (ref != "-" && $ref ~ /^[0-9]/) print "dd", $1, $ref }' "$f"
         done
     done >"$work/values"
-    awk -v names="$bl_names" -v ref="$(case $7 in -) ;; *) echo dd ;; esac)" -v better="$6" \
+    refname=$(case $7 in -) ;; *) echo dd ;; esac)
+    if [ "$7" = - ] && [ -n "$(find "$work" -name "ok-$1-$2-ucx-*")" ]; then
+        refname=ucx
+        for r in $(seq "$runs"); do
+            [ -f "$work/ok-$1-$2-ucx-$r" ] || continue
+            awk '!/^#/ && NF >= 2 { print "ucx", $1, $2 }' "$out/raw/$(case_name "$1" "$2")-ucx-$r.txt"
+        done >>"$work/values"
+    fi
+    awk -v names="$bl_names" -v ref="$refname" -v better="$6" \
         -v unit="$5" -v runs="$runs" -v csv="$csv" -v title="$(what "$1" "$3"), $2 ranks$(where)" '
     function median(s,   v, n, i, j, x) {
         n = split(s, v, " ")
@@ -456,9 +543,10 @@ EOF
 # summary.txt collects the tables of every invocation, each under a header.
 {
     # shellcheck disable=SC2016 # the single quotes are text
-    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${io_args:+ -I '$io_args'}${hostfile:+ --hostfile $hostfile}${netns:+ --netns $netns}"
+    echo "=== $(date '+%Y-%m-%d %H:%M'), $(hostname), $(nproc) cores: -b $(echo "$benches" | tr ' ' ,) -p $nps -n $runs${args:+ -a '$args'}${coll_args:+ -A '$coll_args'}${io_args:+ -I '$io_args'}${hostfile:+ --hostfile $hostfile}${netns:+ --netns $netns}$([ "$busy" -eq 0 ] || echo " --busy $busy")${ucx:+ --ucx}"
     cat "$out/memcpy.txt"
 } >>"$out/summary.txt"
+start_burners
 for b in $benches; do
     for np in $(echo "$nps" | tr , ' '); do
         [ -z "$netns" ] || netns_hostfiles "$np"
@@ -474,6 +562,9 @@ for b in $benches; do
                     netns_sweep
                 fi
             done
+            if ucx_run "$b" "$np" "$r" 2>/dev/null; then
+                : >"$work/ok-$b-$np-ucx-$r"
+            fi
         done
         echo
         for name in $bl_names; do

@@ -28,7 +28,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-dirs=pt2pt,part,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma,io
+dirs=pt2pt,part,coll,datatype,comm,group,attr,errhan,topo,info,init,threads,rma,io,spawn
 work=
 fortran=--disable-fortran
 mpi=ompi-lite

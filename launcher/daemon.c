@@ -120,7 +120,7 @@ static void send_error(struct ol_daemon *d, uint16_t type, uint32_t node, uint32
 
 void ol_daemon_report_exit(struct ol_daemon *d, struct ol_rank *r, uint8_t kind, int32_t code)
 {
-    ol_msg_rank_exit_t m = { .rank = r->rank, .pid = (uint32_t)r->pid, .kind = kind, .code = code,
+    ol_msg_rank_exit_t m = { .rank = r->gid, .pid = (uint32_t)r->pid, .kind = kind, .code = code,
                              .msg = kind == OL_EXIT_ABORT && r->abort_msg[0] ? (char *)r->abort_msg : NULL };
     ol_wbuf_t w = { 0 };
     ol_msg_rank_exit_encode(&m, &w);
@@ -192,29 +192,6 @@ void ol_daemon_rank_finished(struct ol_daemon *d, struct ol_rank *r)
 
 /* ---- the job ---- */
 
-static void setup_ranks(struct ol_daemon *d)
-{
-    for (uint32_t r = 0; r < d->job.job_size; r++)
-        d->nranks += d->job.rank_node[r] == d->node_id;
-    d->ranks = ol_xcalloc(d->nranks, sizeof *d->ranks);
-    uint32_t i = 0;
-    for (uint32_t rank = 0; rank < d->job.job_size; rank++) {
-        if (d->job.rank_node[rank] != d->node_id)
-            continue;
-        struct ol_rank *r = &d->ranks[i];
-        r->d = d;
-        r->rank = rank;
-        r->local_rank = i++;
-        r->app = ol_launch_app_of(&d->job, rank);
-        r->status_fd = -1;
-        r->state_fd = -1;
-        atomic_init(&r->connected, false);
-        atomic_init(&r->finalized, false);
-        atomic_init(&r->aborted, false);
-        atomic_init(&r->abort_code, 0);
-    }
-}
-
 static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb, const uint8_t *body, uint32_t len)
 {
     char *err = NULL;
@@ -228,21 +205,26 @@ static void handle_launch(struct ol_daemon *d, ol_rbuf_t *rb, const uint8_t *bod
     ol_ranks_output_bound(d);
     /* Children start theirs while we start ours. */
     ol_daemon_send_children(d, OL_MSG_LAUNCH, body, len);
-    setup_ranks(d);
+    struct ol_djob *j = ol_xcalloc(1, sizeof *j);
+    j->spec = &d->job;
+    j->parent_gid = OL_NO_RANK;
+    ol_daemon_add_ranks(d, j);
+    d->jobs[0] = j;
+    atomic_store(&d->njobs, 1);
     if (d->nranks == 0) {
         daemon_job_finished(d);
         return;
     }
     ol_trace("LAUNCH received");
-    if (ol_dpmix_register_job(d, &err) != 0 || ol_ranks_launch(d, &err) != 0) {
+    if (ol_dpmix_register_job(d, j, &err) != 0 || ol_ranks_launch(d, 0, &err) != 0) {
         send_error(d, OL_MSG_ERROR, d->node_id, OL_NO_RANK, err);
         free(err);
         /* Ranks already started die; the job then counts as finished once
          * each is reaped. Never-started ranks count as finished now. */
         ol_ranks_kill(d);
         for (uint32_t i = 0; i < d->nranks; i++) {
-            if (d->ranks[i].pid <= 0) {
-                d->ranks[i].reported = true;
+            if (d->ranks[i]->pid <= 0) {
+                d->ranks[i]->reported = true;
                 if (++d->nfinished == d->nranks)
                     daemon_job_finished(d);
             }
@@ -271,7 +253,7 @@ static void handle_down(struct ol_daemon *d, uint16_t type, uint8_t *body, uint3
         handle_launch(d, &rb, body, len);
         break;
     case OL_MSG_STDIN: {
-        if (!d->have_job || d->job.stdin_rank >= d->job.job_size)
+        if (!d->have_job || d->job.stdin_rank >= d->job.job_size) /* the first job's only */
             break;
         ol_wbuf_t w = { .data = body, .len = len, .cap = len };
         if (ol_daemon_route(d, d->job.rank_node[d->job.stdin_rank], type, &w))
@@ -292,6 +274,28 @@ static void handle_down(struct ol_daemon *d, uint16_t type, uint8_t *body, uint3
         ol_daemon_send_children(d, type, body, len);
         shutdown_now(d);
         break;
+    case OL_MSG_SPAWN:
+        ol_daemon_send_children(d, type, body, len);
+        ol_spawn_check(d, &rb);
+        break;
+    case OL_MSG_SPAWN_GO: {
+        uint32_t no;
+        uint8_t go;
+        ol_daemon_send_children(d, type, body, len);
+        if (ol_msg_spawn_go_decode(&rb, &no, &go) == 0)
+            ol_spawn_go(d, no, go);
+        break;
+    }
+    case OL_MSG_SPAWN_DONE: {
+        ol_msg_spawn_done_t m;
+        if (ol_msg_spawn_done_decode(&rb, &m) != 0)
+            break;
+        ol_wbuf_t w = { .data = body, .len = len, .cap = len };
+        if (!ol_daemon_route(d, m.to_node, type, &w))
+            ol_spawn_done(d, &m);
+        free(m.nspace);
+        break;
+    }
     case OL_MSG_FENCE_DOWN: {
         ol_msg_fence_t f;
         ol_daemon_send_children(d, type, body, len);
@@ -606,7 +610,7 @@ static void on_upcall_note(evutil_socket_t fd, short what, void *arg)
         switch (note.kind) {
         case OL_UPCALL_ABORT:
             if (note.local_rank < d->nranks) {
-                struct ol_rank *r = &d->ranks[note.local_rank];
+                struct ol_rank *r = d->ranks[note.local_rank];
                 /* Reported now, not at exit: the rank may wait in PMIx_Abort. */
                 ol_daemon_report_exit(d, r, OL_EXIT_ABORT, atomic_load(&r->abort_code));
             }
@@ -619,6 +623,9 @@ static void on_upcall_note(evutil_socket_t fd, short what, void *arg)
             break;
         case OL_UPCALL_DMODEX_DONE:
             ol_modex_served(d, note.ptr);
+            break;
+        case OL_UPCALL_SPAWN:
+            ol_spawn_local_call(d, note.ptr);
             break;
         }
     }
@@ -870,6 +877,7 @@ static void teardown(struct ol_daemon *d)
 {
     ol_ranks_free(d);
     ol_modex_free(d);
+    ol_spawn_free(d);
     if (d->have_job)
         ol_msg_launch_free(&d->job);
     if (d->up)
@@ -926,8 +934,8 @@ static void on_finish_timeout(int sig)
     (void)sig;
     struct ol_daemon *d = finish.d;
     for (uint32_t i = 0; i < d->nranks; i++) {
-        if (d->ranks[i].pid > 0 && !d->ranks[i].reaped)
-            kill(-d->ranks[i].pid, SIGKILL);
+        if (d->ranks[i]->pid > 0 && !d->ranks[i]->reaped)
+            kill(-d->ranks[i]->pid, SIGKILL);
     }
     if (finish.up_fd >= 0)
         (void)!send(finish.up_fd, finish.frame.data, finish.frame.len, MSG_NOSIGNAL | MSG_DONTWAIT);

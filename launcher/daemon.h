@@ -34,10 +34,27 @@ struct event;
 struct bufferevent;
 struct ol_daemon;
 
+/* A namespace: the first job's (spawn_no 0, from LAUNCH) or a spawn's
+ * (SPAWN). Every daemon knows every namespace once it is started, so that it
+ * can route requests for any process id (gid, see README.md "Spawn"). */
+struct ol_djob {
+    const ol_msg_launch_t *spec;  /* &d->job for the first job; spawn.job otherwise */
+    ol_msg_spawn_t spawn;         /* a spawn's SPAWN message */
+    uint32_t spawn_no, gid_base, parent_gid;
+    uint32_t nlocal;              /* its processes on this host */
+    struct ol_rank **local;       /* those, by local rank */
+};
+
+/* The most namespaces a job may have (the first and its spawns). */
+#define OL_MAX_NSPACES 1024
+
 struct ol_rank {
     struct ol_daemon *d;
-    uint32_t rank;        /* rank in the job */
-    uint32_t local_rank;  /* index among this host's ranks */
+    struct ol_djob *job;  /* its namespace */
+    uint32_t rank;        /* rank in its namespace */
+    uint32_t gid;         /* process id in mpirun's frames: job->gid_base + rank */
+    uint32_t idx;         /* index in d->ranks */
+    uint32_t local_rank;  /* index among this host's ranks of its namespace */
     const ol_app_t *app;
     pid_t pid;            /* also its process group id */
     bool bound;
@@ -108,8 +125,15 @@ struct ol_daemon {
     int pmix_dir_lock;            /* held while pmix_dir is in use */
     bool have_job;
     ol_msg_launch_t job;
-    struct ol_rank *ranks;
-    uint32_t nranks;              /* ranks on this host */
+    /* The namespaces, first job first; PMIx's thread reads them, so an
+     * entry is complete before njobs counts it, and never moves. */
+    struct ol_djob *jobs[OL_MAX_NSPACES];
+    atomic_uint njobs;
+    struct ol_djob *spawn_pending; /* a SPAWN checked, waiting for SPAWN_GO */
+    struct ol_spawn_call *spawn_calls; /* our ranks' PMIx_Spawn calls, waiting for SPAWN_DONE */
+    uint32_t next_spawn_req;
+    struct ol_rank **ranks;       /* every process on this host, all namespaces; never move */
+    uint32_t nranks;              /* processes on this host */
     uint32_t nfinished;
     /* Local ranks in the order they were reaped; exits are reported in
      * that order (daemon_ranks.c). */
@@ -147,10 +171,18 @@ enum ol_upcall_kind {
     OL_UPCALL_FENCE = 2,        /* ptr: struct ol_fence_req, local part complete */
     OL_UPCALL_DMODEX = 3,       /* ptr: struct ol_dmodex_wait, a local rank wants a remote rank's data */
     OL_UPCALL_DMODEX_DONE = 4,  /* ptr: struct ol_dmodex_wait, PMIx answered a remote request */
+    OL_UPCALL_SPAWN = 5,        /* ptr: struct ol_spawn_call, a local rank called PMIx_Spawn */
+};
+
+/* A local rank's PMIx_Spawn, until mpirun's SPAWN_DONE answers it. */
+struct ol_spawn_call {
+    ol_msg_spawn_req_t req;
+    void *cbfunc, *cbdata;        /* pmix_spawn_cbfunc_t and its data */
+    struct ol_spawn_call *next;
 };
 struct ol_upcall_note {
     uint32_t kind;
-    uint32_t local_rank;
+    uint32_t local_rank;          /* the rank's index in d->ranks */
     void *ptr;
 };
 
@@ -167,7 +199,7 @@ struct ol_fence_req {
 struct ol_dmodex_wait {
     uint32_t req_id;
     uint32_t node;                /* theirs: where the answer goes */
-    uint32_t rank;
+    uint32_t rank;                /* the process id (gid) whose data it is */
     void *cbfunc, *cbdata;        /* ours: pmix_modex_cbfunc_t and its data */
     int32_t status;               /* served: PMIx's answer */
     uint8_t *data;
@@ -177,7 +209,8 @@ struct ol_dmodex_wait {
 
 /* daemon_pmix.c */
 int ol_dpmix_init(struct ol_daemon *d, char **err);
-int ol_dpmix_register_job(struct ol_daemon *d, char **err);
+/* Registers namespace j and its local processes. */
+int ol_dpmix_register_job(struct ol_daemon *d, struct ol_djob *j, char **err);
 int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env);
 /* Asks PMIx for a local rank's data; OL_UPCALL_DMODEX_DONE follows. */
 void ol_dpmix_serve_dmodex(struct ol_daemon *d, struct ol_dmodex_wait *w);
@@ -186,6 +219,20 @@ void ol_dpmix_post(uint32_t kind, uint32_t local_rank, void *ptr);
 void ol_dpmix_finalize(struct ol_daemon *d);
 /* Removes PMIx's private directory (also where init failed). */
 void ol_dpmix_remove_dir(struct ol_daemon *d);
+
+/* daemon_spawn.c */
+/* The namespace of nspace, or of process id gid; NULL when unknown. */
+struct ol_djob *ol_daemon_job_by_nspace(struct ol_daemon *d, const char *nspace);
+struct ol_djob *ol_daemon_job_by_gid(struct ol_daemon *d, uint32_t gid);
+/* The node of process gid, or OL_NO_NODE. */
+uint32_t ol_daemon_node_of(struct ol_daemon *d, uint32_t gid);
+/* Adds namespace j's processes on this host to d->ranks. */
+void ol_daemon_add_ranks(struct ol_daemon *d, struct ol_djob *j);
+void ol_spawn_local_call(struct ol_daemon *d, struct ol_spawn_call *c);
+void ol_spawn_check(struct ol_daemon *d, ol_rbuf_t *rb);
+void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go);
+void ol_spawn_done(struct ol_daemon *d, const ol_msg_spawn_done_t *m);
+void ol_spawn_free(struct ol_daemon *d);
 
 /* daemon_modex.c */
 void ol_modex_local_fence(struct ol_daemon *d, struct ol_fence_req *f);
@@ -211,7 +258,8 @@ bool ol_binding_compute(hwloc_topology_t topo, const ol_msg_launch_t *job, uint3
                         cpu_set_t *cpus, char **desc);
 
 /* daemon_ranks.c */
-int ol_ranks_launch(struct ol_daemon *d, char **err);
+/* Starts the processes d->ranks[first..]: 0, or -1 with *err. */
+int ol_ranks_launch(struct ol_daemon *d, uint32_t first, char **err);
 /* Reaps every dead child; `first` (the pid SIGCHLD named, or 0) first. */
 void ol_ranks_reap(struct ol_daemon *d, pid_t first);
 void ol_ranks_kill(struct ol_daemon *d);

@@ -9,7 +9,8 @@
  * Cost: one message up and one down per tree edge; mpirun handles only its
  * direct children, never every daemon.
  *
- * Direct modex: PMIx asks (direct_modex upcall) for a remote rank's data;
+ * Direct modex: PMIx asks (direct_modex upcall) for a remote rank's data
+ * (of any namespace: requests name the process id, gid);
  * we send DMODEX_REQ routed to that rank's daemon, which asks its PMIx
  * server (PMIx_server_dmodex_request: it waits until the rank has
  * committed) and sends the blob back in DMODEX_RESP, routed to us. */
@@ -119,14 +120,15 @@ static void send_request(struct ol_daemon *d, const struct ol_dmodex_wait *w)
     ol_msg_dmodex_t m = { .req_id = w->req_id, .node = d->node_id, .rank = w->rank };
     ol_wbuf_t b = { 0 };
     ol_msg_dmodex_req_encode(&m, &b);
-    ol_daemon_route(d, d->job.rank_node[w->rank], OL_MSG_DMODEX_REQ, &b);
+    ol_daemon_route(d, ol_daemon_node_of(d, w->rank), OL_MSG_DMODEX_REQ, &b);
     ol_wbuf_free(&b);
 }
 
 void ol_modex_local_request(struct ol_daemon *d, struct ol_dmodex_wait *w)
 {
     pmix_modex_cbfunc_t cb = (pmix_modex_cbfunc_t)w->cbfunc;
-    if (!d->have_job || w->rank >= d->job.job_size || d->job.rank_node[w->rank] == d->node_id) {
+    uint32_t node = ol_daemon_node_of(d, w->rank);
+    if (node == OL_NO_NODE || node == d->node_id) {
         cb(PMIX_ERR_NOT_FOUND, NULL, 0, w->cbdata, NULL, NULL);
         free(w);
         return;
@@ -139,10 +141,11 @@ void ol_modex_local_request(struct ol_daemon *d, struct ol_dmodex_wait *w)
 
 void ol_modex_request(struct ol_daemon *d, const ol_msg_dmodex_t *m)
 {
-    if (d->have_job && m->rank < d->job.job_size) {
+    uint32_t node = ol_daemon_node_of(d, m->rank);
+    if (node != OL_NO_NODE) {
         ol_wbuf_t b = { 0 };
         ol_msg_dmodex_req_encode(m, &b);
-        bool routed = ol_daemon_route(d, d->job.rank_node[m->rank], OL_MSG_DMODEX_REQ, &b);
+        bool routed = ol_daemon_route(d, node, OL_MSG_DMODEX_REQ, &b);
         ol_wbuf_free(&b);
         if (routed)
             return;
@@ -167,7 +170,8 @@ void ol_modex_job_registered(struct ol_daemon *d)
         struct ol_dmodex_wait *w = d->early_reqs;
         d->early_reqs = w->next;
         w->next = NULL;
-        if (w->rank < d->job.job_size && d->job.rank_node[w->rank] != d->node_id) {
+        uint32_t node = ol_daemon_node_of(d, w->rank);
+        if (node != OL_NO_NODE && node != d->node_id) {
             ol_msg_dmodex_t m = { .req_id = w->req_id, .node = w->node, .rank = w->rank };
             free(w);
             ol_modex_request(d, &m);

@@ -21,6 +21,7 @@
 #include <pmix_server.h>
 
 #include "daemon.h"
+#include "ol_spawn.h"
 #include "util.h"
 
 /* ---- waiting for PMIx's non-blocking registration calls ---- */
@@ -130,7 +131,7 @@ static pmix_status_t client_abort(const pmix_proc_t *proc, void *server_object, 
         snprintf(r->abort_msg, sizeof r->abort_msg, "%s", msg != NULL ? msg : "");
         atomic_store(&r->abort_code, status);
         atomic_store(&r->aborted, true);
-        ol_dpmix_post(OL_UPCALL_ABORT, r->local_rank, NULL);
+        ol_dpmix_post(OL_UPCALL_ABORT, r->idx, NULL);
     }
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
@@ -142,15 +143,17 @@ static void release_fence_data(void *cbdata)
     free(cbdata);
 }
 
-/* True when every participant of a fence runs on this host. */
+/* True when every participant of a fence runs on this host (of any
+ * namespace: a spawn's fences with its parent are local on one host). */
 static bool all_local(const pmix_proc_t procs[], size_t nprocs)
 {
-    const struct ol_daemon *d = the_daemon;
+    struct ol_daemon *d = the_daemon;
     if (d->nnodes == 1)
         return true;
     for (size_t i = 0; i < nprocs; i++) {
-        if (procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank >= d->job.job_size ||
-            d->job.rank_node[procs[i].rank] != d->node_id)
+        struct ol_djob *j = ol_daemon_job_by_nspace(d, procs[i].nspace);
+        if (j == NULL || procs[i].rank == PMIX_RANK_WILDCARD || procs[i].rank >= j->spec->job_size ||
+            j->spec->rank_node[procs[i].rank] != d->node_id)
             return false;
     }
     return true;
@@ -183,7 +186,10 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
         return PMIX_SUCCESS;
     }
     bool job_wide = nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD;
-    if (!job_wide && nprocs != the_daemon->job.job_size) {
+    /* Fences across hosts count on every daemon taking part, so they are
+     * the first job's whole namespace only (not yet a spawn's). */
+    if (!PMIX_CHECK_NSPACE(procs[0].nspace, the_daemon->job.nspace) ||
+        (!job_wide && nprocs != the_daemon->job.job_size)) {
         free(copy);
         return PMIX_ERR_NOT_SUPPORTED; /* fences of a subset spanning hosts */
     }
@@ -203,12 +209,13 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t inf
 {
     (void)info;
     (void)ninfo;
-    if (the_daemon->nnodes == 1 || cbfunc == NULL)
+    struct ol_djob *j = ol_daemon_job_by_nspace(the_daemon, proc->nspace);
+    if (the_daemon->nnodes == 1 || cbfunc == NULL || j == NULL || proc->rank >= j->spec->job_size)
         return PMIX_ERR_NOT_FOUND;
     struct ol_dmodex_wait *w = calloc(1, sizeof *w);
     if (w == NULL)
         return PMIX_ERR_NOMEM;
-    w->rank = proc->rank;
+    w->rank = j->gid_base + proc->rank;
     w->cbfunc = (void *)cbfunc;
     w->cbdata = cbdata;
     ol_dpmix_post(OL_UPCALL_DMODEX, 0, w);
@@ -236,12 +243,70 @@ static void dmodex_served(pmix_status_t status, char *data, size_t ndata, void *
 void ol_dpmix_serve_dmodex(struct ol_daemon *d, struct ol_dmodex_wait *w)
 {
     pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, d->job.nspace, w->rank);
-    pmix_status_t rc = PMIx_server_dmodex_request(&proc, dmodex_served, w);
+    struct ol_djob *j = ol_daemon_job_by_gid(d, w->rank);
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+    if (j != NULL) {
+        PMIX_LOAD_PROCID(&proc, j->spec->nspace, w->rank - j->gid_base);
+        rc = PMIx_server_dmodex_request(&proc, dmodex_served, w);
+    }
     if (rc != PMIX_SUCCESS) {
         w->status = rc;
         ol_modex_served(d, w);
     }
+}
+
+/* ---- PMIx_Spawn ---- */
+
+static char *info_string(const pmix_info_t info[], size_t ninfo, const char *key)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], key) && info[i].value.type == PMIX_STRING &&
+            info[i].value.data.string != NULL)
+            return ol_xstrdup(info[i].value.data.string);
+    }
+    return NULL;
+}
+
+static void copy_spawn_app(ol_spawn_app_t *to, const pmix_app_t *app)
+{
+    to->cmd = ol_xstrdup(app->cmd != NULL ? app->cmd : "");
+    to->argv = app->argv != NULL ? ol_strv_dup(app->argv) : ol_xcalloc(1, sizeof *to->argv);
+    if (to->argv[0] == NULL)
+        ol_strv_append(&to->argv, to->cmd);
+    to->env = app->env != NULL ? ol_strv_dup(app->env) : ol_xcalloc(1, sizeof *to->env);
+    /* PMIx's client fills cwd with the caller's directory: the user's
+     * PMIX_WDIR (MPI's "wdir") wins over it. */
+    to->cwd = info_string(app->info, app->ninfo, PMIX_WDIR);
+    if (to->cwd == NULL && app->cwd != NULL)
+        to->cwd = ol_xstrdup(app->cwd);
+    to->maxprocs = app->maxprocs > 0 ? (uint32_t)app->maxprocs : 0;
+    to->host = info_string(app->info, app->ninfo, PMIX_HOST);
+    to->hostfile = info_string(app->info, app->ninfo, PMIX_HOSTFILE);
+    to->add_host = info_string(app->info, app->ninfo, PMIX_ADD_HOST);
+    to->path = info_string(app->info, app->ninfo, OL_SPAWN_PATH_KEY);
+}
+
+/* A local rank's PMIx_Spawn: copied (PMIx owns the arguments) and handed
+ * to the main loop, which asks mpirun (daemon_spawn.c). */
+static pmix_status_t spawn_upcall(const pmix_proc_t *proc, const pmix_info_t job_info[], size_t ninfo,
+                                  const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                                  void *cbdata)
+{
+    (void)job_info;
+    (void)ninfo;
+    struct ol_djob *j = ol_daemon_job_by_nspace(the_daemon, proc->nspace);
+    if (j == NULL || proc->rank >= j->spec->job_size || napps == 0 || cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    struct ol_spawn_call *c = ol_xcalloc(1, sizeof *c);
+    c->req.parent_gid = j->gid_base + proc->rank;
+    c->req.napps = (uint32_t)napps;
+    c->req.apps = ol_xcalloc(napps, sizeof *c->req.apps);
+    for (size_t a = 0; a < napps; a++)
+        copy_spawn_app(&c->req.apps[a], &apps[a]);
+    c->cbfunc = (void *)cbfunc;
+    c->cbdata = cbdata;
+    ol_dpmix_post(OL_UPCALL_SPAWN, 0, c);
+    return PMIX_SUCCESS;
 }
 
 static pmix_server_module_t module = {
@@ -250,6 +315,7 @@ static pmix_server_module_t module = {
     .abort = client_abort,
     .fence_nb = fence_nb,
     .direct_modex = direct_modex,
+    .spawn = spawn_upcall,
 };
 
 /* ---- PMIx's private directory ----
@@ -444,7 +510,7 @@ static void load_proc_data(pmix_info_t *slot, struct ol_daemon *d, struct ol_ran
     pmix_info_t *pi = attach_info_array(slot, PMIX_PROC_DATA, 7);
     pmix_rank_t rank = r->rank, app_rank = r->rank - r->app->first_rank;
     uint16_t local_rank = (uint16_t)r->local_rank;
-    uint32_t appnum = (uint32_t)(r->app - d->job.apps), nodeid = d->node_id;
+    uint32_t appnum = (uint32_t)(r->app - r->job->spec->apps), nodeid = d->node_id;
     PMIX_INFO_LOAD(&pi[0], PMIX_RANK, &rank, PMIX_PROC_RANK); /* must come first */
     PMIX_INFO_LOAD(&pi[1], PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
     PMIX_INFO_LOAD(&pi[2], PMIX_NODE_RANK, &local_rank, PMIX_UINT16);
@@ -464,11 +530,12 @@ static void load_app_info(pmix_info_t *slot, const ol_app_t *app, uint32_t appnu
     PMIX_INFO_LOAD(&ai[2], PMIX_APPLDR, &leader, PMIX_PROC_RANK);
 }
 
-static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const char *peers)
+static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const struct ol_djob *j,
+                                 const char *peers)
 {
     pmix_info_t *ni = attach_info_array(slot, PMIX_NODE_INFO_ARRAY, 6);
-    uint32_t nodeid = d->node_id, local_size = d->nranks;
-    pmix_rank_t leader = d->ranks[0].rank;
+    uint32_t nodeid = d->node_id, local_size = j->nlocal;
+    pmix_rank_t leader = j->local[0]->rank;
     PMIX_INFO_LOAD(&ni[0], PMIX_NODEID, &nodeid, PMIX_UINT32);
     PMIX_INFO_LOAD(&ni[1], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
     PMIX_INFO_LOAD(&ni[2], PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
@@ -477,13 +544,13 @@ static void load_local_node_info(pmix_info_t *slot, struct ol_daemon *d, const c
     PMIX_INFO_LOAD(&ni[5], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
 }
 
-enum { JOB_KEYS = 14 };
+enum { JOB_KEYS = 15 };
 
 /* Job-level keys, the local node's array, one array per app, then one
  * PROC_DATA per local rank. */
-static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
+static pmix_info_t *build_job_info(struct ol_daemon *d, const struct ol_djob *j, size_t *ninfo)
 {
-    const ol_msg_launch_t *job = &d->job;
+    const ol_msg_launch_t *job = j->spec;
     char *peers = rank_list(job, d->node_id);
     char *nodes = node_list(job);
     char *ppn_in = proc_map_input(job);
@@ -491,18 +558,19 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
     PMIx_generate_regex(nodes, &node_regex);
     PMIx_generate_ppn(ppn_in, &ppn_regex);
 
-    size_t n = JOB_KEYS + 1 + job->napps + d->nranks;
+    size_t n = JOB_KEYS + 1 + job->napps + j->nlocal;
     pmix_info_t *info;
     PMIX_INFO_CREATE(info, n);
-    uint32_t job_size = job->job_size, local_size = d->nranks, appnum = 0;
+    uint32_t job_size = job->job_size, local_size = j->nlocal, appnum = 0;
     uint32_t app_size = job->apps[0].np;
+    uint32_t univ_size = job->univ_size > job_size ? job->univ_size : job_size;
     uint32_t num_nodes = (uint32_t)ol_strv_len(job->nodes);
-    pmix_rank_t leader = d->ranks[0].rank, app_leader = 0;
+    pmix_rank_t leader = j->local[0]->rank, app_leader = 0;
     size_t k = 0;
     PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, job->nspace, PMIX_STRING);
     PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &job_size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &job_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &univ_size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &univ_size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_APP_SIZE, &app_size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_APPNUM, &appnum, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[k++], PMIX_APPLDR, &app_leader, PMIX_PROC_RANK);
@@ -513,11 +581,17 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
     PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     PMIX_INFO_LOAD(&info[k++], PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
     PMIX_INFO_LOAD(&info[k++], PMIX_HOSTNAME, ol_hostname(), PMIX_STRING);
-    load_local_node_info(&info[k++], d, peers);
+    struct ol_djob *parent = j->spawn_no > 0 ? ol_daemon_job_by_gid(d, j->parent_gid) : NULL;
+    if (parent != NULL) {
+        pmix_proc_t pid;
+        PMIX_LOAD_PROCID(&pid, parent->spec->nspace, j->parent_gid - parent->gid_base);
+        PMIX_INFO_LOAD(&info[k++], PMIX_PARENT_ID, &pid, PMIX_PROC);
+    }
+    load_local_node_info(&info[k++], d, j, peers);
     for (uint32_t a = 0; a < job->napps; a++)
         load_app_info(&info[k++], &job->apps[a], a);
-    for (uint32_t i = 0; i < d->nranks; i++)
-        load_proc_data(&info[k++], d, &d->ranks[i]);
+    for (uint32_t i = 0; i < j->nlocal; i++)
+        load_proc_data(&info[k++], d, j->local[i]);
     free(peers);
     free(nodes);
     free(ppn_in);
@@ -527,29 +601,30 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, size_t *ninfo)
     return info;
 }
 
-int ol_dpmix_register_job(struct ol_daemon *d, char **err)
+int ol_dpmix_register_job(struct ol_daemon *d, struct ol_djob *j, char **err)
 {
     size_t ninfo;
-    pmix_info_t *info = build_job_info(d, &ninfo);
+    const char *nspace = j->spec->nspace;
+    pmix_info_t *info = build_job_info(d, j, &ninfo);
     struct op_wait w;
     op_wait_init(&w);
-    op_wait_started(&w, PMIx_server_register_nspace(d->job.nspace, (int)d->nranks, info, ninfo,
+    op_wait_started(&w, PMIx_server_register_nspace(nspace, (int)j->nlocal, info, ninfo,
                                                     op_wait_done, &w));
     /* Local support (fabric credentials, device settings) for the job; a
      * no-op on plain hosts, kept so that such hosts work unchanged. */
-    op_wait_started(&w, PMIx_server_setup_local_support(d->job.nspace, info, ninfo, op_wait_done, &w));
+    op_wait_started(&w, PMIx_server_setup_local_support(nspace, info, ninfo, op_wait_done, &w));
     /* Clients may be registered while the namespace registration is still
      * in flight: PMIx orders them on its thread. */
-    for (uint32_t i = 0; i < d->nranks; i++) {
+    for (uint32_t i = 0; i < j->nlocal; i++) {
         pmix_proc_t proc;
-        PMIX_LOAD_PROCID(&proc, d->job.nspace, d->ranks[i].rank);
-        op_wait_started(&w, PMIx_server_register_client(&proc, getuid(), getgid(), &d->ranks[i],
+        PMIX_LOAD_PROCID(&proc, nspace, j->local[i]->rank);
+        op_wait_started(&w, PMIx_server_register_client(&proc, getuid(), getgid(), j->local[i],
                                                         op_wait_done, &w));
     }
     pmix_status_t rc = op_wait_all(&w);
     PMIX_INFO_FREE(info, ninfo);
     if (rc != PMIX_SUCCESS) {
-        *err = ol_xasprintf("PMIx registration of job %s failed: %s", d->job.nspace,
+        *err = ol_xasprintf("PMIx registration of job %s failed: %s", nspace,
                             PMIx_Error_string(rc));
         return -1;
     }
@@ -560,7 +635,8 @@ int ol_dpmix_register_job(struct ol_daemon *d, char **err)
 int ol_dpmix_rank_env(struct ol_daemon *d, struct ol_rank *r, char ***env)
 {
     pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, d->job.nspace, r->rank);
+    (void)d;
+    PMIX_LOAD_PROCID(&proc, r->job->spec->nspace, r->rank);
     return PMIx_server_setup_fork(&proc, env) == PMIX_SUCCESS ? 0 : -1;
 }
 

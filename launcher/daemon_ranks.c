@@ -81,7 +81,7 @@ static void set_pipes_reading(struct ol_daemon *d, bool on)
 {
     d->io_paused = !on;
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct bufferevent *bevs[2] = { d->ranks[i].out, d->ranks[i].err };
+        struct bufferevent *bevs[2] = { d->ranks[i]->out, d->ranks[i]->err };
         for (int k = 0; k < 2; k++) {
             if (bevs[k] == NULL)
                 continue;
@@ -107,7 +107,7 @@ void ol_ranks_output_check(struct ol_daemon *d)
 
 static void send_io(struct ol_rank *r, uint8_t stream, const void *data, size_t len)
 {
-    ol_msg_io_t m = { .rank = r->rank, .stream = stream, .data = data, .len = (uint32_t)len };
+    ol_msg_io_t m = { .rank = r->gid, .stream = stream, .data = data, .len = (uint32_t)len };
     ol_wbuf_t w = { 0 };
     ol_msg_io_encode(&m, &w);
     ol_daemon_send(r->d, OL_MSG_IO, &w);
@@ -147,7 +147,7 @@ static void on_output(struct bufferevent *bev, void *arg)
 static void report_reaped(struct ol_daemon *d)
 {
     while (d->nreaped_reported < d->nreaped) {
-        struct ol_rank *r = &d->ranks[d->reap_order[d->nreaped_reported]];
+        struct ol_rank *r = d->ranks[d->reap_order[d->nreaped_reported]];
         if (r->out != NULL || r->err != NULL)
             return;
         d->nreaped_reported++;
@@ -208,8 +208,8 @@ void ol_ranks_stdin(struct ol_daemon *d, const uint8_t *data, uint32_t len)
 {
     struct ol_rank *r = NULL;
     for (uint32_t i = 0; i < d->nranks; i++) {
-        if (d->ranks[i].rank == d->job.stdin_rank)
-            r = &d->ranks[i];
+        if (d->ranks[i]->gid == d->job.stdin_rank) /* the first job's ranks are gids 0.. */
+            r = d->ranks[i];
     }
     if (r == NULL)
         return;
@@ -250,7 +250,7 @@ static int open_rank_fds(struct ol_daemon *d, struct ol_rank *r, struct rank_fds
 {
     f->in[0] = f->in[1] = f->out[0] = f->out[1] = -1;
     f->err[0] = f->err[1] = f->status[0] = f->status[1] = -1;
-    bool wants_stdin = r->rank == d->job.stdin_rank;
+    bool wants_stdin = r->gid == d->job.stdin_rank; /* never a spawned process */
     if (wants_stdin) {
         if (pipe2(f->in, O_CLOEXEC) != 0)
             goto fail;
@@ -269,9 +269,9 @@ fail:
 /* Between fork and exec in a multi-threaded parent: async-signal-safe calls
  * only, nothing allocated. */
 static void __attribute__((noreturn))
-exec_rank_child(const struct ol_daemon *d, const struct ol_rank *r, const struct rank_fds *f, char **env,
-                pid_t parent)
+exec_rank_child(const struct ol_rank *r, const struct rank_fds *f, char **env, pid_t parent)
 {
+    const char *cwd = r->app->cwd != NULL ? r->app->cwd : r->job->spec->cwd;
     int e;
     setpgid(0, 0);
     /* Die with the daemon, and do not start at all if it is already gone. */
@@ -290,7 +290,7 @@ exec_rank_child(const struct ol_daemon *d, const struct ol_rank *r, const struct
     ol_child_reset_signals();
     if (r->bound)
         sched_setaffinity(0, sizeof r->cpus, &r->cpus);
-    if (chdir(d->job.cwd) != 0) {
+    if (chdir(cwd) != 0) {
         e = -errno; /* negative: the directory, not the program */
         goto report;
     }
@@ -302,26 +302,33 @@ report:
     _exit(127);
 }
 
+/* Sets each NAME=VALUE of add in *env. */
+static void add_environment(char ***env, char *const *add)
+{
+    for (size_t i = 0; add != NULL && add[i] != NULL; i++) {
+        char *eq = strchr(add[i], '=');
+        if (eq == NULL)
+            continue;
+        char *name = strndup(add[i], (size_t)(eq - add[i]));
+        ol_env_set(env, name, eq + 1);
+        free(name);
+    }
+}
+
 static char **rank_environment(struct ol_daemon *d, struct ol_rank *r)
 {
     char **env = ol_strv_dup(environ);
     char num[16];
-    for (size_t i = 0; d->job.env != NULL && d->job.env[i] != NULL; i++) {
-        char *eq = strchr(d->job.env[i], '=');
-        if (eq == NULL)
-            continue;
-        char *name = strndup(d->job.env[i], (size_t)(eq - d->job.env[i]));
-        ol_env_set(&env, name, eq + 1);
-        free(name);
-    }
+    add_environment(&env, r->job->spec->env);
+    add_environment(&env, r->app->env); /* a spawn's own entries win */
     /* Convenience for scripts, like OMPI_COMM_WORLD_RANK / PMI_RANK. */
     snprintf(num, sizeof num, "%u", r->rank);
     ol_env_set(&env, "OMPI_LITE_RANK", num);
-    snprintf(num, sizeof num, "%u", d->job.job_size);
+    snprintf(num, sizeof num, "%u", r->job->spec->job_size);
     ol_env_set(&env, "OMPI_LITE_SIZE", num);
     snprintf(num, sizeof num, "%u", r->local_rank);
     ol_env_set(&env, "OMPI_LITE_LOCAL_RANK", num);
-    snprintf(num, sizeof num, "%u", d->nranks);
+    snprintf(num, sizeof num, "%u", r->job->nlocal);
     ol_env_set(&env, "OMPI_LITE_LOCAL_SIZE", num);
     if (r->state_fd >= 0) {
         snprintf(num, sizeof num, "%d", r->state_fd);
@@ -353,7 +360,7 @@ static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_rank_child(d, r, &f, env, parent);
+        exec_rank_child(r, &f, env, parent);
     int fork_errno = errno;
     ol_strv_free(env);
     ol_dstate_forked(r);
@@ -385,10 +392,10 @@ static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
 /* Waits for each started child to exec (status pipe closes) or to report
  * why it could not. All children were forked first, so they exec in
  * parallel and this costs one exec, not N. */
-static void collect_exec_status(struct ol_daemon *d)
+static void collect_exec_status(struct ol_daemon *d, uint32_t first)
 {
-    for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+    for (uint32_t i = first; i < d->nranks; i++) {
+        struct ol_rank *r = d->ranks[i];
         if (r->status_fd < 0)
             continue;
         int e = 0;
@@ -404,13 +411,14 @@ static void collect_exec_status(struct ol_daemon *d)
 }
 
 /* Placement of every local rank, computed before any fork (hwloc is not
- * async-signal-safe; the child only calls sched_setaffinity). */
-static void compute_bindings(struct ol_daemon *d)
+ * async-signal-safe; the child only calls sched_setaffinity). The first
+ * job's ranks only: spawned processes run unbound (README.md, "Spawn"). */
+static void compute_bindings(struct ol_daemon *d, uint32_t first)
 {
-    if (d->job.bind_to == OL_BIND_NONE && !d->job.report_bindings)
+    if (first > 0 || (d->job.bind_to == OL_BIND_NONE && !d->job.report_bindings))
         return;
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         char *desc = NULL;
         r->bound = d->topo != NULL && ol_binding_compute(d->topo, &d->job, i, d->nranks, &r->cpus, &desc);
         if (d->job.report_bindings) {
@@ -423,17 +431,16 @@ static void compute_bindings(struct ol_daemon *d)
     }
 }
 
-int ol_ranks_launch(struct ol_daemon *d, char **err)
+int ol_ranks_launch(struct ol_daemon *d, uint32_t first, char **err)
 {
-    d->reap_order = ol_xcalloc(d->nranks, sizeof *d->reap_order);
-    compute_bindings(d);
-    for (uint32_t i = 0; i < d->nranks; i++) {
-        if (spawn_rank(d, &d->ranks[i], err) != 0) {
-            collect_exec_status(d);
+    compute_bindings(d, first);
+    for (uint32_t i = first; i < d->nranks; i++) {
+        if (spawn_rank(d, d->ranks[i], err) != 0) {
+            collect_exec_status(d, first);
             return -1;
         }
     }
-    collect_exec_status(d);
+    collect_exec_status(d, first);
     return 0;
 }
 
@@ -442,8 +449,8 @@ int ol_ranks_launch(struct ol_daemon *d, char **err)
 static struct ol_rank *rank_by_pid(struct ol_daemon *d, pid_t pid)
 {
     for (uint32_t i = 0; i < d->nranks; i++) {
-        if (d->ranks[i].pid == pid)
-            return &d->ranks[i];
+        if (d->ranks[i]->pid == pid)
+            return d->ranks[i];
     }
     return NULL;
 }
@@ -501,7 +508,7 @@ static void remove_shared_files(const struct ol_daemon *d, const struct ol_rank 
 {
     if (!d->have_job)
         return;
-    uint64_t key = ol_job_key(d->job.nspace);
+    uint64_t key = ol_job_key(r->job->spec->nspace);
     char name[NAME_MAX + 2], p2p[64], coll[64];
     ol_shm_p2p_prefix(p2p, sizeof(p2p), key, (int)r->rank);
     ol_shm_coll_prefix(coll, sizeof(coll), key, r->pid);
@@ -524,7 +531,7 @@ static void rank_reaped(struct ol_daemon *d, struct ol_rank *r, int wstatus)
     remove_shared_files(d, r);
     r->reaped = true;
     r->wstatus = wstatus;
-    d->reap_order[d->nreaped++] = (uint32_t)(r - d->ranks);
+    d->reap_order[d->nreaped++] = r->idx;
     if (r->out != NULL || r->err != NULL) {
         struct timeval tv = { 0, DRAIN_BOUND_MS * 1000 };
         r->drain_timer = evtimer_new(d->base, on_drain_bound, r);
@@ -557,7 +564,7 @@ void ol_ranks_reap(struct ol_daemon *d, pid_t first)
 static void signal_live_ranks(struct ol_daemon *d, int sig)
 {
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         if (r->pid > 0 && !r->reaped) {
             if (killpg(r->pid, sig) != 0)
                 kill(r->pid, sig);
@@ -587,7 +594,7 @@ void ol_ranks_kill(struct ol_daemon *d)
 void ol_ranks_kill_now(struct ol_daemon *d)
 {
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         if (r->pid > 0 && !r->reaped) {
             killpg(r->pid, SIGKILL);
             waitpid(r->pid, NULL, 0);
@@ -600,7 +607,7 @@ void ol_ranks_free(struct ol_daemon *d)
 {
     ol_dstate_free(d);
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         if (r->out)
             bufferevent_free(r->out);
         if (r->err)
@@ -611,6 +618,7 @@ void ol_ranks_free(struct ol_daemon *d)
             event_free(r->drain_timer);
         if (r->status_fd >= 0)
             close(r->status_fd);
+        free(r);
     }
     if (d->kill_timer)
         event_free(d->kill_timer);

@@ -165,8 +165,8 @@ static void sample_all(struct ol_daemon *d)
 {
     uint64_t now = now_ns();
     for (uint32_t i = 0; i < d->nranks; i++)
-        if (d->ranks[i].pid > 0 && !d->ranks[i].reaped)
-            sample_rank(&d->ranks[i], now);
+        if (d->ranks[i]->pid > 0 && !d->ranks[i]->reaped)
+            sample_rank(d->ranks[i], now);
 }
 
 static void on_sample(evutil_socket_t fd, short what, void *arg)
@@ -307,10 +307,13 @@ static void send_states(struct ol_daemon *d, uint32_t req_id)
      * own clock reading) must not start after `now`, or its duration
      * wraps around (a rank "in MPI_Finalize for 4154504.7 s"). */
     uint64_t now = now_ns();
-    ol_msg_state_t m = { .req_id = req_id, .node_id = d->node_id, .n = d->nranks };
-    m.ranks = ol_xcalloc(d->nranks + 1, sizeof *m.ranks);
-    for (uint32_t i = 0; i < d->nranks; i++)
-        describe_rank(&d->ranks[i], now, &m.ranks[i]);
+    /* The first job's ranks (the first d->ranks) only: mpirun's analysis
+     * knows that job's communicators and ranks, not a spawn's. */
+    uint32_t n = d->jobs[0] != NULL ? d->jobs[0]->nlocal : 0;
+    ol_msg_state_t m = { .req_id = req_id, .node_id = d->node_id, .n = n };
+    m.ranks = ol_xcalloc(n + 1, sizeof *m.ranks);
+    for (uint32_t i = 0; i < n; i++)
+        describe_rank(d->ranks[i], now, &m.ranks[i]);
     ol_wbuf_t w = { 0 };
     ol_msg_state_encode(&m, &w);
     ol_daemon_send(d, OL_MSG_STATE, &w);
@@ -395,8 +398,8 @@ static void on_stack_timeout(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct ol_daemon *d = arg;
     for (uint32_t i = 0; i < d->nranks; i++)
-        if (d->ranks[i].gdb_pid > 0)
-            kill(d->ranks[i].gdb_pid, SIGKILL); /* its pipe then reaches EOF */
+        if (d->ranks[i]->gdb_pid > 0)
+            kill(d->ranks[i]->gdb_pid, SIGKILL); /* its pipe then reaches EOF */
 }
 
 /* Between fork and exec: async-signal-safe calls only. */
@@ -443,7 +446,7 @@ static void start_stacks(struct ol_daemon *d)
 {
     bool have_gdb = gdb_installed();
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         free(r->stack);
         r->stack = NULL;
         if (r->pid <= 0 || r->reaped)
@@ -477,7 +480,7 @@ void ol_dstate_free(struct ol_daemon *d)
         event_free(d->stack_timer);
     d->stack_timer = NULL;
     for (uint32_t i = 0; i < d->nranks; i++) {
-        struct ol_rank *r = &d->ranks[i];
+        struct ol_rank *r = d->ranks[i];
         if (r->gdb_out)
             bufferevent_free(r->gdb_out);
         if (r->gdb_pid > 0)

@@ -19,13 +19,13 @@ launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_op
 	$(launcher_common_sources)
 launcher_mpirun_CPPFLAGS = $(AM_CPPFLAGS) -DOL_LIBEXECDIR='"$(libexecdir)"' \
 	-I$(top_srcdir)/ompi-lite/include
-launcher_mpirun_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS) $(AX_PTHREAD_FLAGS)
+launcher_mpirun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(LIBEVENT_CFLAGS) $(HWLOC_CFLAGS) $(AX_PTHREAD_FLAGS)
 launcher_mpirun_LDADD = $(LIBEVENT_LIBS) $(HWLOC_LIBS)
 launcher_mpirun_LDFLAGS = $(AX_PTHREAD_FLAGS)
 
 launcher_ompi_lite_daemon_SOURCES = launcher/daemon.c launcher/daemon.h launcher/daemon_pmix.c \
 	launcher/daemon_ranks.c launcher/daemon_topo.c launcher/daemon_modex.c launcher/binding.c \
-	launcher/daemon_state.c $(launcher_common_sources)
+	launcher/daemon_state.c launcher/daemon_spawn.c $(launcher_common_sources)
 # The state records' layout (ol_state.h) and mpi.h's datatype handles, for
 # naming what a rank waits in; no code of the library.
 launcher_ompi_lite_daemon_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi-lite/include

@@ -34,6 +34,7 @@
 #include "mpirun_state.h"
 #include "net.h"
 #include "ol_netif.h"
+#include "ol_spawn.h"
 #include "proto.h"
 #include "tree.h"
 #include "util.h"
@@ -83,6 +84,19 @@ struct node {
     char **addrs;
     char **netifs;              /* from HELLO: its interfaces (ol_netif_describe) */
     char **ips;                 /* its IPv4 addresses as resolved here (none: unknown) */
+    long slots;                 /* the hostfile's (or --host's) slots */
+};
+
+/* A PMIx_Spawn being served (one at a time; later ones wait in line). */
+struct spawn_op {
+    ol_msg_spawn_req_t req;
+    ol_msg_spawn_t sp;          /* once placed */
+    uint32_t acks_wanted, acks;
+    uint8_t phase;              /* the SPAWN_ACK phase awaited */
+    int err;                    /* the first errno a daemon's check gave */
+    char *err_prog;
+    uint32_t err_node;
+    struct spawn_op *next;
 };
 
 struct pconn {                  /* an accepted TCP connection before HELLO */
@@ -118,7 +132,14 @@ struct mpirun {
     uint32_t npending;
     uint32_t nhello;
     bool launched, shutdown_sent, force_exit;
+    /* Processes by id (gid): the first job's ranks 0..job_size-1, then
+     * each spawn's (README.md, "Spawn"). */
+    uint32_t nprocs;
+    uint32_t *proc_node;
     uint8_t *rank_running;
+    ol_msg_spawn_t **spawns;    /* spawns[k]: spawn k+1 */
+    uint32_t nspawns;
+    struct spawn_op *spawn_ops; /* the first is being served */
     /* The first failure wins; later ones are consequences of the kill.
      * It is recorded when it happens, before any state report, so that
      * nothing after it (the daemons finishing while the report is being
@@ -256,11 +277,31 @@ static void job_failed(struct mpirun *m, char *line, int exit_code)
         end_job(m);
 }
 
-static const char *host_of_rank(struct mpirun *m, uint32_t rank)
+static const char *host_of_rank(struct mpirun *m, uint32_t gid)
 {
-    if (rank >= m->job.job_size)
+    if (gid >= m->nprocs)
         return "?";
-    return node_host(&m->nodes[m->job.rank_node[rank]]);
+    return node_host(&m->nodes[m->proc_node[gid]]);
+}
+
+/* The spawn process gid belongs to, or NULL for the first job's ranks. */
+static const ol_msg_spawn_t *spawn_of(const struct mpirun *m, uint32_t gid)
+{
+    for (uint32_t k = 0; k < m->nspawns; k++) {
+        const ol_msg_spawn_t *sp = m->spawns[k];
+        if (gid >= sp->gid_base && gid - sp->gid_base < sp->job.job_size)
+            return sp;
+    }
+    return NULL;
+}
+
+/* "rank 3", or "rank 1 of spawn 2" (malloc'd). */
+static char *proc_label(const struct mpirun *m, uint32_t gid)
+{
+    const ol_msg_spawn_t *sp = spawn_of(m, gid);
+    if (sp == NULL)
+        return ol_xasprintf("rank %u", gid);
+    return ol_xasprintf("rank %u of spawn %u", gid - sp->gid_base, sp->spawn_no);
 }
 
 /* ---- state reports ---- */
@@ -387,8 +428,11 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
 {
     char *what;
     int code;
-    if (e->rank < m->job.job_size && e->kind != OL_EXIT_ABORT)
+    if (e->rank < m->nprocs && e->kind != OL_EXIT_ABORT)
         m->rank_running[e->rank] = 0;
+    const ol_msg_spawn_t *sp = spawn_of(m, e->rank);
+    const ol_msg_launch_t *job = sp != NULL ? &sp->job : &m->job;
+    uint32_t rank = sp != NULL ? e->rank - sp->gid_base : e->rank;
     switch (e->kind) {
     case OL_EXIT_NORMAL:
         return;
@@ -410,16 +454,17 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
         break;
     default: /* OL_EXIT_EXEC_FAILED; a negative code: chdir failed */
         if (e->code < 0)
-            what = ol_xasprintf("could not change to directory %s: %s", m->job.cwd, strerror(-e->code));
+            what = ol_xasprintf("could not change to directory %s: %s", job->cwd, strerror(-e->code));
         else
             what = ol_xasprintf("could not start %s: %s",
-                                e->rank < m->job.job_size ? ol_launch_app_of(&m->job, e->rank)->exe : "?",
+                                rank < job->job_size ? ol_launch_app_of(job, rank)->exe : "?",
                                 strerror(e->code));
         code = 127;
         break;
     }
-    char *line = ol_xasprintf("mpirun: rank %u (pid %u on host %s) %s", e->rank, e->pid,
-                              host_of_rank(m, e->rank), what);
+    char *label = proc_label(m, e->rank);
+    char *line = ol_xasprintf("mpirun: %s (pid %u on host %s) %s", label, e->pid, host_of_rank(m, e->rank), what);
+    free(label);
     /* A rank that died unasked: what were the others doing? */
     if (e->kind == OL_EXIT_CODE || e->kind == OL_EXIT_SIGNAL || e->kind == OL_EXIT_NO_FINALIZE)
         job_failed_reported(m, line, code);
@@ -435,10 +480,10 @@ static char *running_ranks(struct mpirun *m)
     for (uint32_t n = 0; n < m->nnodes; n++) {
         char *list = ol_xstrdup("");
         for (uint32_t r = 0; r < m->job.job_size; r++) {
-            if (m->job.rank_node[r] != n || !m->rank_running[r])
+            if (m->proc_node[r] != n || !m->rank_running[r])
                 continue;
             uint32_t e = r;
-            while (e + 1 < m->job.job_size && m->job.rank_node[e + 1] == n && m->rank_running[e + 1])
+            while (e + 1 < m->job.job_size && m->proc_node[e + 1] == n && m->rank_running[e + 1])
                 e++;
             char *next = e > r ? ol_xasprintf("%s%s%u-%u", list, *list ? "," : "", r, e)
                                : ol_xasprintf("%s%s%u", list, *list ? "," : "", r);
@@ -794,6 +839,283 @@ static void route_down(struct mpirun *m, uint32_t target, uint16_t type, const u
         ol_frame_send_raw(hop->bev, type, body, len);
 }
 
+/* ---- PMIx_Spawn (README.md, "Spawn") ---- */
+
+static void spawn_start(struct mpirun *m);
+
+/* Answers the asking daemon's rank, and serves the next spawn in line. */
+static void spawn_reply(struct mpirun *m, int32_t status, const char *nspace)
+{
+    struct spawn_op *op = m->spawn_ops;
+    ol_msg_spawn_done_t done = { .req_id = op->req.req_id, .to_node = op->req.from_node, .status = status,
+                                 .nspace = (char *)nspace };
+    ol_wbuf_t w = { 0 };
+    ol_msg_spawn_done_encode(&done, &w);
+    route_down(m, op->req.from_node, OL_MSG_SPAWN_DONE, w.data, (uint32_t)w.len);
+    ol_wbuf_free(&w);
+    m->spawn_ops = op->next;
+    ol_msg_spawn_req_free(&op->req);
+    free(op->err_prog);
+    free(op);
+    if (m->spawn_ops != NULL)
+        spawn_start(m);
+}
+
+static void spawn_enqueue(struct mpirun *m, struct spawn_op *op)
+{
+    struct spawn_op **pp = &m->spawn_ops;
+    while (*pp != NULL)
+        pp = &(*pp)->next;
+    *pp = op;
+    if (m->spawn_ops == op)
+        spawn_start(m);
+}
+
+/* The node a host name of PMIX_HOST/PMIX_HOSTFILE means, or OL_NO_NODE. */
+static uint32_t node_named(struct mpirun *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        const struct node *n = &m->nodes[i];
+        if (strcmp(n->name, name) == 0 || (n->host != NULL && strcmp(n->host, name) == 0) ||
+            (n->local && (strcmp(name, "localhost") == 0 || strcmp(name, ol_hostname()) == 0)))
+            return i;
+    }
+    return OL_NO_NODE;
+}
+
+/* Marks in allowed[] the nodes an app may use: those its host, hostfile
+ * and add-host keys name, or every node. PMIx status, *why on failure. */
+static int32_t allowed_nodes(struct mpirun *m, const ol_spawn_app_t *app, bool *allowed, char **why)
+{
+    struct ol_hostlist hl = { 0 };
+    char *err = NULL;
+    bool named = app->host != NULL || app->hostfile != NULL || app->add_host != NULL;
+    for (uint32_t i = 0; i < m->nnodes; i++)
+        allowed[i] = !named;
+    if ((app->host != NULL && ol_hostlist_parse_hosts(app->host, &hl, &err) != 0) ||
+        (app->add_host != NULL && ol_hostlist_parse_hosts(app->add_host, &hl, &err) != 0) ||
+        (app->hostfile != NULL && ol_hostfile_read(app->hostfile, &hl, &err) != 0)) {
+        *why = err;
+        ol_hostlist_free(&hl);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    for (size_t h = 0; h < hl.n; h++) {
+        uint32_t id = node_named(m, hl.v[h].name);
+        if (id == OL_NO_NODE || m->nodes[id].state == NODE_DEAD) {
+            /* Starting daemons on new hosts during the job is not done
+             * yet: spawned processes go to hosts that run a daemon. */
+            *why = ol_xasprintf("host %s does not run a daemon of this job", hl.v[h].name);
+            ol_hostlist_free(&hl);
+            return PMIX_ERR_NOT_FOUND;
+        }
+        allowed[id] = true;
+    }
+    ol_hostlist_free(&hl);
+    return PMIX_SUCCESS;
+}
+
+/* Places every process of the spawn: free slots of the allowed nodes in
+ * node order (slots minus running processes), then, oversubscribed, round
+ * robin. PMIx status, *why on failure. */
+static int32_t place_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint32_t *node_of, char **why)
+{
+    long *used = ol_xcalloc(m->nnodes, sizeof *used);
+    bool *allowed = ol_xcalloc(m->nnodes, sizeof *allowed);
+    for (uint32_t g = 0; g < m->nprocs; g++)
+        used[m->proc_node[g]] += m->rank_running[g];
+    int32_t st = PMIX_SUCCESS;
+    uint32_t next = 0;
+    for (uint32_t a = 0; a < req->napps && st == PMIX_SUCCESS; a++) {
+        st = allowed_nodes(m, &req->apps[a], allowed, why);
+        uint32_t left = req->apps[a].maxprocs;
+        for (uint32_t i = 0; i < m->nnodes && left > 0 && st == PMIX_SUCCESS; i++) {
+            while (allowed[i] && used[i] < m->nodes[i].slots && left > 0) {
+                used[i]++;
+                node_of[next++] = i;
+                left--;
+            }
+        }
+        if (st == PMIX_SUCCESS && left > 0 && !m->opts.oversubscribe) {
+            *why = ol_xasprintf("%u processes of %s need %u more slots than the hosts have free "
+                                "(--oversubscribe or OMPI_LITE_OVERSUBSCRIBE=1 allows more)",
+                                req->apps[a].maxprocs, req->apps[a].cmd, left);
+            st = PMIX_ERR_OUT_OF_RESOURCE;
+        }
+        for (uint32_t i = 0; st == PMIX_SUCCESS && left > 0; i = (i + 1) % m->nnodes) {
+            if (allowed[i]) {
+                node_of[next++] = i;
+                left--;
+            }
+        }
+    }
+    free(used);
+    free(allowed);
+    return st;
+}
+
+/* The new namespace as SPAWN carries it: the first job's settings, the
+ * apps of the call. */
+static void build_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint32_t np, uint32_t *node_of,
+                        ol_msg_spawn_t *sp)
+{
+    ol_msg_launch_t *j = &sp->job;
+    sp->spawn_no = m->nspawns + 1;
+    sp->gid_base = m->nprocs;
+    sp->parent_gid = req->parent_gid;
+    /* The first job's namespace is a secret of 128 random bits; this one
+     * shares it. */
+    j->nspace = ol_xasprintf("%s.spawn%u", m->job.nspace, sp->spawn_no);
+    j->job_size = np;
+    j->nodes = ol_strv_dup(m->job.nodes);
+    j->rank_node = node_of;
+    j->stdin_rank = OL_NO_RANK;
+    j->kill_grace_ms = m->job.kill_grace_ms;
+    j->map_by = m->job.map_by;
+    j->bind_to = OL_BIND_NONE;
+    j->pe = 1;
+    j->univ_size = m->job.univ_size;
+    j->cwd = ol_xstrdup(m->job.cwd);
+    j->env = ol_strv_dup(m->job.env);
+    j->napps = req->napps;
+    j->apps = ol_xcalloc(req->napps, sizeof *j->apps);
+    uint32_t first = 0;
+    for (uint32_t a = 0; a < req->napps; a++) {
+        const ol_spawn_app_t *in = &req->apps[a];
+        ol_app_t *app = &j->apps[a];
+        app->first_rank = first;
+        app->np = in->maxprocs;
+        app->exe = ol_xstrdup(in->cmd);
+        app->argv = ol_strv_dup(in->argv);
+        app->env = ol_strv_dup(in->env);
+        app->cwd = in->cwd != NULL ? ol_xstrdup(in->cwd) : NULL;
+        app->path = in->path != NULL ? ol_xstrdup(in->path) : NULL;
+        first += in->maxprocs;
+    }
+}
+
+/* Distinct nodes of the spawn's processes: the acks to wait for. */
+static uint32_t spawn_node_count(const struct mpirun *m, const ol_msg_launch_t *j)
+{
+    bool *seen = ol_xcalloc(m->nnodes, sizeof *seen);
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < j->job_size; r++) {
+        n += !seen[j->rank_node[r]];
+        seen[j->rank_node[r]] = true;
+    }
+    free(seen);
+    return n;
+}
+
+static void spawn_failed(struct mpirun *m, int32_t status, char *why)
+{
+    const struct spawn_op *op = m->spawn_ops;
+    char *parent = proc_label(m, op->req.parent_gid);
+    fprintf(stderr, "mpirun: %s could not spawn %s: %s\n", parent, op->req.apps[0].cmd, why);
+    free(parent);
+    free(why);
+    spawn_reply(m, status, NULL);
+}
+
+static void spawn_start(struct mpirun *m)
+{
+    struct spawn_op *op = m->spawn_ops;
+    uint64_t np = 0;
+    for (uint32_t a = 0; a < op->req.napps; a++)
+        np += op->req.apps[a].maxprocs;
+    if (m->killing || m->shutdown_sent || !m->launched) {
+        spawn_reply(m, PMIX_ERR_JOB_TERMINATED, NULL);
+        return;
+    }
+    if (np + m->nprocs > OL_NP_MAX || m->nspawns + 1 >= 1024 /* the daemons' OL_MAX_NSPACES */) {
+        spawn_failed(m, PMIX_ERR_OUT_OF_RESOURCE,
+                     ol_xasprintf("the job would exceed %ld processes or 1023 spawns", OL_NP_MAX));
+        return;
+    }
+    uint32_t *node_of = ol_xcalloc(np, sizeof *node_of);
+    char *why = NULL;
+    int32_t st = place_spawn(m, &op->req, node_of, &why);
+    if (st != PMIX_SUCCESS) {
+        free(node_of);
+        spawn_failed(m, st, why);
+        return;
+    }
+    build_spawn(m, &op->req, (uint32_t)np, node_of, &op->sp);
+    op->acks_wanted = spawn_node_count(m, &op->sp.job);
+    op->phase = 0;
+    ol_wbuf_t w = { 0 };
+    ol_msg_spawn_encode(&op->sp, &w);
+    send_down_all(m, OL_MSG_SPAWN, &w);
+    ol_wbuf_free(&w);
+}
+
+static void spawn_go(struct mpirun *m, struct spawn_op *op, uint8_t go)
+{
+    ol_wbuf_t w = { 0 };
+    ol_msg_spawn_go_encode(op->sp.spawn_no, go, &w);
+    send_down_all(m, OL_MSG_SPAWN_GO, &w);
+    ol_wbuf_free(&w);
+}
+
+/* The programs are there on every host: the processes become part of the
+ * job (the job ends only when they end too), and start. */
+static void spawn_commit(struct mpirun *m, struct spawn_op *op)
+{
+    ol_msg_launch_t *j = &op->sp.job;
+    m->spawns = realloc(m->spawns, (m->nspawns + 1) * sizeof *m->spawns);
+    m->proc_node = realloc(m->proc_node, (m->nprocs + j->job_size) * sizeof *m->proc_node);
+    m->rank_running = realloc(m->rank_running, m->nprocs + j->job_size);
+    if (m->spawns == NULL || m->proc_node == NULL || m->rank_running == NULL)
+        ol_xmalloc(SIZE_MAX); /* reports and aborts */
+    ol_msg_spawn_t *sp = ol_xmalloc(sizeof *sp);
+    *sp = op->sp;
+    memset(&op->sp, 0, sizeof op->sp);
+    m->spawns[m->nspawns++] = sp;
+    for (uint32_t r = 0; r < sp->job.job_size; r++) { /* op->sp (j) is cleared by now */
+        m->proc_node[m->nprocs + r] = sp->job.rank_node[r];
+        m->rank_running[m->nprocs + r] = 1;
+        /* A daemon whose ranks were all done has work again. */
+        if (m->nodes[sp->job.rank_node[r]].state == NODE_DONE)
+            m->nodes[sp->job.rank_node[r]].state = NODE_UP;
+    }
+    m->nprocs += sp->job.job_size;
+    op->acks = 0;
+    op->phase = 1;
+    struct spawn_op tmp = { .sp = *sp };
+    spawn_go(m, &tmp, 1);
+}
+
+static void spawn_acked(struct mpirun *m, const ol_msg_spawn_ack_t *a)
+{
+    struct spawn_op *op = m->spawn_ops;
+    uint32_t no = op == NULL ? 0 : op->phase == 0 ? op->sp.spawn_no : m->nspawns;
+    if (op == NULL || a->spawn_no != no || a->phase != op->phase)
+        return;
+    if (a->err != 0 && op->err == 0) {
+        op->err = a->err;
+        op->err_prog = ol_xstrdup(a->text != NULL ? a->text : "?");
+        op->err_node = a->node_id < m->nnodes ? a->node_id : 0;
+    }
+    if (++op->acks < op->acks_wanted)
+        return;
+    if (op->phase == 0 && op->err != 0) {
+        /* Nothing started anywhere: the daemons forget it. */
+        spawn_go(m, op, 0);
+        ol_msg_launch_free(&op->sp.job);
+        char *why = ol_xasprintf("cannot execute %s on host %s: %s", op->err_prog,
+                                 node_host(&m->nodes[op->err_node]), strerror(op->err));
+        spawn_failed(m, OL_SPAWN_ERRNO_STATUS(op->err), why);
+    } else if (op->phase == 0) {
+        spawn_commit(m, op);
+    } else if (op->err != 0) {
+        /* A daemon could not register or fork: the job ends, as at start. */
+        job_failed(m, ol_xasprintf("mpirun: daemon on host %s: spawn %u: %s", node_host(&m->nodes[op->err_node]),
+                                   m->nspawns, op->err_prog), 1);
+        spawn_reply(m, PMIX_ERROR, NULL);
+    } else {
+        spawn_reply(m, PMIX_SUCCESS, m->spawns[m->nspawns - 1]->job.nspace);
+    }
+}
+
 static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint8_t *body, uint32_t len)
 {
     ol_rbuf_t rb = { .p = body, .left = len };
@@ -803,8 +1125,11 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
         break;
     case OL_MSG_IO: {
         ol_msg_io_t io;
-        if (ol_msg_io_decode(&rb, &io) == 0)
-            ol_output_write(m->out, io.rank, io.stream, io.data, io.len);
+        if (ol_msg_io_decode(&rb, &io) == 0) {
+            const ol_msg_spawn_t *sp = spawn_of(m, io.rank);
+            ol_output_write(m->out, io.rank, sp ? sp->spawn_no : 0, sp ? io.rank - sp->gid_base : io.rank,
+                            io.stream, io.data, io.len);
+        }
         if (!m->reading_paused && ol_output_over(m->out))
             set_links_reading(m, false);
         break;
@@ -849,8 +1174,8 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
         break;
     case OL_MSG_DMODEX_REQ: {
         ol_msg_dmodex_t d;
-        if (ol_msg_dmodex_req_decode(&rb, &d) == 0 && d.rank < m->job.job_size)
-            route_down(m, m->job.rank_node[d.rank], type, body, len);
+        if (ol_msg_dmodex_req_decode(&rb, &d) == 0 && d.rank < m->nprocs)
+            route_down(m, m->proc_node[d.rank], type, body, len);
         break;
     }
     case OL_MSG_DMODEX_RESP: {
@@ -862,6 +1187,23 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
     case OL_MSG_STATE:
         handle_state(m, &rb);
         break;
+    case OL_MSG_SPAWN_REQ: {
+        struct spawn_op *op = ol_xcalloc(1, sizeof *op);
+        if (ol_msg_spawn_req_decode(&rb, &op->req) != 0) {
+            free(op);
+            break;
+        }
+        spawn_enqueue(m, op);
+        break;
+    }
+    case OL_MSG_SPAWN_ACK: {
+        ol_msg_spawn_ack_t a;
+        if (ol_msg_spawn_ack_decode(&rb, &a) == 0) {
+            spawn_acked(m, &a);
+            free(a.text);
+        }
+        break;
+    }
     case OL_MSG_PING:
         break;
     default:
@@ -1438,8 +1780,15 @@ static int build_job(struct mpirun *m, char **err)
         host_node[h] = id;
         j->nodes[id] = ol_xstrdup(hl.v[h].name);
         m->nodes[id] = (struct node){ .m = m, .id = id, .name = ol_xstrdup(hl.v[h].name),
-                                      .local = hl.v[h].id.self, .ips = ipv4_strings(&hl.v[h].id) };
+                                      .local = hl.v[h].id.self, .ips = ipv4_strings(&hl.v[h].id),
+                                      .slots = hl.v[h].slots };
     }
+    /* MPI_UNIVERSE_SIZE: every slot of the job's hosts, as Open MPI counts
+     * it; never below the job's size (oversubscribed). */
+    long univ = 0;
+    for (size_t h = 0; h < hl.n; h++)
+        univ += hl.v[h].slots;
+    j->univ_size = (uint32_t)(univ > np ? (univ > OL_NP_MAX ? OL_NP_MAX : univ) : np);
     j->job_size = (uint32_t)np;
     j->rank_node = ol_xcalloc((size_t)np, sizeof *j->rank_node);
     for (long r = 0; r < np; r++)
@@ -1478,6 +1827,9 @@ static int build_job(struct mpirun *m, char **err)
         first += j->apps[a].np;
     }
     m->rank_running = ol_xcalloc((size_t)np, 1);
+    m->nprocs = (uint32_t)np;
+    m->proc_node = ol_xmalloc((size_t)np * sizeof *m->proc_node);
+    memcpy(m->proc_node, j->rank_node, (size_t)np * sizeof *m->proc_node);
     m->fanout = (uint32_t)o->fanout;
     return 0;
 }

@@ -1,5 +1,5 @@
 /* The ranks' output as mpirun writes it: to its own stdout/stderr, with
- * `[rank] ` before every line under --tag-output, or to
+ * `[rank] ` (a spawned process: `[spawn,rank]`) before every line under --tag-output, or to
  * DIR/1/rank.R/stdout and .../stderr under --output-filename DIR (Open MPI's
  * layout). Each IO frame holds whole lines of one rank and is written with
  * one write, so lines of different ranks never interleave; a rank's last
@@ -301,15 +301,17 @@ fail:
 
 /* The frame's text as it goes out: the newline ending another rank's
  * unfinished line, and the tags under --tag-output. */
-static struct chunk *format_lines(struct ol_output *o, uint32_t rank, int s, const uint8_t *data, size_t len)
+static struct chunk *format_lines(struct ol_output *o, uint32_t gid, uint32_t spawn_no, uint32_t rank, int s,
+                                  const uint8_t *data, size_t len)
 {
-    bool open_other = o->open_line_rank[s] != OL_NO_RANK && o->open_line_rank[s] != rank;
+    bool open_other = o->open_line_rank[s] != OL_NO_RANK && o->open_line_rank[s] != gid;
     bool at_start = o->open_line_rank[s] == OL_NO_RANK || open_other;
-    char tag[24];
+    char tag[32];
     int tlen = 0;
     size_t lines = 1;
     if (o->tag) {
-        tlen = snprintf(tag, sizeof tag, "[%u] ", rank);
+        tlen = spawn_no == 0 ? snprintf(tag, sizeof tag, "[%u] ", rank)
+                             : snprintf(tag, sizeof tag, "[%u,%u] ", spawn_no, rank);
         for (size_t i = 0; i < len; i++)
             lines += data[i] == '\n';
     }
@@ -332,20 +334,21 @@ static struct chunk *format_lines(struct ol_output *o, uint32_t rank, int s, con
     return c;
 }
 
-void ol_output_write(struct ol_output *o, uint32_t rank, int stream, const uint8_t *data, size_t len)
+void ol_output_write(struct ol_output *o, uint32_t gid, uint32_t spawn_no, uint32_t rank, int stream,
+                     const uint8_t *data, size_t len)
 {
     int s = stream == OL_STREAM_STDERR ? 1 : 0;
     if (len == 0)
         return;
-    if (o->dirfd >= 0 && rank < o->nranks) {
+    if (o->dirfd >= 0 && spawn_no == 0 && rank < o->nranks) {
         int fd = file_fd(o, rank, s);
         if (fd >= 0) {
             (void)ol_write_all(fd, data, len);
             return;
         }
     }
-    enqueue(o, format_lines(o, rank, s, data, len));
-    o->open_line_rank[s] = data[len - 1] == '\n' ? OL_NO_RANK : rank;
+    enqueue(o, format_lines(o, gid, spawn_no, rank, s, data, len));
+    o->open_line_rank[s] = data[len - 1] == '\n' ? OL_NO_RANK : gid;
 }
 
 void ol_output_text(struct ol_output *o, const char *text)

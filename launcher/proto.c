@@ -223,6 +223,7 @@ void ol_msg_launch_encode(const ol_msg_launch_t *m, ol_wbuf_t *w)
     ol_w_u8(w, m->bind_to);
     ol_w_u8(w, m->report_bindings);
     ol_w_u16(w, m->pe);
+    ol_w_u32(w, m->univ_size);
     ol_w_str(w, m->cwd);
     ol_w_strv(w, m->env);
     ol_w_u32(w, m->napps);
@@ -274,6 +275,7 @@ int ol_msg_launch_decode(ol_rbuf_t *r, ol_msg_launch_t *m)
     m->bind_to = ol_r_u8(r);
     m->report_bindings = ol_r_u8(r);
     m->pe = ol_r_u16(r);
+    m->univ_size = ol_r_u32(r);
     m->cwd = ol_r_str(r);
     m->env = ol_r_strv(r);
     m->napps = ol_r_u32(r);
@@ -305,6 +307,9 @@ void ol_msg_launch_free(ol_msg_launch_t *m)
     for (uint32_t a = 0; m->apps != NULL && a < m->napps; a++) {
         free(m->apps[a].exe);
         ol_strv_free(m->apps[a].argv);
+        ol_strv_free(m->apps[a].env);
+        free(m->apps[a].cwd);
+        free(m->apps[a].path);
     }
     free(m->apps);
     memset(m, 0, sizeof *m);
@@ -668,6 +673,171 @@ void ol_msg_state_free(ol_msg_state_t *m)
     m->n = 0;
 }
 
+/* ---- spawn ---- */
+
+void ol_msg_spawn_req_encode(const ol_msg_spawn_req_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->from_node);
+    ol_w_u32(w, m->parent_gid);
+    ol_w_u32(w, m->napps);
+    for (uint32_t a = 0; a < m->napps; a++) {
+        const ol_spawn_app_t *app = &m->apps[a];
+        ol_w_str(w, app->cmd);
+        ol_w_strv(w, app->argv);
+        ol_w_strv(w, app->env);
+        ol_w_str(w, app->cwd);
+        ol_w_u32(w, app->maxprocs);
+        ol_w_str(w, app->host);
+        ol_w_str(w, app->hostfile);
+        ol_w_str(w, app->add_host);
+        ol_w_str(w, app->path);
+    }
+}
+
+int ol_msg_spawn_req_decode(ol_rbuf_t *r, ol_msg_spawn_req_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->req_id = ol_r_u32(r);
+    m->from_node = ol_r_u32(r);
+    m->parent_gid = ol_r_u32(r);
+    m->napps = ol_r_u32(r);
+    /* Each app takes at least 36 bytes: refuse counts the body cannot hold. */
+    if (r->failed || m->napps == 0 || m->napps > r->left / 36)
+        return -1;
+    m->apps = ol_xcalloc(m->napps, sizeof *m->apps);
+    for (uint32_t a = 0; a < m->napps; a++) {
+        ol_spawn_app_t *app = &m->apps[a];
+        app->cmd = ol_r_str(r);
+        app->argv = ol_r_strv(r);
+        app->env = ol_r_strv(r);
+        app->cwd = ol_r_str(r);
+        app->maxprocs = ol_r_u32(r);
+        app->host = ol_r_str(r);
+        app->hostfile = ol_r_str(r);
+        app->add_host = ol_r_str(r);
+        app->path = ol_r_str(r);
+        if (!r->failed && (app->cmd == NULL || app->maxprocs == 0))
+            r->failed = true;
+    }
+    if (r->failed) {
+        ol_msg_spawn_req_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_spawn_req_free(ol_msg_spawn_req_t *m)
+{
+    for (uint32_t a = 0; m->apps != NULL && a < m->napps; a++) {
+        ol_spawn_app_t *app = &m->apps[a];
+        free(app->cmd);
+        ol_strv_free(app->argv);
+        ol_strv_free(app->env);
+        free(app->cwd);
+        free(app->host);
+        free(app->hostfile);
+        free(app->add_host);
+        free(app->path);
+    }
+    free(m->apps);
+    memset(m, 0, sizeof *m);
+}
+
+void ol_msg_spawn_encode(const ol_msg_spawn_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->spawn_no);
+    ol_w_u32(w, m->gid_base);
+    ol_w_u32(w, m->parent_gid);
+    ol_w_u32(w, m->univ_size);
+    ol_msg_launch_encode(&m->job, w);
+    for (uint32_t a = 0; a < m->job.napps; a++) {
+        ol_w_strv(w, m->job.apps[a].env);
+        ol_w_str(w, m->job.apps[a].cwd);
+        ol_w_str(w, m->job.apps[a].path);
+    }
+}
+
+int ol_msg_spawn_decode(ol_rbuf_t *r, ol_msg_spawn_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->spawn_no = ol_r_u32(r);
+    m->gid_base = ol_r_u32(r);
+    m->parent_gid = ol_r_u32(r);
+    m->univ_size = ol_r_u32(r);
+    if (r->failed || ol_msg_launch_decode(r, &m->job) != 0)
+        return -1;
+    for (uint32_t a = 0; a < m->job.napps; a++) {
+        m->job.apps[a].env = ol_r_strv(r);
+        m->job.apps[a].cwd = ol_r_str(r);
+        m->job.apps[a].path = ol_r_str(r);
+    }
+    if (r->failed || m->spawn_no == 0) {
+        ol_msg_launch_free(&m->job);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_spawn_ack_encode(const ol_msg_spawn_ack_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->spawn_no);
+    ol_w_u32(w, m->node_id);
+    ol_w_u8(w, m->phase);
+    ol_w_u32(w, (uint32_t)m->err);
+    ol_w_str(w, m->text);
+}
+
+int ol_msg_spawn_ack_decode(ol_rbuf_t *r, ol_msg_spawn_ack_t *m)
+{
+    m->spawn_no = ol_r_u32(r);
+    m->node_id = ol_r_u32(r);
+    m->phase = ol_r_u8(r);
+    m->err = (int32_t)ol_r_u32(r);
+    m->text = ol_r_str(r);
+    if (r->failed) {
+        free(m->text);
+        m->text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_spawn_done_encode(const ol_msg_spawn_done_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->to_node);
+    ol_w_u32(w, (uint32_t)m->status);
+    ol_w_str(w, m->nspace);
+}
+
+int ol_msg_spawn_done_decode(ol_rbuf_t *r, ol_msg_spawn_done_t *m)
+{
+    m->req_id = ol_r_u32(r);
+    m->to_node = ol_r_u32(r);
+    m->status = (int32_t)ol_r_u32(r);
+    m->nspace = ol_r_str(r);
+    if (r->failed) {
+        free(m->nspace);
+        m->nspace = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_spawn_go_encode(uint32_t spawn_no, uint8_t go, ol_wbuf_t *w)
+{
+    ol_w_u32(w, spawn_no);
+    ol_w_u8(w, go);
+}
+
+int ol_msg_spawn_go_decode(ol_rbuf_t *r, uint32_t *spawn_no, uint8_t *go)
+{
+    *spawn_no = ol_r_u32(r);
+    *go = ol_r_u8(r);
+    return r->failed ? -1 : 0;
+}
+
 const char *ol_msg_type_name(uint16_t type)
 {
     static const char *const names[] = {
@@ -679,7 +849,9 @@ const char *ol_msg_type_name(uint16_t type)
         [OL_MSG_FENCE_UP] = "FENCE_UP", [OL_MSG_FENCE_DOWN] = "FENCE_DOWN",
         [OL_MSG_DMODEX_REQ] = "DMODEX_REQ", [OL_MSG_DMODEX_RESP] = "DMODEX_RESP",
         [OL_MSG_PING] = "PING",         [OL_MSG_STATE_REQ] = "STATE_REQ",
-        [OL_MSG_STATE] = "STATE",
+        [OL_MSG_STATE] = "STATE",       [OL_MSG_SPAWN_REQ] = "SPAWN_REQ",
+        [OL_MSG_SPAWN] = "SPAWN",       [OL_MSG_SPAWN_ACK] = "SPAWN_ACK",
+        [OL_MSG_SPAWN_GO] = "SPAWN_GO", [OL_MSG_SPAWN_DONE] = "SPAWN_DONE",
     };
     if (type < sizeof names / sizeof names[0] && names[type] != NULL)
         return names[type];

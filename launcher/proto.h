@@ -23,7 +23,7 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 4u
+#define OL_PROTO_VERSION 5u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
@@ -48,7 +48,12 @@ enum ol_msg_type {
     OL_MSG_PING = 16,       /* either way on TCP links; keeps dead peers detectable */
     OL_MSG_STATE_REQ = 17,  /* down, to all: send your ranks' states */
     OL_MSG_STATE = 18,      /* up: one daemon's ranks' states */
-    OL_MSG_TYPE_MAX = 18,
+    OL_MSG_SPAWN_REQ = 19,  /* up: a rank called PMIx_Spawn */
+    OL_MSG_SPAWN = 20,      /* down, to all: a spawn's new namespace; check its programs */
+    OL_MSG_SPAWN_ACK = 21,  /* up: a daemon checked (or started) its part of a spawn */
+    OL_MSG_SPAWN_GO = 22,   /* down, to all: start the spawn's processes, or forget it */
+    OL_MSG_SPAWN_DONE = 23, /* routed to the asking daemon: PMIx_Spawn's answer */
+    OL_MSG_TYPE_MAX = 23,
 };
 
 /* How a rank ended, in RANK_EXIT. */
@@ -83,8 +88,12 @@ typedef struct {
 /* One program of an MPMD job; its ranks are [first_rank, first_rank + np). */
 typedef struct {
     uint32_t first_rank, np;
-    char *exe;             /* resolved program path */
+    char *exe;             /* resolved program path (SPAWN: as the user wrote it) */
     char **argv;
+    /* SPAWN only (NULL in LAUNCH): */
+    char **env;            /* NAME=VALUE added to the job's environment */
+    char *cwd;             /* the app's working directory, or NULL: the job's */
+    char *path;            /* directories searched for exe before PATH, or NULL */
 } ol_app_t;
 
 typedef struct {
@@ -96,6 +105,7 @@ typedef struct {
     uint32_t kill_grace_ms;
     uint8_t map_by, bind_to, report_bindings;
     uint16_t pe;           /* cores per rank (--map-by X:PE=n), >= 1 */
+    uint32_t univ_size;    /* PMIX_UNIV_SIZE: the slots of the job's hosts, >= job_size */
     char *cwd;
     char **env;            /* extra NAME=VALUE for every rank */
     uint32_t napps;
@@ -197,6 +207,51 @@ typedef struct {
     ol_rank_state_t *ranks;
 } ol_msg_state_t;
 
+/* One program of a PMIx_Spawn call, as the daemon received it. */
+typedef struct {
+    char *cmd;
+    char **argv;
+    char **env;            /* NAME=VALUE to add */
+    char *cwd;             /* PMIX_WDIR or the app's cwd, or NULL */
+    uint32_t maxprocs;
+    char *host;            /* PMIX_HOST: "a,b:2", or NULL */
+    char *hostfile;        /* PMIX_HOSTFILE path, or NULL */
+    char *add_host;        /* PMIX_ADD_HOST, or NULL */
+    char *path;            /* "ompi-lite.path", or NULL */
+} ol_spawn_app_t;
+
+typedef struct {
+    uint32_t req_id, from_node; /* where SPAWN_DONE goes */
+    uint32_t parent_gid;   /* the spawning process (see "Process ids" in README.md) */
+    uint32_t napps;
+    ol_spawn_app_t *apps;
+} ol_msg_spawn_req_t;
+
+/* A spawn's namespace: job.rank_node is by rank in the new namespace, the
+ * process ids are gid_base + rank. */
+typedef struct {
+    uint32_t spawn_no;     /* 1 for the first spawn of the job */
+    uint32_t gid_base;
+    uint32_t parent_gid;
+    uint32_t univ_size;
+    ol_msg_launch_t job;
+} ol_msg_spawn_t;
+
+/* SPAWN_ACK: phase 0 = programs checked, 1 = processes started. */
+typedef struct {
+    uint32_t spawn_no, node_id;
+    uint8_t phase;
+    int32_t err;           /* 0, or the errno that stops it */
+    char *text;            /* err: the program as resolved (or named) */
+} ol_msg_spawn_ack_t;
+
+/* SPAWN_DONE */
+typedef struct {
+    uint32_t req_id, to_node;
+    int32_t status;        /* a pmix_status_t */
+    char *nspace;          /* success: the new namespace */
+} ol_msg_spawn_done_t;
+
 /* Growable encode buffer; a failed allocation aborts (see util.c). */
 typedef struct {
     uint8_t *data;
@@ -262,6 +317,19 @@ void ol_msg_state_encode(const ol_msg_state_t *m, ol_wbuf_t *w);
 int ol_msg_state_decode(ol_rbuf_t *r, ol_msg_state_t *m);
 void ol_msg_state_free(ol_msg_state_t *m);
 void ol_rank_state_free(ol_rank_state_t *s);
+
+void ol_msg_spawn_req_encode(const ol_msg_spawn_req_t *m, ol_wbuf_t *w);
+int ol_msg_spawn_req_decode(ol_rbuf_t *r, ol_msg_spawn_req_t *m);
+void ol_msg_spawn_req_free(ol_msg_spawn_req_t *m);
+void ol_msg_spawn_encode(const ol_msg_spawn_t *m, ol_wbuf_t *w);
+int ol_msg_spawn_decode(ol_rbuf_t *r, ol_msg_spawn_t *m);
+void ol_msg_spawn_ack_encode(const ol_msg_spawn_ack_t *m, ol_wbuf_t *w);
+int ol_msg_spawn_ack_decode(ol_rbuf_t *r, ol_msg_spawn_ack_t *m);
+void ol_msg_spawn_done_encode(const ol_msg_spawn_done_t *m, ol_wbuf_t *w);
+int ol_msg_spawn_done_decode(ol_rbuf_t *r, ol_msg_spawn_done_t *m);
+/* SPAWN_GO: go = 1 start, 0 forget. */
+void ol_msg_spawn_go_encode(uint32_t spawn_no, uint8_t go, ol_wbuf_t *w);
+int ol_msg_spawn_go_decode(ol_rbuf_t *r, uint32_t *spawn_no, uint8_t *go);
 
 /* A message that is only one u32 (JOB_DONE: node id). */
 void ol_msg_u32_encode(uint32_t v, ol_wbuf_t *w);

@@ -25,6 +25,9 @@ libol_core_la_SOURCES = \
 	ompi-lite/runtime/state.c ompi-lite/include/ol_state.h ompi-lite/include/ol_shm_names.h \
 	ompi-lite/runtime/shm_file.c ompi-lite/include/ol_shm_file.h \
 	ompi-lite/runtime/netif.c ompi-lite/include/ol_netif.h ompi-lite/include/ol_counter.h \
+	ompi-lite/runtime/procs.c ompi-lite/runtime/procs.h \
+	ompi-lite/runtime/port.c ompi-lite/runtime/names.c ompi-lite/include/ol_dynamic.h \
+	ompi-lite/include/ol_spawn.h ompi-lite/runtime/user_dir.c ompi-lite/include/ol_user_dir.h \
 	ompi-lite/datatype/predefined.c
 include ompi-lite/datatype/local.mk
 include ompi-lite/op/local.mk
@@ -43,7 +46,8 @@ OL_API_IMPL = \
 	ompi-lite/api/coll_reduce.c ompi-lite/api/op.c ompi-lite/api/fortran_abi.c \
 	ompi-lite/api/fortran_status.c ompi-lite/api/win.c ompi-lite/api/part.c \
 	ompi-lite/api/session.c ompi-lite/api/file.c ompi-lite/api/tool.c \
-	ompi-lite/api/hw_resource.c ompi-lite/api/hw_resource.h
+	ompi-lite/api/hw_resource.c ompi-lite/api/hw_resource.h \
+	ompi-lite/api/dynamic.c ompi-lite/api/dynamic.h
 OL_API_GENERATED = ompi-lite/api/gen_bindings.c ompi-lite/api/gen_impl.h
 BUILT_SOURCES += $(OL_API_GENERATED)
 CLEANFILES += $(OL_API_GENERATED)

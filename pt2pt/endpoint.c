@@ -9,9 +9,11 @@
 
 ucp_ep_h *ol_endpoints;
 
+/* Room for other jobs' processes too (ol_runtime.h), so that the array
+ * never moves under a reader: pages nobody touches cost no memory. */
 ol_status_t ol_ep_init(void)
 {
-    ol_endpoints = calloc((size_t)ol_rt.size, sizeof(*ol_endpoints));
+    ol_endpoints = calloc(OL_RT_MAX_PROCS, sizeof(*ol_endpoints));
     return ol_endpoints ? OL_OK : MPI_ERR_NO_MEM;
 }
 
@@ -66,7 +68,7 @@ void ol_ep_close_all(void)
     if (!ol_endpoints)
         return;
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
-    for (int r = 0; r < ol_rt.size; r++) {
+    for (int r = 0, n = ol_rt_proc_count(); r < n; r++) {
         if (!ol_endpoints[r])
             continue;
         void *req = ucp_ep_close_nbx(ol_endpoints[r], &param);

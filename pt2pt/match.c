@@ -158,6 +158,7 @@ typedef struct {
 } backlog_t;
 
 static bool rings;          /* our matching runs */
+uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
 static size_t eager_bytes;
 static size_t cma_bytes;    /* SIZE_MAX: never */
 static struct {
@@ -223,6 +224,35 @@ static inline void *handle_of(local_recv_t *r)
 static inline void *send_handle_of(local_send_t *send)
 {
     return (void *)((uintptr_t)send | 2);
+}
+
+/* Whether a message of this tag goes through the rings. */
+static inline bool through_rings(ucp_tag_t tag)
+{
+    return rings && !ol_match_tag_over_ucx(tag);
+}
+
+void ol_pt2pt_context_over_ucx(uint32_t context_id, bool over_ucx)
+{
+    uint64_t bit = (uint64_t)1 << (context_id % 64);
+    if (over_ucx)
+        __atomic_fetch_or(&ol_match_ucx_contexts[context_id / 64], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&ol_match_ucx_contexts[context_id / 64], ~bit, __ATOMIC_RELAXED);
+}
+
+/* A message that a probe took out of UCX's matching while the rings run
+ * carries a 1 in its lowest bit, so that ol_match_msg_recv tells it from
+ * the rings' (both are aligned pointers). */
+static inline ol_match_message_t ucx_message(ucp_tag_message_h message)
+{
+    return message ? (ol_match_message_t)((uintptr_t)message | 1) : NULL;
+}
+
+static inline ucp_tag_message_h is_ucx_message(ol_match_message_t message)
+{
+    return ((uintptr_t)message & 1) ? (ucp_tag_message_h)((uintptr_t)message & ~(uintptr_t)1)
+                                    : NULL;
 }
 
 static inline void lock(void)
@@ -1048,7 +1078,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
 {
     *seq = 0;
     size_t bytes = data_bytes(data);
-    if (!rings) {
+    if (!through_rings(tag)) {
         count_sent(OL_P2P_PATH_UCX, tag, bytes);
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
@@ -1154,7 +1184,7 @@ static bool nothing_else_to_progress(void)
 
 void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask)
 {
-    if (!rings || peer < 0 || peer == ol_rt.rank || ol_rt.spin_us == 0 ||
+    if (!through_rings(tag) || peer < 0 || peer == ol_rt.rank || ol_rt.spin_us == 0 ||
         !nothing_else_to_progress() || find_arrived(tag, mask) != NULL)
         return;
     const void *payload;
@@ -1174,7 +1204,7 @@ void ol_match_await_sender(int peer, ucp_tag_t tag, ucp_tag_t mask)
 void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_t mask,
                     const ucp_request_param_t *param, uint64_t *sender_tag, bool *sender_known)
 {
-    if (!rings)
+    if (!through_rings(tag))
         return ucx_recv(data, tag, mask, param, sender_tag, sender_known);
     lock();
     unexpected_t *u = find_arrived(tag, mask);
@@ -1207,6 +1237,12 @@ ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
 {
     if (!rings)
         return ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, remove, info);
+    if (!through_rings(tag)) {
+        lock();
+        ucp_tag_message_h found = ucp_tag_probe_nb(ol_rt.ucp_worker, tag, mask, remove, info);
+        unlock();
+        return remove ? ucx_message(found) : found;
+    }
     lock();
     drain_rings();
     unexpected_t *u = find_arrived(tag, mask);
@@ -1228,6 +1264,9 @@ void *ol_match_msg_recv(const ol_ucx_data_t *data, ol_match_message_t message,
 {
     if (!rings)
         return ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, message, param);
+    ucp_tag_message_h taken = is_ucx_message(message);
+    if (taken)
+        return ucp_tag_msg_recv_nbx(ol_rt.ucp_worker, data->buffer, data->count, taken, param);
     unexpected_t *u = message;
     lock();
     local_recv_t *r = recv_new(data, param);

@@ -9,6 +9,7 @@
 #ifndef OL_PT2PT_MATCH_H
 #define OL_PT2PT_MATCH_H
 
+#include "tag_layout.h"
 #include "ucx_datatype.h"
 #include <stdio.h>
 #include <ucp/api/ucp.h>
@@ -29,14 +30,25 @@ unsigned ol_match_backlogged_peers(void);
 /* The lengths of the unexpected and posted queues of the rings' matching,
  * and the unexpected queue's high-water mark (0 while UCX matches). */
 void ol_match_queue_levels(unsigned *unexpected, unsigned *unexpected_high_water, unsigned *posted);
-/* Counts a message a receive's callback got when UCX matches (with the
- * rings, match.c counts every message as it meets its receive): a flag
+/* Contexts whose messages go through UCX's matching although the rings
+ * run: communicators with other jobs' processes, which the rings do not
+ * join (ol_pt2pt_context_over_ucx). All of a context's messages take one
+ * path, so MPI's order within a communicator holds. A bit a context id. */
+extern uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
+static inline bool ol_match_tag_over_ucx(ucp_tag_t tag)
+{
+    uint32_t id = (uint32_t)((tag & OL_CONTEXT_MASK) >> OL_CONTEXT_SHIFT);
+    return (__atomic_load_n(&ol_match_ucx_contexts[id / 64], __ATOMIC_RELAXED) >> (id % 64)) & 1;
+}
+
+/* Counts a message a receive's callback got when UCX matched it (the
+ * rings' matching counts every message as it meets its receive): a flag
  * test inline, so that a receive over the rings pays no call. */
 extern bool ol_match_by_ucx;
 void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st);
 static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st)
 {
-    if (OL_UNLIKELY(ol_match_by_ucx))
+    if (OL_UNLIKELY(ol_match_by_ucx || ol_match_tag_over_ucx(info->sender_tag)))
         ol_match_count_ucx_message(info, st);
 }
 

@@ -19,6 +19,12 @@ void ol_pt2pt_params_print(FILE *out);
 /* Waits for buffered sends, closes every endpoint flushing what is in flight. */
 void ol_pt2pt_finalize(void);
 
+/* A communicator with other jobs' processes (MPI_Comm_spawn, connect,
+ * join) sends all its messages through UCX, whose matching reaches every
+ * process, not through the rings of one job's ranks: on (at creation) or
+ * off (when its context id is released). */
+void ol_pt2pt_context_over_ucx(uint32_t context_id, bool over_ucx);
+
 /* The paths an MPI message takes, as the tool interface's performance
  * variables tell them apart (path_counters.h counts them). */
 typedef enum {

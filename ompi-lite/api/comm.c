@@ -34,6 +34,16 @@ _Static_assert((3 + GROUP_VIEWS) * OL_COLL_TAG_RANGE <= OL_PART_TAG_FIRST,
 
 /* ---- objects --------------------------------------------------------------- */
 
+ol_comm_t *ol_comm_parent;
+
+static bool has_other_jobs(const ol_group_t *group)
+{
+    for (int i = 0; i < group->size; i++)
+        if (group->world_ranks[i] >= ol_rt.size)
+            return true;
+    return false;
+}
+
 /* A communicator over group (and remote_group for an intercommunicator);
  * takes over the callers' references to the groups. It derives from the
  * session its group derives from. */
@@ -52,6 +62,9 @@ static ol_comm_t *comm_new(uint32_t context_id, ol_group_t *group, ol_group_t *r
     c->size = group->size;
     c->peer_size = peers->size;
     c->world_ranks = peers->world_ranks;
+    c->spans_jobs = has_other_jobs(group) || (remote_group && has_other_jobs(remote_group));
+    if (c->spans_jobs)
+        ol_pt2pt_context_over_ucx(context_id, true);
     c->errhandler = errhandler;
     ol_errhandler_retain(errhandler);
     if (group->session) {
@@ -70,6 +83,10 @@ static void comm_destroy(ol_comm_t *c)
         ol_topo_free(c->topo);
     if (c->info)
         ol_info_release(c->info);
+    if (c->spans_jobs)
+        ol_pt2pt_context_over_ucx(c->context_id, false);
+    if (c == ol_comm_parent)
+        ol_comm_parent = NULL;
     ol_cid_release(c->context_id);
     ol_group_release(c->group);
     if (c->remote_group)
@@ -1114,6 +1131,65 @@ int ol_api_intercomm_create(ol_comm_t *local_comm, int local_leader, MPI_Comm pe
     return MPI_SUCCESS;
 }
 
+/* The agreement with a group that shares no communicator with this one
+ * (api/dynamic.c): the roots swap through the caller's link, and the root
+ * broadcasts the outcome with the words, so that a failed swap fails the
+ * call everywhere instead of leaving the others waiting. */
+typedef struct {
+    ol_comm_t *local;
+    int root;
+    ol_comm_swap_t swap;
+    void *ctx;
+} remote_creation_t;
+
+static ol_status_t and_remote(uint64_t *words, int n, void *arg)
+{
+    remote_creation_t *how = arg;
+    ol_status_t rc = and_over(how->local, words, n);
+    uint64_t shared[n + 1], theirs[n];
+    if (how->local->rank == how->root) {
+        if (rc == OL_OK)
+            rc = how->swap(words, theirs, sizeof(theirs), how->ctx);
+        for (int i = 0; rc == OL_OK && i < n; i++)
+            words[i] &= theirs[i];
+        memcpy(shared, words, sizeof(theirs));
+        shared[n] = (uint64_t)rc;
+    }
+    ol_status_t sent = ol_coll_bcast(shared, n + 1, ol_dt_from_handle(MPI_UINT64_T), how->root,
+                                     how->local);
+    if (sent != OL_OK)
+        return sent;
+    if (shared[n] != OL_OK) {
+        if (how->local->rank != how->root)
+            ol_api_set_detail("the root could not agree with the other group on a context id");
+        return (ol_status_t)shared[n];
+    }
+    memcpy(words, shared, sizeof(theirs));
+    return OL_OK;
+}
+
+int ol_comm_create_with_remote(ol_comm_t *comm, int root, ol_group_t *remote,
+                               ol_comm_swap_t swap, void *ctx, MPI_Comm *newcomm)
+{
+    remote_creation_t how = {comm, root, swap, ctx};
+    uint32_t id;
+    int rc = ol_cid_allocate(and_remote, &how, agreement_priority(comm, comm->coll_sequence), &id);
+    if (rc != MPI_SUCCESS) {
+        ol_group_release(remote);
+        return rc;
+    }
+    ol_group_retain(comm->group);
+    ol_comm_t *c = comm_new(id, comm->group, remote, comm->errhandler);
+    if (!c) {
+        ol_group_release(comm->group);
+        ol_group_release(remote);
+        ol_cid_release(id);
+        return MPI_ERR_NO_MEM;
+    }
+    *newcomm = ol_comm_to_handle(c);
+    return MPI_SUCCESS;
+}
+
 /* Each group first agrees on a communicator of its own, then their leaders
  * meet over WORLD, as MPI_Intercomm_create does. */
 int ol_api_intercomm_create_from_groups(ol_group_t *local_group, int local_leader,
@@ -1153,23 +1229,26 @@ int ol_api_intercomm_merge(ol_comm_t *intercomm, int high, MPI_Comm *newintracom
         return MPI_ERR_COMM;
     }
     /* Which group goes first: the one that said high = false; on a tie,
-     * the one whose first process has the lower world rank. */
+     * the one whose first process comes first in the order of processes
+     * that all jobs share (world rank within one job). */
     ol_comm_t view;
     local_view(intercomm, &view);
-    int mine[2] = {high != 0, intercomm->group->world_ranks[0]}, theirs[2] = {0, 0};
+    int mine = high != 0, theirs = 0;
     ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
     int rc = MPI_SUCCESS;
     if (intercomm->rank == 0)
-        rc = ol_coll_sendrecv(mine, 2, ints, 0, theirs, 2, ints, 0, OL_COLL_TAG_RANGE - 2,
-                                    intercomm);
+        rc = ol_coll_sendrecv(&mine, 1, ints, 0, &theirs, 1, ints, 0, OL_COLL_TAG_RANGE - 2,
+                              intercomm);
     if (rc == MPI_SUCCESS)
-        rc = ol_coll_bcast(theirs, 2, ints, 0, &view);
+        rc = ol_coll_bcast(&theirs, 1, ints, 0, &view);
     uint32_t id;
     if (rc == MPI_SUCCESS)
         rc = new_context_id(intercomm, &id);
     if (rc != MPI_SUCCESS)
         return rc;
-    bool local_first = mine[0] != theirs[0] ? mine[0] < theirs[0] : mine[1] < theirs[1];
+    bool local_first = mine != theirs ? mine < theirs
+                                      : ol_rt_proc_compare(intercomm->group->world_ranks[0],
+                                                           intercomm->remote_group->world_ranks[0]) < 0;
     const ol_group_t *first = local_first ? intercomm->group : intercomm->remote_group;
     const ol_group_t *second = local_first ? intercomm->remote_group : intercomm->group;
     int n = first->size + second->size;

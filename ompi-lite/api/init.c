@@ -3,6 +3,7 @@
  * pt2pt) and stops them in reverse. */
 #include "gen_impl.h"
 #include "coll.h"
+#include "dynamic.h"
 #include "ol_accel.h"
 #include "ol_attr.h"
 #include "pt2pt.h"
@@ -100,7 +101,7 @@ static int start(int required, int *provided)
     main_thread = pthread_self();
     if (provided)
         *provided = level;
-    return MPI_SUCCESS;
+    return ol_dynamic_start();
 }
 
 int ol_api_init(int *argc, char ***argv)
@@ -130,6 +131,7 @@ int ol_api_finalize(void)
     int rc = ol_attr_delete_all_comm(&ol_comm_self);
     if (rc != MPI_SUCCESS)
         return rc;
+    ol_dynamic_stop();
     world = WORLD_FINALIZED;
     return ol_api_runtime_release();
 }

@@ -47,6 +47,8 @@ NOT_BOUND = {
     "MPI_Abi_set_fortran_info": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_get_fortran_booleans": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_set_fortran_booleans": "C only: the Fortran layer makes this call itself",
+    "MPI_Comm_spawn": "Fortran's blank-terminated argv arrays need hand-written glue",
+    "MPI_Comm_spawn_multiple": "Fortran's blank-terminated argv arrays need hand-written glue",
 }
 
 # Functions whose C glue is written by hand in glue_special.c, because their
@@ -125,7 +127,7 @@ STRING_OUT_SIZES = {
     "version": "MPI_MAX_LIBRARY_VERSION_STRING", "comm_name": "MPI_MAX_OBJECT_NAME",
     "type_name": "MPI_MAX_OBJECT_NAME", "win_name": "MPI_MAX_OBJECT_NAME",
     "key": "MPI_MAX_INFO_KEY", "value": "(*valuelen > 0 ? (size_t)*valuelen : 0)",
-    "datarep": "MPI_MAX_DATAREP_STRING",
+    "datarep": "MPI_MAX_DATAREP_STRING", "port_name": "MPI_MAX_PORT_NAME",
 }
 
 # Input strings from which leading blanks go too (MPI-4.1 10: Fortran info

@@ -29,6 +29,10 @@ typedef struct ol_comm {
     ol_group_t *group;
     ol_group_t *remote_group; /* intercommunicators only */
     bool predefined;
+    /* Members of other jobs too (MPI_Comm_spawn, connect/accept, join):
+     * its messages go over UCX (pt2pt.h), and its collectives choose from
+     * what every member knows alike, not from this job's hosts. */
+    bool spans_jobs;
     int coll_tag_base;       /* shifts collective tags (MPI_Comm_create_group) */
     /* The rank that messages carry in their tag, by rank; NULL: the rank
      * itself. A view of a subgroup (MPI_Comm_create_group) carries the

@@ -27,6 +27,8 @@ extern struct ol_param_values {
     const char *shm_test_name;  /* SHM_TEST_NAME: tests only (ol_shm_file.h) */
     const char *ifname;         /* IFNAME: the interfaces between hosts (ol_netif.h) */
     const char *net_test_speed; /* NET_TEST_SPEED: tests only (ol_netif.h) */
+    int connect_timeout_s;      /* CONNECT_TIMEOUT_S: ports (runtime/port.c) */
+    const char *name_dir;       /* NAME_DIR: published names (runtime/names.c) */
     /* UCX settings applied unless the user set the UCX variable (empty:
      * UCX's own default); see init.c. */
     const char *ucx_mm_fifo_size;      /* UCX_MM_FIFO_SIZE */

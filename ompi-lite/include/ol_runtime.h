@@ -32,6 +32,7 @@ typedef struct {
     int worker_efd;          /* UCX wakeup fd: blocked ranks sleep on it */
     int spin_us;             /* how long a waiting rank polls before sleeping */
     uint64_t job_key;        /* a hash of the PMIx namespace: groups shared files (ol_shm_names.h) */
+    char job_name[256];      /* the PMIx namespace; a singleton makes up one no other can have */
 } ol_runtime_t;
 
 extern ol_runtime_t ol_rt;
@@ -80,6 +81,27 @@ ol_status_t ol_rt_fence(void);
  * buffer is the caller's to free with ol_rt_free_peer_address(). */
 ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length);
 void ol_rt_free_peer_address(void *address);
+
+/* Processes of other jobs (MPI_Comm_spawn, MPI_Comm_connect/accept,
+ * MPI_Comm_join) take indices from ol_rt.size up, in the space of world
+ * ranks, so that groups, communicators and endpoints name them as they
+ * name the job's own ranks. A process is known by its job's name and its
+ * rank there, and reached at the UCX worker address it sent. Indices stay
+ * until the runtime ends. */
+enum { OL_RT_MAX_PROCS = 1 << 20 };
+/* The index of (job, rank), added with address if new. A process of this
+ * job gets its world rank (address unused). */
+ol_status_t ol_rt_proc_index(const char *job, int rank, const void *address, size_t length,
+                             int *index);
+/* Processes known: world ranks and the others' indices are below it. */
+int ol_rt_proc_count(void);
+/* Who index is: its job's name (valid until the runtime ends) and rank. */
+void ol_rt_proc_identity(int index, const char **job, int *rank);
+/* A total order of processes that every process computes alike: by job
+ * name, then rank (negative, zero, positive as for strcmp). */
+int ol_rt_proc_compare(int a, int b);
+/* This process's UCX worker address (the runtime's; do not free). */
+void ol_rt_own_address(const void **address, size_t *length);
 
 /* Bytes this rank shares with the others of its job under key (a PMIx put
  * and commit): they can look them up after the next ol_rt_fence. What a

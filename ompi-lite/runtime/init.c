@@ -6,11 +6,13 @@
 #include "ol_params.h"
 #include "ol_runtime.h"
 #include "pmix_client.h"
+#include "procs.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -425,6 +427,13 @@ static void set_singleton_facts(void)
     ol_rt.node_rank = 0;
     ol_rt.node_leader = 0;
     ol_rt.appnum = 0;
+    /* Unlike any other process's, so that MPI_Comm_connect and
+     * MPI_Comm_join tell singletons apart. */
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+        nonce = (uint64_t)ol_rt_wtime() * 1000000007u;
+    snprintf(ol_rt.job_name, sizeof(ol_rt.job_name), "singleton.%.200s.%d.%016llx", ol_rt.hostname,
+             (int)getpid(), (unsigned long long)nonce);
 }
 
 static const ol_rt_device_t *device_layer;
@@ -494,6 +503,7 @@ ol_status_t ol_rt_finalize(void)
     /* After the fence: no peer reads or maps our memory through IPC any more. */
     device_finalize();
     ucx_stop();
+    ol_rt_procs_clear();
     ol_pmix_stop();
     ol_rt.state = OL_RT_FINALIZED;
     return rc;
@@ -525,6 +535,8 @@ void ol_rt_abort(int exit_code, const char *message)
 
 ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length)
 {
+    if (world_rank >= ol_rt.size)
+        return ol_rt_procs_address(world_rank, address, length);
     if (world_rank == ol_rt.rank) {
         *address = malloc(own_address_length);
         if (!*address)
@@ -534,6 +546,12 @@ ol_status_t ol_rt_peer_address(int world_rank, void **address, size_t *length)
         return OL_OK;
     }
     return ol_pmix_lookup(world_rank, UCX_ADDRESS_KEY, address, length);
+}
+
+void ol_rt_own_address(const void **address, size_t *length)
+{
+    *address = own_address;
+    *length = own_address_length;
 }
 
 void ol_rt_free_peer_address(void *address)

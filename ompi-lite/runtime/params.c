@@ -51,6 +51,17 @@ static const ol_param_t param_table[] = {
      "info, mpirun's slow-link warning and ompi_lite_info --net say; never set it otherwise "
      "(empty: the speeds /sys gives)",
      &ol_param.net_test_speed, 0, 0},
+    {"CONNECT_TIMEOUT_S", OL_PARAM_INT, "300",
+     "seconds MPI_Comm_connect waits for the port's owner to call MPI_Comm_accept (and either "
+     "side for the other's answers) before it fails with MPI_ERR_PORT; 0: wait for ever",
+     &ol_param.connect_timeout_s, 0, INT_MAX},
+    {"NAME_DIR", OL_PARAM_STRING, "",
+     "the directory where MPI_Publish_name keeps the names of this user's jobs, so that "
+     "MPI_Lookup_name finds them from another mpirun: a directory on a file system all hosts "
+     "share lets jobs on different hosts meet (empty: $TMPDIR/ompi-lite-UID/names, or under "
+     "/tmp, which serves the jobs of this host). It must belong to the user and be closed to "
+     "others, or publishing fails naming it",
+     &ol_param.name_dir, 0, 0},
     {"UCX_MM_FIFO_SIZE", OL_PARAM_STRING, "256",
      "UCX_MM_FIFO_SIZE unless the user sets UCX_MM_/POSIX_/SYSV_FIFO_SIZE (empty: UCX's "
      "64): slots of a rank's shared-memory receive FIFO (a power of two). With UCX's 64, a "

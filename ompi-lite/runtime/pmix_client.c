@@ -3,6 +3,8 @@
 #include "ol_log.h"
 #include "ol_runtime.h"
 #include "ol_shm_names.h"
+#include "ol_dynamic.h"
+#include "ol_spawn.h"
 
 #include <pmix.h>
 #include <limits.h>
@@ -146,6 +148,7 @@ ol_status_t ol_pmix_start(bool *singleton)
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
     ol_rt.node_leader = read_local_peers();
     ol_rt.job_key = ol_job_key(self_proc.nspace);
+    snprintf(ol_rt.job_name, sizeof(ol_rt.job_name), "%s", self_proc.nspace);
     return OL_OK;
 }
 
@@ -400,4 +403,99 @@ void ol_pmix_abort(int exit_code, const char *message)
 {
     if (pmix_connected)
         PMIx_Abort(exit_code, message, NULL, 0);
+}
+
+/* ---- spawn (ol_dynamic.h) ------------------------------------------------------------- */
+
+/* The PMIx form of one program: pointers into app, the info loaded. */
+static bool app_to_pmix(const ol_rt_spawn_app_t *app, pmix_app_t *out, char ***argv)
+{
+    int n = 0;
+    while (app->argv && app->argv[n])
+        n++;
+    *argv = calloc((size_t)n + 2, sizeof(char *));
+    if (!*argv)
+        return false;
+    (*argv)[0] = (char *)app->command;
+    for (int i = 0; i < n; i++)
+        (*argv)[i + 1] = app->argv[i];
+    *out = (pmix_app_t){.cmd = (char *)app->command, .argv = *argv, .env = app->env,
+                        .cwd = (char *)app->wdir, .maxprocs = app->maxprocs};
+    const char *keys[] = {PMIX_HOST, PMIX_HOSTFILE, PMIX_ADD_HOST, PMIX_WDIR, OL_SPAWN_PATH_KEY};
+    const char *values[] = {app->host, app->hostfile, app->add_host, app->wdir, app->path};
+    size_t ninfo = 0;
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        ninfo += values[k] != NULL;
+    if (ninfo == 0)
+        return true;
+    PMIX_INFO_CREATE(out->info, ninfo);
+    if (!out->info)
+        return false;
+    for (size_t k = 0, i = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+        if (values[k])
+            PMIX_INFO_LOAD(&out->info[i++], keys[k], values[k], PMIX_STRING);
+    out->ninfo = ninfo;
+    return true;
+}
+
+/* A sentence for a failed spawn of apps. */
+static void explain_spawn_failure(pmix_status_t st, const ol_rt_spawn_app_t *apps, int napps)
+{
+    int total = 0;
+    for (int i = 0; i < napps; i++)
+        total += apps[i].maxprocs;
+    int err = OL_SPAWN_STATUS_ERRNO(st);
+    const char *program = napps == 1 ? apps[0].command : "one of the programs";
+    if (err)
+        ol_error_detail("cannot start %s%s%s: %s", napps == 1 ? "'" : "", program,
+                        napps == 1 ? "'" : "", strerror(err));
+    else if (st == PMIX_ERR_OUT_OF_RESOURCE)
+        ol_error_detail("not enough free slots for %d more processes on the job's hosts "
+                        "(hostfile or --host slots; mpirun --oversubscribe allows more)",
+                        total);
+    else if (st == PMIX_ERR_NOT_FOUND)
+        ol_error_detail("a host named by the info key host, hostfile or add-host is unknown "
+                        "or cannot be reached");
+    else if (st == PMIX_ERR_NOT_SUPPORTED)
+        ol_error_detail("the launcher of this job does not spawn processes (Slurm's srun, for "
+                        "one, does not): start the job with mpirun to spawn (PMIx: %s)",
+                        PMIx_Error_string(st));
+    else
+        ol_error_detail("the launcher could not start the processes (PMIx: %s)",
+                        PMIx_Error_string(st));
+}
+
+ol_status_t ol_rt_spawn(const ol_rt_spawn_app_t *apps, int napps)
+{
+    if (!pmix_started) {
+        ol_error_detail("a process started without mpirun cannot spawn: start it with "
+                        "mpirun -np 1");
+        return MPI_ERR_SPAWN;
+    }
+    pmix_app_t *papps = calloc((size_t)napps, sizeof(*papps));
+    char ***argvs = calloc((size_t)napps, sizeof(*argvs));
+    bool built = papps && argvs;
+    for (int i = 0; built && i < napps; i++)
+        built = app_to_pmix(&apps[i], &papps[i], &argvs[i]);
+    pmix_status_t st = PMIX_ERR_NOMEM;
+    char nspace[PMIX_MAX_NSLEN + 1] = "";
+    if (built)
+        st = PMIx_Spawn(NULL, 0, papps, (size_t)napps, nspace);
+    for (int i = 0; papps && argvs && i < napps; i++) {
+        if (papps[i].info)
+            PMIX_INFO_FREE(papps[i].info, papps[i].ninfo);
+        free(argvs[i]);
+    }
+    free(papps);
+    free(argvs);
+    if (st == PMIX_SUCCESS) {
+        OL_INFO("runtime", "spawned job %s", nspace);
+        return OL_OK;
+    }
+    if (st == PMIX_ERR_NOMEM) {
+        ol_error_detail("out of memory for the spawn request");
+        return MPI_ERR_NO_MEM;
+    }
+    explain_spawn_failure(st, apps, napps);
+    return MPI_ERR_SPAWN;
 }

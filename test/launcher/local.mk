@@ -5,6 +5,10 @@
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
 	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after \
 	test/launcher/shm_leftover test/launcher/shm_victim test/launcher/shm_squatter
+check_PROGRAMS += test/launcher/spawn_client
+test_launcher_spawn_client_SOURCES = test/launcher/spawn_client.c
+test_launcher_spawn_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+test_launcher_spawn_client_LDADD = $(PMIX_LIBS)
 test_launcher_pmix_client_SOURCES = test/launcher/pmix_client.c
 test_launcher_pmix_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_pmix_client_LDADD = $(PMIX_LIBS)
@@ -41,7 +45,7 @@ test_launcher_scripts = \
 	test/launcher/run_plain.sh \
 	test/launcher/output_flood.sh \
 	test/launcher/options.sh \
-	test/launcher/pmix_job.sh \
+	test/launcher/pmix_job.sh test/launcher/spawn.sh \
 	test/launcher/failures.sh \
 	test/launcher/shm_leftovers.sh \
 	test/launcher/shm_squat_hostile.sh \

@@ -87,6 +87,19 @@ static int check_uint(const pmix_proc_t *proc, const char *key, unsigned long wa
     return 0;
 }
 
+/* MPI_UNIVERSE_SIZE: the hosts' slots, never below the job's size. */
+static int check_univ_size(const pmix_proc_t *proc, unsigned long job_size)
+{
+    unsigned long got;
+    if (get_uint(proc, PMIX_UNIV_SIZE, &got) != 0)
+        return -1;
+    if (got < job_size) {
+        fprintf(stderr, "rank %u: %s is %lu, below the job size %lu\n", me.rank, PMIX_UNIV_SIZE, got, job_size);
+        return -1;
+    }
+    return 0;
+}
+
 static int check_peers_blobs(unsigned n)
 {
     for (unsigned r = 0; r < n; r++) {
@@ -127,7 +140,7 @@ static int run_check(unsigned n)
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
     if (me.rank >= n)
         FAIL("rank %u out of range for %u ranks", me.rank, n);
-    if (check_uint(&job, PMIX_JOB_SIZE, n) || check_uint(&job, PMIX_UNIV_SIZE, n) ||
+    if (check_uint(&job, PMIX_JOB_SIZE, n) || check_univ_size(&job, n) ||
         check_uint(&job, PMIX_LOCAL_SIZE, n) || check_uint(&job, PMIX_NUM_NODES, 1) ||
         check_uint(&me, PMIX_LOCAL_RANK, me.rank) || check_uint(&me, PMIX_NODE_RANK, me.rank) ||
         check_uint(&me, PMIX_APPNUM, 0))

@@ -2,9 +2,10 @@
 # Ranks are plain PMIx clients, so Slurm starts them: a one-node Slurm
 # (contrib/slurm-local.sh: installs the Debian packages if needed, starts
 # munged, slurmctld, slurmd) runs the ring example with srun --mpi=pmix,
-# and is stopped afterwards.
+# and is stopped afterwards; MPI_Comm_spawn there fails, saying why.
 . "${top_srcdir:-.}/test/launcher/common.sh"
-need_helpers "$HELPERS/ring" "$PMIX_CLIENT"
+DYN_SPAWN=$top_builddir/test/mpi/dyn_spawn
+need_helpers "$HELPERS/ring" "$PMIX_CLIENT" "$DYN_SPAWN"
 [ "$(id -u)" = 0 ] || { echo "needs root to run slurmd"; exit 77; }
 command -v apt-get >/dev/null || command -v srun >/dev/null || { echo "no Slurm and no apt-get"; exit 77; }
 
@@ -26,4 +27,11 @@ rc=0
 timeout 60 srun --mpi=pmix -n 3 --overcommit "$PMIX_CLIENT" check 3 "$MARKER" >"$TMP/out" 2>"$TMP/err" || rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c '^rank [0-2] ok$' "$TMP/out")" -eq 3 ] ||
     fail "srun pmix_client: status $rc: $(cat "$TMP/out") $(cat "$TMP/err")"
+# Slurm's PMIx does not spawn: MPI_Comm_spawn fails with a sentence that
+# says so, on every rank.
+rc=0
+timeout 60 srun --mpi=pmix -n 2 --overcommit "$DYN_SPAWN" parent 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "srun spawn: status 0, expected a failure"
+grep -q "error in MPI_Comm_spawn on rank 1 .*does not spawn processes.*MPI_ERR_SPAWN" "$TMP/err" ||
+    fail "srun spawn: the root's sentence: $(cat "$TMP/err")"
 echo "slurm: ok"
