@@ -1927,6 +1927,12 @@ static void cleanup(struct mpirun *m)
     ol_mpirun_opts_free(&m->opts);
     ol_strv_free(m->addrs);
     ol_netif_free(&m->netifs);
+    for (uint32_t k = 0; k < m->nspawns; k++) {
+        ol_msg_launch_free(&m->spawns[k]->job);
+        free(m->spawns[k]);
+    }
+    free(m->spawns);
+    free(m->proc_node);
     free(m->rank_running);
     free(m->daemon_exe);
     free(m->key);
