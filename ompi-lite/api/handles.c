@@ -7,9 +7,9 @@
  * first toint; the int is USER_BASE + slot. Each kind's own validity check
  * (magic numbers) keeps an int of one kind from converting to another. The
  * objects this file knows of give their slot back when destroyed
- * (ol_handle_forget); the others keep it, and a later object that malloc
- * places at the same address takes it over, so the table stays as small as
- * the set of addresses in use. */
+ * (ol_handle_forget), for the next object to take; the others keep it, and
+ * a later object that malloc places at the same address takes it over, so
+ * the table stays as small as the set of addresses in use. */
 #include "gen_impl.h"
 #include "handles.h"
 #include "ol_errhandler.h"
@@ -27,37 +27,122 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const void **slots;
 static int nslots, capacity;
+/* Slots given back (ol_handle_forget), taken again first. */
+static int *free_slots;
+static int nfree;
+
+/* Which slot an object has: open addressing by the object's address
+ * (linear probing), so that toint and forget cost the same with one
+ * object converted as with thousands (a Fortran program converts every
+ * request it starts). index_size is a power of two, at least twice the
+ * slots. */
+typedef struct {
+    const void *object; /* NULL: empty */
+    int slot;
+} index_entry_t;
+static index_entry_t *index_entries;
+static size_t index_size;
+
+static size_t home_of(const void *object)
+{
+    uintptr_t x = (uintptr_t)object;
+    x ^= x >> 33; /* addresses differ in their middle bits */
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & (index_size - 1);
+}
+
+/* Where object is, or the empty entry where it would go. */
+static index_entry_t *find_entry(const void *object)
+{
+    size_t i = home_of(object);
+    while (index_entries[i].object && index_entries[i].object != object)
+        i = (i + 1) & (index_size - 1);
+    return &index_entries[i];
+}
+
+static bool index_grow(void)
+{
+    size_t old_size = index_size;
+    index_entry_t *old = index_entries;
+    size_t size = old_size ? 2 * old_size : 128;
+    index_entry_t *grown = calloc(size, sizeof(*grown));
+    if (!grown)
+        return false;
+    index_entries = grown;
+    index_size = size;
+    for (size_t i = 0; i < old_size; i++)
+        if (old[i].object)
+            *find_entry(old[i].object) = old[i];
+    free(old);
+    return true;
+}
+
+/* Takes the entry out, moving later ones of its run back, so that every
+ * object stays reachable from its home without tombstones. */
+static void index_remove(index_entry_t *e)
+{
+    size_t hole = (size_t)(e - index_entries), i = hole;
+    e->object = NULL;
+    for (;;) {
+        i = (i + 1) & (index_size - 1);
+        if (!index_entries[i].object)
+            return;
+        size_t home = home_of(index_entries[i].object);
+        /* Entry i may fill the hole if its home is not in (hole, i]. */
+        if (((i - home) & (index_size - 1)) >= ((i - hole) & (index_size - 1))) {
+            index_entries[hole] = index_entries[i];
+            index_entries[i].object = NULL;
+            hole = i;
+        }
+    }
+}
+
+/* A slot for a new object: one given back, or a new one; -1 without memory. */
+static int new_slot(void)
+{
+    if (nfree > 0)
+        return free_slots[--nfree];
+    if (nslots == capacity) {
+        int grown_capacity = capacity ? 2 * capacity : 64;
+        const void **grown = realloc(slots, sizeof(*grown) * (size_t)grown_capacity);
+        int *grown_free = realloc(free_slots, sizeof(*grown_free) * (size_t)grown_capacity);
+        if (grown)
+            slots = grown;
+        if (grown_free)
+            free_slots = grown_free;
+        if (!grown || !grown_free)
+            return -1;
+        capacity = grown_capacity;
+    }
+    return nslots++;
+}
 
 /* The slot of object, or a new one; -1 without memory. Lock held. */
 static int slot_of(const void *object)
 {
-    int empty = -1;
-    for (int i = 0; i < nslots; i++) {
-        if (slots[i] == object)
-            return i;
-        if (!slots[i] && empty < 0)
-            empty = i;
-    }
-    if (empty < 0 && nslots == capacity) {
-        int grown_capacity = capacity ? 2 * capacity : 64;
-        const void **grown = realloc(slots, sizeof(*grown) * (size_t)grown_capacity);
-        if (!grown)
-            return -1;
-        slots = grown;
-        capacity = grown_capacity;
-    }
-    if (empty < 0)
-        empty = nslots++;
-    slots[empty] = object;
-    return empty;
+    if ((size_t)nslots * 2 >= index_size && !index_grow())
+        return -1;
+    index_entry_t *e = find_entry(object);
+    if (e->object)
+        return e->slot;
+    int slot = new_slot();
+    if (slot < 0)
+        return -1;
+    slots[slot] = object;
+    *e = (index_entry_t){object, slot};
+    return slot;
 }
 
 void ol_handle_forget(const void *object)
 {
     pthread_mutex_lock(&lock);
-    for (int i = 0; i < nslots; i++)
-        if (slots[i] == object)
-            slots[i] = NULL;
+    index_entry_t *e = index_size ? find_entry(object) : NULL;
+    if (e && e->object) {
+        slots[e->slot] = NULL;
+        free_slots[nfree++] = e->slot;
+        index_remove(e);
+    }
     pthread_mutex_unlock(&lock);
 }
 
