@@ -282,8 +282,10 @@ void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go)
     ol_daemon_add_ranks(d, j);
     d->jobs[n] = j;
     atomic_store(&d->njobs, n + 1);
-    if (j->nlocal == 0)
+    if (j->nlocal == 0) {
+        ol_modex_job_registered(d); /* requests for it may be routed now */
         return;
+    }
     char *err = NULL;
     if (ol_dpmix_register_job(d, j, &err) != 0 || ol_ranks_launch(d, first, &err) != 0) {
         send_ack(d, spawn_no, 1, EIO, err);
@@ -296,6 +298,7 @@ void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go)
         }
         return;
     }
+    ol_modex_job_registered(d);
     ol_info("spawn %u (%s): started %u processes", spawn_no, j->spec->nspace, j->nlocal);
     send_ack(d, spawn_no, 1, 0, NULL);
 }

@@ -107,8 +107,8 @@ struct pconn {                  /* an accepted TCP connection before HELLO */
     struct pconn *next;
 };
 
-struct fence {
-    uint32_t seq, count;
+struct fence {                  /* fence seq of namespace spawn_no (0: the first job) */
+    uint32_t spawn_no, seq, count;
     ol_wbuf_t data;
     struct fence *next;
 };
@@ -805,24 +805,47 @@ static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
     }
 }
 
+/* The first job (0) or spawn k's namespace, or NULL. */
+static const ol_msg_launch_t *namespace_of(const struct mpirun *m, uint32_t spawn_no)
+{
+    if (spawn_no == 0)
+        return &m->job;
+    return spawn_no <= m->nspawns ? &m->spawns[spawn_no - 1]->job : NULL;
+}
+
+/* The direct children whose subtree holds processes of namespace j: the
+ * parts its fences wait for. */
+static uint32_t fence_parts(const struct mpirun *m, const ol_msg_launch_t *j)
+{
+    uint32_t parts = 0;
+    for (uint32_t c = 0; c < m->nchildren; c++)
+        parts += ol_tree_subtree_holds(m->child_first + c, m->fanout, j->rank_node, j->job_size);
+    return parts;
+}
+
 static void handle_fence_up(struct mpirun *m, ol_rbuf_t *rb)
 {
     ol_msg_fence_t f;
     if (ol_msg_fence_decode(rb, &f) != 0)
         return;
+    const ol_msg_launch_t *j = namespace_of(m, f.spawn_no);
+    if (j == NULL)
+        return;
     struct fence **pp = &m->fences;
-    while (*pp != NULL && (*pp)->seq != f.seq)
+    while (*pp != NULL && ((*pp)->spawn_no != f.spawn_no || (*pp)->seq != f.seq))
         pp = &(*pp)->next;
     if (*pp == NULL) {
         *pp = ol_xcalloc(1, sizeof **pp);
+        (*pp)->spawn_no = f.spawn_no;
         (*pp)->seq = f.seq;
     }
     struct fence *fc = *pp;
     /* Blobs of PMIx servers concatenate: PMIx unpacks them one by one. */
     ol_w_append(&fc->data, f.data, f.len);
-    if (++fc->count < m->nchildren)
+    if (++fc->count < fence_parts(m, j))
         return;
-    ol_msg_fence_t down = { .seq = fc->seq, .data = fc->data.data, .len = (uint32_t)fc->data.len };
+    ol_msg_fence_t down = { .spawn_no = fc->spawn_no, .seq = fc->seq, .data = fc->data.data,
+                            .len = (uint32_t)fc->data.len };
     ol_wbuf_t w = { 0 };
     ol_msg_fence_encode(&down, &w);
     send_down_all(m, OL_MSG_FENCE_DOWN, &w);
