@@ -474,16 +474,18 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
 }
 
 /* "0-3,5 on host a; 7 on host b" for the ranks still running. */
-static char *running_ranks(struct mpirun *m)
+/* "0-1,3 on host a; 2 on host b": the running processes gids
+ * base..base+size-1, numbered from 0, by host (malloc'd, "" for none). */
+static char *running_in(const struct mpirun *m, uint32_t base, uint32_t size)
 {
     char *s = ol_xstrdup("");
     for (uint32_t n = 0; n < m->nnodes; n++) {
         char *list = ol_xstrdup("");
-        for (uint32_t r = 0; r < m->job.job_size; r++) {
-            if (m->proc_node[r] != n || !m->rank_running[r])
+        for (uint32_t r = 0; r < size; r++) {
+            if (m->proc_node[base + r] != n || !m->rank_running[base + r])
                 continue;
             uint32_t e = r;
-            while (e + 1 < m->job.job_size && m->proc_node[e + 1] == n && m->rank_running[e + 1])
+            while (e + 1 < size && m->proc_node[base + e + 1] == n && m->rank_running[base + e + 1])
                 e++;
             char *next = e > r ? ol_xasprintf("%s%s%u-%u", list, *list ? "," : "", r, e)
                                : ol_xasprintf("%s%s%u", list, *list ? "," : "", r);
@@ -497,6 +499,24 @@ static char *running_ranks(struct mpirun *m)
             s = next;
         }
         free(list);
+    }
+    return s;
+}
+
+/* The first job's running ranks, then each spawn's ("spawn 1: 0-1 on
+ * host b"), separated by "; " (malloc'd). */
+static char *running_ranks(struct mpirun *m)
+{
+    char *s = running_in(m, 0, m->job.job_size);
+    for (uint32_t k = 0; k < m->nspawns; k++) {
+        const ol_msg_spawn_t *sp = m->spawns[k];
+        char *part = running_in(m, sp->gid_base, sp->job.job_size);
+        if (*part) {
+            char *next = ol_xasprintf("%s%sspawn %u: %s", s, *s ? "; " : "", sp->spawn_no, part);
+            free(s);
+            s = next;
+        }
+        free(part);
     }
     return s;
 }
@@ -993,9 +1013,12 @@ static void build_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint32_
     j->rank_node = node_of;
     j->stdin_rank = OL_NO_RANK;
     j->kill_grace_ms = m->job.kill_grace_ms;
+    /* Bound by the first job's rules, after the processes running there
+     * (daemon_ranks.c). */
     j->map_by = m->job.map_by;
-    j->bind_to = OL_BIND_NONE;
-    j->pe = 1;
+    j->bind_to = m->job.bind_to;
+    j->report_bindings = m->job.report_bindings;
+    j->pe = m->job.pe;
     j->univ_size = m->job.univ_size;
     j->cwd = ol_xstrdup(m->job.cwd);
     j->env = ol_strv_dup(m->job.env);
