@@ -1,10 +1,13 @@
 /* For the multi-host spawn test (spawn_netns.sh), plain MPI:
  *
- *   spawn_hosts NPARENTS NCHILDREN [HOST]
+ *   spawn_hosts NPARENTS NCHILDREN [KEY VALUE WHERE]
  *
  * World ranks 0..NPARENTS-1 spawn NCHILDREN copies of this program together
- * (the other world ranks only wait for them), with the info key "host" when
- * HOST is given. Every child finds its processor name, gathers its
+ * (the other world ranks only wait for them), with the info key KEY set to
+ * VALUE ("host", "add-host", "hostfile") when given; WHERE is the host the
+ * children must run on ("-": any), or "fail": the spawn must fail (the
+ * parents print "parents: spawn failed: ERROR TEXT" and go on). Every
+ * child finds its processor name, gathers its
  * siblings' (the children's MPI_Init and MPI_Allgather cross hosts when
  * they are placed on several), passes 256 KiB round the children's ring
  * (each child's data from its left neighbour: a peer's address comes from
@@ -15,6 +18,7 @@
  * Any mismatch prints what was wrong and aborts. */
 #include <mpi.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +88,7 @@ static void child(MPI_Comm parent, const char *want_host)
     MPI_Comm_remote_size(parent, &nparents);
     MPI_Get_processor_name(name, &len);
     if (strcmp(want_host, "-") != 0 && strcmp(name, want_host) != 0) {
-        fprintf(stderr, "spawn_hosts child %d: runs on %s, the info key said %s\n", world_rank, name, want_host);
+        fprintf(stderr, "spawn_hosts child %d: runs on %s, not on %s\n", world_rank, name, want_host);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char *all = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
@@ -109,20 +113,42 @@ static void child(MPI_Comm parent, const char *want_host)
     check_rc(MPI_Comm_disconnect(&parent), "MPI_Comm_disconnect");
 }
 
-static void parents(MPI_Comm group, const char *self, int nchildren, const char *host)
+/* The spawn was to fail: say how, on every parent's behalf once. */
+static void spawn_failed_as_expected(MPI_Comm group, int rc)
+{
+    int rank, len;
+    char text[MPI_MAX_ERROR_STRING];
+    MPI_Comm_rank(group, &rank);
+    if (rc == MPI_SUCCESS)
+        fail("MPI_Comm_spawn succeeded where it had to fail");
+    MPI_Error_string(rc, text, &len);
+    if (rank == 0)
+        printf("parents: spawn failed: %s\n", text);
+}
+
+static void parents(MPI_Comm group, const char *self, int nchildren, const char *key, const char *value,
+                    const char *where)
 {
     MPI_Info info = MPI_INFO_NULL;
-    if (host != NULL) {
+    if (key != NULL) {
         MPI_Info_create(&info);
-        MPI_Info_set(info, "host", host);
+        MPI_Info_set(info, key, value);
     }
-    char *args[] = { "child", (char *)(host != NULL ? host : "-"), NULL };
+    char *args[] = { "child", (char *)where, NULL };
     int *codes = malloc((size_t)nchildren * sizeof(int));
     MPI_Comm inter;
     if (codes == NULL)
         fail("out of memory");
     MPI_Comm_set_errhandler(group, MPI_ERRORS_RETURN);
-    check_rc(MPI_Comm_spawn(self, args, nchildren, info, 0, group, &inter, codes), "MPI_Comm_spawn");
+    int rc = MPI_Comm_spawn(self, args, nchildren, info, 0, group, &inter, codes);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    if (strcmp(where, "fail") == 0) {
+        spawn_failed_as_expected(group, rc);
+        free(codes);
+        return;
+    }
+    check_rc(rc, "MPI_Comm_spawn");
     for (int c = 0; c < nchildren; c++) {
         if (codes[c] != MPI_SUCCESS)
             fail("an error code of MPI_Comm_spawn");
@@ -140,8 +166,6 @@ static void parents(MPI_Comm group, const char *self, int nchildren, const char 
     check_rc(MPI_Comm_disconnect(&inter), "MPI_Comm_disconnect");
     if (rank == 0)
         printf("parents: %d children OK\n", nchildren);
-    if (info != MPI_INFO_NULL)
-        MPI_Info_free(&info);
     free(codes);
 }
 
@@ -155,14 +179,16 @@ int main(int argc, char **argv)
         child(parent, argc > 2 ? argv[2] : "-");
     } else {
         if (argc < 3) {
-            fprintf(stderr, "usage: spawn_hosts NPARENTS NCHILDREN [HOST]\n");
+            fprintf(stderr, "usage: spawn_hosts NPARENTS NCHILDREN [KEY VALUE WHERE]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         int nparents = atoi(argv[1]);
         MPI_Comm group;
         MPI_Comm_split(MPI_COMM_WORLD, world_rank < nparents ? 0 : MPI_UNDEFINED, world_rank, &group);
         if (group != MPI_COMM_NULL) {
-            parents(group, argv[0], atoi(argv[2]), argc > 3 ? argv[3] : NULL);
+            bool keyed = argc > 5;
+            parents(group, argv[0], atoi(argv[2]), keyed ? argv[3] : NULL, keyed ? argv[4] : NULL,
+                    keyed ? argv[5] : "-");
             MPI_Comm_free(&group);
         }
         MPI_Barrier(MPI_COMM_WORLD);
