@@ -67,6 +67,17 @@ grep -q '^mpirun: the job did not finish within 3 s (--timeout); still running: 
     fail "hanging children: the timeout line does not name them: $(cat "$TMP/err")"
 check_no_leftovers
 
+# --output-filename: the children's lines in DIR/1/spawn.1/rank.R/stdout,
+# the parent's in DIR/1/rank.0/stdout, nothing on the terminal.
+run_mpirun "$TMP/out" "$TMP/err" --oversubscribe --output-filename "$TMP/files" -np 1 "$SPAWN_CLIENT" parent "$SPAWN_CLIENT" 2
+[ "$rc" -eq 0 ] || fail "output files: exit status $rc; stderr: $(cat "$TMP/err")"
+for r in 0 1; do
+    grep -q "^child $r of 2 parent " "$TMP/files/1/spawn.1/rank.$r/stdout" 2>/dev/null ||
+        fail "output files: child $r's line not in 1/spawn.1/rank.$r/stdout: $(find "$TMP/files" -type f | xargs cat)"
+done
+grep -qx "parent 0 done" "$TMP/files/1/rank.0/stdout" || fail "output files: the parent's line not in 1/rank.0/stdout"
+[ -s "$TMP/out" ] && fail "output files: output on the terminal: $(cat "$TMP/out")"
+
 # Spawned processes are bound by the first job's --bind-to, on the cores
 # after those of the processes still running: the parent on core 0, its
 # child on core 1 (wrapping round on a one-core machine).
