@@ -990,9 +990,12 @@ static int32_t too_many_hosts(struct mpirun *m, const char *name, char **why)
 static int32_t node_for_host(struct mpirun *m, const struct ol_host *h, bool add, uint32_t *id, char **why)
 {
     *id = node_named(m, h->name);
+    if (*id != OL_NO_NODE && m->nodes[*id].state == NODE_DEAD) {
+        *why = ol_xasprintf("host %s is gone (its daemon ended or could not start)", h->name);
+        return PMIX_ERR_NOT_FOUND;
+    }
     if (*id != OL_NO_NODE)
-        return m->nodes[*id].state == NODE_DEAD ? (*why = ol_xasprintf("host %s is gone", h->name), PMIX_ERR_NOT_FOUND)
-                                                : PMIX_SUCCESS;
+        return PMIX_SUCCESS;
     for (size_t k = 0; k < m->hosts.n; k++) {
         if (!ol_host_same(&m->hosts.v[k], h))
             continue;
