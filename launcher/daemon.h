@@ -43,6 +43,7 @@ struct ol_djob {
     uint32_t spawn_no, gid_base, parent_gid;
     uint32_t nlocal;              /* its processes on this host */
     struct ol_rank **local;       /* those, by local rank */
+    uint32_t fence_seq;           /* fences its processes here entered (daemon_modex.c) */
 };
 
 /* The most namespaces a job may have (the first and its spawns). */
@@ -153,7 +154,6 @@ struct ol_daemon {
     int exit_status;
     hwloc_topology_t topo;        /* handed to PMIx; NULL: PMIx discovers */
     /* daemon_modex.c */
-    uint32_t fence_seq;           /* fences this daemon's ranks entered */
     struct ol_dfence *fences;
     uint32_t next_req_id;
     struct ol_dmodex_wait *waits;       /* our requests, waiting for answers */
@@ -188,6 +188,7 @@ struct ol_upcall_note {
 
 /* A fence's local part, from the PMIx upcall. */
 struct ol_fence_req {
+    struct ol_djob *job;          /* the namespace whose fence it is */
     void *cbfunc;                 /* pmix_modex_cbfunc_t */
     void *cbdata;
     uint8_t *data;
@@ -242,6 +243,8 @@ void ol_modex_local_request(struct ol_daemon *d, struct ol_dmodex_wait *w);
 void ol_modex_request(struct ol_daemon *d, const ol_msg_dmodex_t *m);
 void ol_modex_served(struct ol_daemon *d, struct ol_dmodex_wait *w);
 void ol_modex_response(struct ol_daemon *d, const ol_msg_dmodex_t *m);
+/* A namespace was registered (or added without local processes): serve
+ * the requests that came before it. */
 void ol_modex_job_registered(struct ol_daemon *d);
 void ol_modex_free(struct ol_daemon *d);
 

@@ -159,6 +159,24 @@ static bool all_local(const pmix_proc_t procs[], size_t nprocs)
     return true;
 }
 
+/* The namespace a fence covers whole (its wildcard, or as many of its
+ * ranks as it has: PMIx may hand over its expanded list), or NULL. */
+static struct ol_djob *namespace_fenced(const pmix_proc_t procs[], size_t nprocs)
+{
+    struct ol_djob *j = nprocs > 0 ? ol_daemon_job_by_nspace(the_daemon, procs[0].nspace) : NULL;
+    if (j == NULL)
+        return NULL;
+    if (nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD)
+        return j;
+    if (nprocs != j->spec->job_size)
+        return NULL;
+    for (size_t i = 0; i < nprocs; i++) {
+        if (!PMIX_CHECK_NSPACE(procs[i].nspace, procs[0].nspace) || procs[i].rank >= nprocs)
+            return NULL;
+    }
+    return j;
+}
+
 /* Fences among this host's ranks only (always the case on one host): when
  * PMIx calls this every contribution has arrived and `data` already holds
  * all of them, so hand it straight back. That covers PMIX_COLLECT_DATA too.
@@ -185,11 +203,11 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
         cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, copy ? release_fence_data : NULL, copy);
         return PMIX_SUCCESS;
     }
-    bool job_wide = nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD;
-    /* Fences across hosts count on every daemon taking part, so they are
-     * the first job's whole namespace only (not yet a spawn's). */
-    if (!PMIX_CHECK_NSPACE(procs[0].nspace, the_daemon->job.nspace) ||
-        (!job_wide && nprocs != the_daemon->job.job_size)) {
+    /* Fences across hosts count on every daemon with processes of the
+     * namespace taking part: a namespace's whole set (the first job's or a
+     * spawn's). */
+    struct ol_djob *j = namespace_fenced(procs, nprocs);
+    if (j == NULL) {
         free(copy);
         return PMIX_ERR_NOT_SUPPORTED; /* fences of a subset spanning hosts */
     }
@@ -198,7 +216,8 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pm
         free(copy);
         return PMIX_ERR_NOMEM;
     }
-    *req = (struct ol_fence_req){ .cbfunc = (void *)cbfunc, .cbdata = cbdata, .data = (uint8_t *)copy, .len = ndata };
+    *req = (struct ol_fence_req){ .job = j, .cbfunc = (void *)cbfunc, .cbdata = cbdata,
+                                  .data = (uint8_t *)copy, .len = ndata };
     ol_dpmix_post(OL_UPCALL_FENCE, 0, req);
     return PMIX_SUCCESS;
 }
@@ -469,13 +488,26 @@ static char *rank_list(const ol_msg_launch_t *job, uint32_t node)
     return s;
 }
 
-/* ";"-separated rank lists per node, the input of PMIx_generate_ppn. */
+static bool node_has_ranks(const ol_msg_launch_t *job, uint32_t node)
+{
+    for (uint32_t r = 0; r < job->job_size; r++) {
+        if (job->rank_node[r] == node)
+            return true;
+    }
+    return false;
+}
+
+/* ";"-separated rank lists per node, the input of PMIx_generate_ppn. Nodes
+ * without processes of the namespace (a spawn's) are left out, here and in
+ * node_list alike, so that the two maps stay parallel. */
 static char *proc_map_input(const ol_msg_launch_t *job)
 {
     char *out = ol_xstrdup("");
     for (size_t n = 0; job->nodes[n] != NULL; n++) {
+        if (!node_has_ranks(job, (uint32_t)n))
+            continue;
         char *list = rank_list(job, (uint32_t)n);
-        char *next = ol_xasprintf("%s%s%s", out, n ? ";" : "", list);
+        char *next = ol_xasprintf("%s%s%s", out, *out ? ";" : "", list);
         free(list);
         free(out);
         out = next;
@@ -483,13 +515,17 @@ static char *proc_map_input(const ol_msg_launch_t *job)
     return out;
 }
 
-static char *node_list(const ol_msg_launch_t *job)
+static char *node_list(const ol_msg_launch_t *job, uint32_t *count)
 {
     char *out = ol_xstrdup("");
+    *count = 0;
     for (size_t n = 0; job->nodes[n] != NULL; n++) {
-        char *next = ol_xasprintf("%s%s%s", out, n ? "," : "", job->nodes[n]);
+        if (!node_has_ranks(job, (uint32_t)n))
+            continue;
+        char *next = ol_xasprintf("%s%s%s", out, *out ? "," : "", job->nodes[n]);
         free(out);
         out = next;
+        ++*count;
     }
     return out;
 }
@@ -552,7 +588,8 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, const struct ol_djob *j,
 {
     const ol_msg_launch_t *job = j->spec;
     char *peers = rank_list(job, d->node_id);
-    char *nodes = node_list(job);
+    uint32_t num_nodes;
+    char *nodes = node_list(job, &num_nodes);
     char *ppn_in = proc_map_input(job);
     char *node_regex = NULL, *ppn_regex = NULL;
     PMIx_generate_regex(nodes, &node_regex);
@@ -564,7 +601,6 @@ static pmix_info_t *build_job_info(struct ol_daemon *d, const struct ol_djob *j,
     uint32_t job_size = job->job_size, local_size = j->nlocal, appnum = 0;
     uint32_t app_size = job->apps[0].np;
     uint32_t univ_size = job->univ_size > job_size ? job->univ_size : job_size;
-    uint32_t num_nodes = (uint32_t)ol_strv_len(job->nodes);
     pmix_rank_t leader = j->local[0]->rank, app_leader = 0;
     size_t k = 0;
     PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, job->nspace, PMIX_STRING);

@@ -410,22 +410,31 @@ static void collect_exec_status(struct ol_daemon *d, uint32_t first)
     }
 }
 
-/* Placement of every local rank, computed before any fork (hwloc is not
- * async-signal-safe; the child only calls sched_setaffinity). The first
- * job's ranks only: spawned processes run unbound (README.md, "Spawn"). */
+/* Placement of the processes d->ranks[first..], computed before any fork
+ * (hwloc is not async-signal-safe; the child only calls sched_setaffinity),
+ * under the first job's --map-by/--bind-to: a spawn's processes take the
+ * local slots after those of the processes still running here, so that
+ * they do not land on their parents' cores; with the default binding the
+ * whole set must fit on the cores (else the new ones run unbound). */
 static void compute_bindings(struct ol_daemon *d, uint32_t first)
 {
-    if (first > 0 || (d->job.bind_to == OL_BIND_NONE && !d->job.report_bindings))
+    if (d->job.bind_to == OL_BIND_NONE && !d->job.report_bindings)
         return;
-    for (uint32_t i = 0; i < d->nranks; i++) {
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < first; i++)
+        live += !d->ranks[i]->reaped;
+    uint32_t n = live + (d->nranks - first);
+    for (uint32_t i = first; i < d->nranks; i++) {
         struct ol_rank *r = d->ranks[i];
         char *desc = NULL;
-        r->bound = d->topo != NULL && ol_binding_compute(d->topo, &d->job, i, d->nranks, &r->cpus, &desc);
+        r->bound = d->topo != NULL && ol_binding_compute(d->topo, &d->job, live + (i - first), n, &r->cpus, &desc);
         if (d->job.report_bindings) {
-            char *line = ol_xasprintf("[%s] rank %u %s\n", ol_hostname(), r->rank,
-                                      desc ? desc : "is not bound (no topology)");
+            char *who = r->job->spawn_no == 0 ? ol_xasprintf("rank %u", r->rank)
+                                              : ol_xasprintf("rank %u of spawn %u", r->rank, r->job->spawn_no);
+            char *line = ol_xasprintf("[%s] %s %s\n", ol_hostname(), who, desc ? desc : "is not bound (no topology)");
             send_io(r, OL_STREAM_STDERR, line, strlen(line));
             free(line);
+            free(who);
         }
         free(desc);
     }

@@ -233,10 +233,17 @@ static void djob_free(struct ol_djob *j)
 void ol_spawn_check(struct ol_daemon *d, ol_rbuf_t *rb)
 {
     struct ol_djob *j = ol_xcalloc(1, sizeof *j);
-    if (ol_msg_spawn_decode(rb, &j->spawn) != 0 || ol_strv_len(j->spawn.job.nodes) != d->nnodes) {
+    if (ol_msg_spawn_decode(rb, &j->spawn) != 0) {
         free(j);
         return;
     }
+    /* Hosts join the job for a spawn (mpirun then keeps every daemon its
+     * own child, so no daemon gains children); an earlier spawn, replayed
+     * to a daemon that joined later, names fewer. PMIx's thread reads the
+     * count only for processes started after SPAWN_GO, which follows. */
+    size_t nodes = ol_strv_len(j->spawn.job.nodes);
+    if (nodes > d->nnodes)
+        d->nnodes = (uint32_t)nodes;
     j->spec = &j->spawn.job;
     j->spawn_no = j->spawn.spawn_no;
     j->gid_base = j->spawn.gid_base;
@@ -282,8 +289,10 @@ void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go)
     ol_daemon_add_ranks(d, j);
     d->jobs[n] = j;
     atomic_store(&d->njobs, n + 1);
-    if (j->nlocal == 0)
+    if (j->nlocal == 0) {
+        ol_modex_job_registered(d); /* requests for it may be routed now */
         return;
+    }
     char *err = NULL;
     if (ol_dpmix_register_job(d, j, &err) != 0 || ol_ranks_launch(d, first, &err) != 0) {
         send_ack(d, spawn_no, 1, EIO, err);
@@ -296,6 +305,9 @@ void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go)
         }
         return;
     }
+    ol_modex_job_registered(d);
+    if (d->state_timer == NULL)
+        ol_dstate_start(d); /* a daemon that had no rank of the first job */
     ol_info("spawn %u (%s): started %u processes", spawn_no, j->spec->nspace, j->nlocal);
     send_ack(d, spawn_no, 1, 0, NULL);
 }

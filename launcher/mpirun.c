@@ -85,6 +85,8 @@ struct node {
     char **netifs;              /* from HELLO: its interfaces (ol_netif_describe) */
     char **ips;                 /* its IPv4 addresses as resolved here (none: unknown) */
     long slots;                 /* the hostfile's (or --host's) slots */
+    bool late;                  /* started during the job, for a spawn */
+    bool awaited;               /* the spawn being served waits for its HELLO */
 };
 
 /* A PMIx_Spawn being served (one at a time; later ones wait in line). */
@@ -93,6 +95,9 @@ struct spawn_op {
     ol_msg_spawn_t sp;          /* once placed */
     uint32_t acks_wanted, acks;
     uint8_t phase;              /* the SPAWN_ACK phase awaited */
+    uint32_t *node_of;          /* placed, while daemons start for it */
+    uint32_t np;
+    uint32_t starting;          /* daemons started for it, not yet up */
     int err;                    /* the first errno a daemon's check gave */
     char *err_prog;
     uint32_t err_node;
@@ -107,8 +112,8 @@ struct pconn {                  /* an accepted TCP connection before HELLO */
     struct pconn *next;
 };
 
-struct fence {
-    uint32_t seq, count;
+struct fence {                  /* fence seq of namespace spawn_no (0: the first job) */
+    uint32_t spawn_no, seq, count;
     ol_wbuf_t data;
     struct fence *next;
 };
@@ -117,8 +122,12 @@ struct mpirun {
     struct event_base *base;
     struct mpirun_opts opts;
     ol_msg_launch_t job;
-    struct node *nodes;
-    uint32_t nnodes, fanout;
+    struct node *nodes;         /* never moves: room for nodes_cap */
+    uint32_t nnodes, nodes_cap, fanout;
+    /* The hosts of the hostfile (or --host) and the node of each
+     * (OL_NO_NODE: no daemon yet; a spawn may start one there). */
+    struct ol_hostlist hosts;
+    uint32_t *host_node;
     uint32_t child_first, nchildren; /* mpirun's direct children */
     char *key;
     char *daemon_exe;
@@ -170,6 +179,7 @@ struct mpirun {
 };
 
 static void start_node(struct mpirun *m, struct node *n);
+static void late_node_up(struct mpirun *m, struct node *n);
 static void check_finished(struct mpirun *m);
 static void set_links_reading(struct mpirun *m, bool on);
 
@@ -474,16 +484,18 @@ static void rank_ended(struct mpirun *m, const ol_msg_rank_exit_t *e)
 }
 
 /* "0-3,5 on host a; 7 on host b" for the ranks still running. */
-static char *running_ranks(struct mpirun *m)
+/* "0-1,3 on host a; 2 on host b": the running processes gids
+ * base..base+size-1, numbered from 0, by host (malloc'd, "" for none). */
+static char *running_in(const struct mpirun *m, uint32_t base, uint32_t size)
 {
     char *s = ol_xstrdup("");
     for (uint32_t n = 0; n < m->nnodes; n++) {
         char *list = ol_xstrdup("");
-        for (uint32_t r = 0; r < m->job.job_size; r++) {
-            if (m->proc_node[r] != n || !m->rank_running[r])
+        for (uint32_t r = 0; r < size; r++) {
+            if (m->proc_node[base + r] != n || !m->rank_running[base + r])
                 continue;
             uint32_t e = r;
-            while (e + 1 < m->job.job_size && m->proc_node[e + 1] == n && m->rank_running[e + 1])
+            while (e + 1 < size && m->proc_node[base + e + 1] == n && m->rank_running[base + e + 1])
                 e++;
             char *next = e > r ? ol_xasprintf("%s%s%u-%u", list, *list ? "," : "", r, e)
                                : ol_xasprintf("%s%s%u", list, *list ? "," : "", r);
@@ -497,6 +509,24 @@ static char *running_ranks(struct mpirun *m)
             s = next;
         }
         free(list);
+    }
+    return s;
+}
+
+/* The first job's running ranks, then each spawn's ("spawn 1: 0-1 on
+ * host b"), separated by "; " (malloc'd). */
+static char *running_ranks(struct mpirun *m)
+{
+    char *s = running_in(m, 0, m->job.job_size);
+    for (uint32_t k = 0; k < m->nspawns; k++) {
+        const ol_msg_spawn_t *sp = m->spawns[k];
+        char *part = running_in(m, sp->gid_base, sp->job.job_size);
+        if (*part) {
+            char *next = ol_xasprintf("%s%sspawn %u: %s", s, *s ? "; " : "", sp->spawn_no, part);
+            free(s);
+            s = next;
+        }
+        free(part);
     }
     return s;
 }
@@ -795,6 +825,11 @@ static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
     n->netifs = h.netifs;
     if (m->failed) /* e.g. Ctrl-C during start-up: the KILL went out before */
         ol_frame_send(n == via ? n->bev : via->bev, OL_MSG_KILL, NULL);
+    if (n->late) {
+        if (!m->failed)
+            late_node_up(m, n);
+        return;
+    }
     uint32_t first, count;
     ol_tree_children(n->id, m->fanout, m->nnodes, &first, &count);
     for (uint32_t i = 0; i < count && !m->failed; i++)
@@ -805,24 +840,47 @@ static void handle_hello(struct mpirun *m, struct node *via, ol_rbuf_t *rb)
     }
 }
 
+/* The first job (0) or spawn k's namespace, or NULL. */
+static const ol_msg_launch_t *namespace_of(const struct mpirun *m, uint32_t spawn_no)
+{
+    if (spawn_no == 0)
+        return &m->job;
+    return spawn_no <= m->nspawns ? &m->spawns[spawn_no - 1]->job : NULL;
+}
+
+/* The direct children whose subtree holds processes of namespace j: the
+ * parts its fences wait for. */
+static uint32_t fence_parts(const struct mpirun *m, const ol_msg_launch_t *j)
+{
+    uint32_t parts = 0;
+    for (uint32_t c = 0; c < m->nchildren; c++)
+        parts += ol_tree_subtree_holds(m->child_first + c, m->fanout, j->rank_node, j->job_size);
+    return parts;
+}
+
 static void handle_fence_up(struct mpirun *m, ol_rbuf_t *rb)
 {
     ol_msg_fence_t f;
     if (ol_msg_fence_decode(rb, &f) != 0)
         return;
+    const ol_msg_launch_t *j = namespace_of(m, f.spawn_no);
+    if (j == NULL)
+        return;
     struct fence **pp = &m->fences;
-    while (*pp != NULL && (*pp)->seq != f.seq)
+    while (*pp != NULL && ((*pp)->spawn_no != f.spawn_no || (*pp)->seq != f.seq))
         pp = &(*pp)->next;
     if (*pp == NULL) {
         *pp = ol_xcalloc(1, sizeof **pp);
+        (*pp)->spawn_no = f.spawn_no;
         (*pp)->seq = f.seq;
     }
     struct fence *fc = *pp;
     /* Blobs of PMIx servers concatenate: PMIx unpacks them one by one. */
     ol_w_append(&fc->data, f.data, f.len);
-    if (++fc->count < m->nchildren)
+    if (++fc->count < fence_parts(m, j))
         return;
-    ol_msg_fence_t down = { .seq = fc->seq, .data = fc->data.data, .len = (uint32_t)fc->data.len };
+    ol_msg_fence_t down = { .spawn_no = fc->spawn_no, .seq = fc->seq, .data = fc->data.data,
+                            .len = (uint32_t)fc->data.len };
     ol_wbuf_t w = { 0 };
     ol_msg_fence_encode(&down, &w);
     send_down_all(m, OL_MSG_FENCE_DOWN, &w);
@@ -842,6 +900,9 @@ static void route_down(struct mpirun *m, uint32_t target, uint16_t type, const u
 /* ---- PMIx_Spawn (README.md, "Spawn") ---- */
 
 static void spawn_start(struct mpirun *m);
+static void late_node_failed(struct mpirun *m, struct node *n, const char *why);
+static int listen_for_daemons(struct mpirun *m, char **err);
+static char **ipv4_strings(const struct ol_hostid *id);
 
 /* Answers the asking daemon's rank, and serves the next spawn in line. */
 static void spawn_reply(struct mpirun *m, int32_t status, const char *nspace)
@@ -856,6 +917,7 @@ static void spawn_reply(struct mpirun *m, int32_t status, const char *nspace)
     m->spawn_ops = op->next;
     ol_msg_spawn_req_free(&op->req);
     free(op->err_prog);
+    free(op->node_of);
     free(op);
     if (m->spawn_ops != NULL)
         spawn_start(m);
@@ -883,62 +945,159 @@ static uint32_t node_named(struct mpirun *m, const char *name)
     return OL_NO_NODE;
 }
 
-/* Marks in allowed[] the nodes an app may use: those its host, hostfile
- * and add-host keys name, or every node. PMIx status, *why on failure. */
-static int32_t allowed_nodes(struct mpirun *m, const ol_spawn_app_t *app, bool *allowed, char **why)
+/* A new node for host h, started once the spawn is placed (a flat tree
+ * only: every daemon is mpirun's child, so no daemon needs to take a
+ * child); OL_NO_NODE when there is no room. */
+static uint32_t node_add(struct mpirun *m, const struct ol_host *h)
 {
-    struct ol_hostlist hl = { 0 };
-    char *err = NULL;
-    bool named = app->host != NULL || app->hostfile != NULL || app->add_host != NULL;
-    for (uint32_t i = 0; i < m->nnodes; i++)
-        allowed[i] = !named;
-    if ((app->host != NULL && ol_hostlist_parse_hosts(app->host, &hl, &err) != 0) ||
-        (app->add_host != NULL && ol_hostlist_parse_hosts(app->add_host, &hl, &err) != 0) ||
-        (app->hostfile != NULL && ol_hostfile_read(app->hostfile, &hl, &err) != 0)) {
-        *why = err;
-        ol_hostlist_free(&hl);
+    if (m->nnodes >= m->nodes_cap || m->nnodes >= m->fanout)
+        return OL_NO_NODE;
+    uint32_t id = m->nnodes++;
+    m->nodes[id] = (struct node){ .m = m, .id = id, .name = ol_xstrdup(h->name), .local = h->id.self,
+                                  .ips = ipv4_strings(&h->id), .slots = h->slots, .late = true };
+    m->nchildren = m->nnodes;
+    return id;
+}
+
+/* Nodes added by a placement that then failed: never started, forgotten. */
+static void nodes_forget(struct mpirun *m, uint32_t keep)
+{
+    while (m->nnodes > keep) {
+        struct node *n = &m->nodes[--m->nnodes];
+        for (size_t h = 0; h < m->hosts.n; h++) {
+            if (m->host_node[h] == n->id)
+                m->host_node[h] = OL_NO_NODE;
+        }
+        free(n->name);
+        ol_strv_free(n->ips);
+        memset(n, 0, sizeof *n);
+    }
+    m->nchildren = m->nnodes;
+}
+
+static int32_t too_many_hosts(struct mpirun *m, const char *name, char **why)
+{
+    *why = ol_xasprintf("host %s would make the job's hosts more than %u (OMPI_LITE_TREE_FANOUT): "
+                        "hosts join a running job only while every daemon is mpirun's child",
+                        name, m->fanout);
+    return PMIX_ERR_OUT_OF_RESOURCE;
+}
+
+/* The node for a host the spawn names: a node of the job, a host of the
+ * job's hostfile without a daemon yet, or (add = true: add-host, a
+ * spawn's hostfile) any host. New nodes get a daemon once the spawn is
+ * placed. PMIx status, *id or *why. */
+static int32_t node_for_host(struct mpirun *m, const struct ol_host *h, bool add, uint32_t *id, char **why)
+{
+    *id = node_named(m, h->name);
+    if (*id != OL_NO_NODE && m->nodes[*id].state == NODE_DEAD) {
+        *why = ol_xasprintf("host %s is gone (its daemon ended or could not start)", h->name);
         return PMIX_ERR_NOT_FOUND;
     }
-    for (size_t h = 0; h < hl.n; h++) {
-        uint32_t id = node_named(m, hl.v[h].name);
-        if (id == OL_NO_NODE || m->nodes[id].state == NODE_DEAD) {
-            /* Starting daemons on new hosts during the job is not done
-             * yet: spawned processes go to hosts that run a daemon. */
-            *why = ol_xasprintf("host %s does not run a daemon of this job", hl.v[h].name);
-            ol_hostlist_free(&hl);
-            return PMIX_ERR_NOT_FOUND;
+    if (*id != OL_NO_NODE)
+        return PMIX_SUCCESS;
+    for (size_t k = 0; k < m->hosts.n; k++) {
+        if (!ol_host_same(&m->hosts.v[k], h))
+            continue;
+        if (m->host_node[k] != OL_NO_NODE) {
+            *id = m->host_node[k];
+            return PMIX_SUCCESS;
         }
-        allowed[id] = true;
+        if ((*id = node_add(m, &m->hosts.v[k])) == OL_NO_NODE)
+            return too_many_hosts(m, h->name, why);
+        m->host_node[k] = *id;
+        return PMIX_SUCCESS;
     }
-    ol_hostlist_free(&hl);
+    if (!add) {
+        *why = ol_xasprintf("host %s is not a host of this job (the info key add-host adds one)", h->name);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    if ((*id = node_add(m, h)) == OL_NO_NODE)
+        return too_many_hosts(m, h->name, why);
     return PMIX_SUCCESS;
 }
 
+/* Marks in allowed[] the nodes an app may use: those its host, hostfile
+ * and add-host keys name (starting daemons there where none runs), or
+ * every node. PMIx status, *why on failure. */
+static int32_t allowed_nodes(struct mpirun *m, const ol_spawn_app_t *app, bool *allowed, char **why)
+{
+    struct ol_hostlist named = { 0 }, added = { 0 };
+    char *err = NULL;
+    bool any = app->host != NULL || app->hostfile != NULL || app->add_host != NULL;
+    for (uint32_t i = 0; i < m->nodes_cap; i++)
+        allowed[i] = !any;
+    if ((app->host != NULL && ol_hostlist_parse_hosts(app->host, &named, &err) != 0) ||
+        (app->add_host != NULL && ol_hostlist_parse_hosts(app->add_host, &added, &err) != 0) ||
+        (app->hostfile != NULL && ol_hostfile_read(app->hostfile, &added, &err) != 0)) {
+        *why = err;
+        ol_hostlist_free(&named);
+        ol_hostlist_free(&added);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    ol_hostlist_unify(&named, (int)m->opts.resolve_ms);
+    ol_hostlist_unify(&added, (int)m->opts.resolve_ms);
+    int32_t st = PMIX_SUCCESS;
+    struct ol_hostlist *lists[2] = { &named, &added };
+    for (int l = 0; l < 2 && st == PMIX_SUCCESS; l++) {
+        for (size_t h = 0; h < lists[l]->n && st == PMIX_SUCCESS; h++) {
+            uint32_t id;
+            st = node_for_host(m, &lists[l]->v[h], l == 1, &id, why);
+            if (st == PMIX_SUCCESS)
+                allowed[id] = true;
+        }
+    }
+    ol_hostlist_free(&named);
+    ol_hostlist_free(&added);
+    return st;
+}
+
+/* Free slots of node i (slots minus its running processes) into node_of. */
+static void fill_slots(struct mpirun *m, uint32_t i, long *used, uint32_t *node_of, uint32_t *next, uint32_t *left)
+{
+    while (used[i] < m->nodes[i].slots && *left > 0) {
+        used[i]++;
+        node_of[(*next)++] = i;
+        --*left;
+    }
+}
+
 /* Places every process of the spawn: free slots of the allowed nodes in
- * node order (slots minus running processes), then, oversubscribed, round
- * robin. PMIx status, *why on failure. */
+ * node order (slots minus running processes); where no host is named and
+ * those do not suffice, the job's hostfile hosts that run no daemon yet, in
+ * their order; then, oversubscribed, round robin. PMIx status, *why on
+ * failure. */
 static int32_t place_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint32_t *node_of, char **why)
 {
-    long *used = ol_xcalloc(m->nnodes, sizeof *used);
-    bool *allowed = ol_xcalloc(m->nnodes, sizeof *allowed);
+    long *used = ol_xcalloc(m->nodes_cap, sizeof *used);
+    bool *allowed = ol_xcalloc(m->nodes_cap, sizeof *allowed);
     for (uint32_t g = 0; g < m->nprocs; g++)
         used[m->proc_node[g]] += m->rank_running[g];
     int32_t st = PMIX_SUCCESS;
     uint32_t next = 0;
     for (uint32_t a = 0; a < req->napps && st == PMIX_SUCCESS; a++) {
-        st = allowed_nodes(m, &req->apps[a], allowed, why);
-        uint32_t left = req->apps[a].maxprocs;
+        const ol_spawn_app_t *app = &req->apps[a];
+        st = allowed_nodes(m, app, allowed, why);
+        uint32_t left = app->maxprocs;
         for (uint32_t i = 0; i < m->nnodes && left > 0 && st == PMIX_SUCCESS; i++) {
-            while (allowed[i] && used[i] < m->nodes[i].slots && left > 0) {
-                used[i]++;
-                node_of[next++] = i;
-                left--;
-            }
+            if (allowed[i])
+                fill_slots(m, i, used, node_of, &next, &left);
+        }
+        bool any = app->host != NULL || app->hostfile != NULL || app->add_host != NULL;
+        for (size_t h = 0; h < m->hosts.n && left > 0 && !any && st == PMIX_SUCCESS; h++) {
+            if (m->host_node[h] != OL_NO_NODE || m->hosts.v[h].slots <= 0)
+                continue;
+            uint32_t id = node_add(m, &m->hosts.v[h]);
+            if (id == OL_NO_NODE)
+                break; /* no room for daemons: oversubscribe the others, or refuse */
+            m->host_node[h] = id;
+            allowed[id] = true;
+            fill_slots(m, id, used, node_of, &next, &left);
         }
         if (st == PMIX_SUCCESS && left > 0 && !m->opts.oversubscribe) {
             *why = ol_xasprintf("%u processes of %s need %u more slots than the hosts have free "
                                 "(--oversubscribe or OMPI_LITE_OVERSUBSCRIBE=1 allows more)",
-                                req->apps[a].maxprocs, req->apps[a].cmd, left);
+                                app->maxprocs, app->cmd, left);
             st = PMIX_ERR_OUT_OF_RESOURCE;
         }
         for (uint32_t i = 0; st == PMIX_SUCCESS && left > 0; i = (i + 1) % m->nnodes) {
@@ -951,6 +1110,16 @@ static int32_t place_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint
     free(used);
     free(allowed);
     return st;
+}
+
+/* The nodes' names as the node maps give them: the first job's (named
+ * after HELLO), then those of the nodes added since (malloc'd). */
+static char **node_names(const struct mpirun *m)
+{
+    char **v = ol_strv_dup(m->job.nodes);
+    for (uint32_t i = (uint32_t)ol_strv_len(m->job.nodes); i < m->nnodes; i++)
+        ol_strv_append(&v, node_host(&m->nodes[i]));
+    return v;
 }
 
 /* The new namespace as SPAWN carries it: the first job's settings, the
@@ -966,13 +1135,16 @@ static void build_spawn(struct mpirun *m, const ol_msg_spawn_req_t *req, uint32_
      * shares it. */
     j->nspace = ol_xasprintf("%s.spawn%u", m->job.nspace, sp->spawn_no);
     j->job_size = np;
-    j->nodes = ol_strv_dup(m->job.nodes);
+    j->nodes = node_names(m);
     j->rank_node = node_of;
     j->stdin_rank = OL_NO_RANK;
     j->kill_grace_ms = m->job.kill_grace_ms;
+    /* Bound by the first job's rules, after the processes running there
+     * (daemon_ranks.c). */
     j->map_by = m->job.map_by;
-    j->bind_to = OL_BIND_NONE;
-    j->pe = 1;
+    j->bind_to = m->job.bind_to;
+    j->report_bindings = m->job.report_bindings;
+    j->pe = m->job.pe;
     j->univ_size = m->job.univ_size;
     j->cwd = ol_xstrdup(m->job.cwd);
     j->env = ol_strv_dup(m->job.env);
@@ -1016,6 +1188,51 @@ static void spawn_failed(struct mpirun *m, int32_t status, char *why)
     spawn_reply(m, status, NULL);
 }
 
+/* Sends SPAWN for the placed processes: every daemon runs by now. */
+static void spawn_send(struct mpirun *m, struct spawn_op *op)
+{
+    build_spawn(m, &op->req, op->np, op->node_of, &op->sp);
+    op->node_of = NULL; /* the message owns it */
+    op->acks_wanted = spawn_node_count(m, &op->sp.job);
+    op->phase = 0;
+    ol_wbuf_t w = { 0 };
+    ol_msg_spawn_encode(&op->sp, &w);
+    send_down_all(m, OL_MSG_SPAWN, &w);
+    ol_wbuf_free(&w);
+}
+
+/* The listener for remote daemons, made when the first one is started
+ * (a job of this host alone has none until then). */
+static int ensure_listening(struct mpirun *m, char **err)
+{
+    if (m->nlisten > 0)
+        return 0;
+    ol_strv_free(m->addrs);
+    m->addrs = NULL;
+    return listen_for_daemons(m, err);
+}
+
+/* Starts daemons on the nodes from `first` on, which the spawn being
+ * served waits for (late_node_up). */
+static void start_late_nodes(struct mpirun *m, struct spawn_op *op, uint32_t first)
+{
+    uint32_t last = m->nnodes;
+    for (uint32_t i = first; i < last; i++) {
+        struct node *n = &m->nodes[i];
+        char *err = NULL;
+        if (!n->local && ensure_listening(m, &err) != 0) {
+            late_node_failed(m, n, err);
+            free(err);
+            return;
+        }
+        n->awaited = true;
+        op->starting++;
+        start_node(m, n);
+        if (m->spawn_ops != op)
+            return; /* it failed, and the spawn with it */
+    }
+}
+
 static void spawn_start(struct mpirun *m)
 {
     struct spawn_op *op = m->spawn_ops;
@@ -1033,19 +1250,76 @@ static void spawn_start(struct mpirun *m)
     }
     uint32_t *node_of = ol_xcalloc(np, sizeof *node_of);
     char *why = NULL;
+    uint32_t nodes_before = m->nnodes;
     int32_t st = place_spawn(m, &op->req, node_of, &why);
     if (st != PMIX_SUCCESS) {
+        nodes_forget(m, nodes_before);
         free(node_of);
         spawn_failed(m, st, why);
         return;
     }
-    build_spawn(m, &op->req, (uint32_t)np, node_of, &op->sp);
-    op->acks_wanted = spawn_node_count(m, &op->sp.job);
-    op->phase = 0;
+    op->node_of = node_of;
+    op->np = (uint32_t)np;
+    if (m->nnodes > nodes_before)
+        start_late_nodes(m, op, nodes_before);
+    else
+        spawn_send(m, op);
+}
+
+/* A daemon started for a spawn said HELLO: it learns the job (LAUNCH with
+ * the current node names; no rank of the first job runs there) and every
+ * spawn so far (SPAWN, SPAWN_GO), as a daemon that was there from the
+ * start knows them; the spawn goes on once all its daemons are up. */
+static void late_node_up(struct mpirun *m, struct node *n)
+{
+    char **first_nodes = m->job.nodes;
+    m->job.nodes = node_names(m);
     ol_wbuf_t w = { 0 };
-    ol_msg_spawn_encode(&op->sp, &w);
-    send_down_all(m, OL_MSG_SPAWN, &w);
+    ol_msg_launch_encode(&m->job, &w);
+    ol_frame_send(n->bev, OL_MSG_LAUNCH, &w);
     ol_wbuf_free(&w);
+    ol_strv_free(m->job.nodes);
+    m->job.nodes = first_nodes;
+    for (uint32_t k = 0; k < m->nspawns; k++) {
+        ol_wbuf_t b = { 0 };
+        ol_msg_spawn_encode(m->spawns[k], &b);
+        ol_frame_send(n->bev, OL_MSG_SPAWN, &b);
+        ol_wbuf_free(&b);
+        ol_msg_spawn_go_encode(m->spawns[k]->spawn_no, 1, &b);
+        ol_frame_send(n->bev, OL_MSG_SPAWN_GO, &b);
+        ol_wbuf_free(&b);
+    }
+    struct spawn_op *op = m->spawn_ops;
+    if (!n->awaited || op == NULL)
+        return;
+    n->awaited = false;
+    if (--op->starting == 0)
+        spawn_send(m, op);
+}
+
+/* A daemon started for a spawn could not start: the spawn fails (the job
+ * goes on), with the agent's words. */
+static void late_node_failed(struct mpirun *m, struct node *n, const char *why)
+{
+    if (strncmp(why, "mpirun: ", 8) == 0)
+        why += 8; /* the start's own lines begin so; ours is a spawn's line */
+    n->state = NODE_DEAD;
+    /* Nodes of the same placement not started yet never will be. */
+    for (uint32_t i = 0; i < m->nnodes; i++) {
+        if (m->nodes[i].state == NODE_NEW)
+            m->nodes[i].state = NODE_DEAD;
+    }
+    struct spawn_op *op = m->spawn_ops;
+    if (!n->awaited || op == NULL) {
+        fprintf(stderr, "mpirun: %s\n", why);
+        return;
+    }
+    for (uint32_t i = 0; i < m->nnodes; i++)
+        m->nodes[i].awaited = false;
+    op->starting = 0;
+    free(op->node_of);
+    op->node_of = NULL;
+    spawn_failed(m, PMIX_ERR_NOT_FOUND, ol_xstrdup(why));
 }
 
 static void spawn_go(struct mpirun *m, struct spawn_op *op, uint8_t go)
@@ -1381,10 +1655,18 @@ static void agent_failed(struct mpirun *m, struct node *n)
         why = ol_xasprintf("it was killed by signal %d", WTERMSIG(n->wstatus));
     else
         why = ol_xstrdup(tail);
-    mark_subtree_dead(m, n->id);
-    job_failed(m, ol_xasprintf("mpirun: cannot start the ompi-lite daemon on host %s with '%s': %s", n->name,
-                               m->opts.launch_agent ? m->opts.launch_agent : "ssh", why), 1);
+    char *line = ol_xasprintf("cannot start the ompi-lite daemon on host %s with '%s': %s", n->name,
+                              m->opts.launch_agent ? m->opts.launch_agent : "ssh", why);
     free(why);
+    if (n->late) {
+        late_node_failed(m, n, line); /* the spawn fails; the job goes on */
+        free(line);
+        check_finished(m);
+        return;
+    }
+    mark_subtree_dead(m, n->id);
+    job_failed(m, ol_xasprintf("mpirun: %s", line), 1);
+    free(line);
     check_finished(m);
 }
 
@@ -1541,6 +1823,11 @@ static void start_node(struct mpirun *m, struct node *n)
     ol_strv_free(listen);
     if (started != 0) {
         free(remote_exe);
+        if (n->late) {
+            late_node_failed(m, n, err);
+            free(err);
+            return;
+        }
         mark_subtree_dead(m, n->id);
         job_failed(m, err, 1);
         return;
@@ -1618,6 +1905,8 @@ static void reap_children(struct mpirun *m)
                 n->agent_exited_early = true;
                 if (n->agent_out == NULL)
                     agent_failed(m, n);
+            } else if (n->state == NODE_STARTING && n->late) {
+                late_node_failed(m, n, "the ompi-lite daemon could not start");
             } else if (n->state == NODE_STARTING) {
                 mark_subtree_dead(m, n->id);
                 job_failed(m, ol_xasprintf("mpirun: the ompi-lite daemon on host %s could not start", n->name), 1);
@@ -1772,7 +2061,9 @@ static int build_job(struct mpirun *m, char **err)
     for (long r = 0; r < np; r++)
         host_node[rank_host[r]] = 0;
     j->nodes = ol_xcalloc(hl.n + 1, sizeof *j->nodes);
-    m->nodes = ol_xcalloc(hl.n, sizeof *m->nodes);
+    /* Room for the hosts a spawn may add (a flat tree: FANOUT at most). */
+    m->nodes_cap = (uint32_t)hl.n + (uint32_t)o->fanout;
+    m->nodes = ol_xcalloc(m->nodes_cap, sizeof *m->nodes);
     for (size_t h = 0; h < hl.n; h++) {
         if (host_node[h] == OL_NO_NODE)
             continue;
@@ -1793,9 +2084,9 @@ static int build_job(struct mpirun *m, char **err)
     j->rank_node = ol_xcalloc((size_t)np, sizeof *j->rank_node);
     for (long r = 0; r < np; r++)
         j->rank_node[r] = host_node[rank_host[r]];
-    free(host_node);
     free(rank_host);
-    ol_hostlist_free(&hl);
+    m->hosts = hl;
+    m->host_node = host_node;
 
     char cwd[4096];
     j->nspace = make_nspace();
@@ -1897,6 +2188,8 @@ static void cleanup(struct mpirun *m)
         ol_strv_free(n->ips);
     }
     free(m->nodes);
+    ol_hostlist_free(&m->hosts);
+    free(m->host_node);
     while (m->fences != NULL) {
         struct fence *f = m->fences;
         m->fences = f->next;

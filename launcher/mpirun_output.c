@@ -1,7 +1,7 @@
 /* The ranks' output as mpirun writes it: to its own stdout/stderr, with
  * `[rank] ` (a spawned process: `[spawn,rank]`) before every line under --tag-output, or to
  * DIR/1/rank.R/stdout and .../stderr under --output-filename DIR (Open MPI's
- * layout). Each IO frame holds whole lines of one rank and is written with
+ * layout; rank R of spawn K: DIR/1/spawn.K/rank.R/). Each IO frame holds whole lines of one rank and is written with
  * one write, so lines of different ranks never interleave; a rank's last
  * output may end without a newline, and if another rank speaks next, that
  * line is ended first.
@@ -48,8 +48,8 @@ struct ol_output {
     int dirfd;                  /* DIR/1 under --output-filename, or -1 */
     char *dir;                  /* its path, for messages */
     mode_t dir_mode, file_mode;
-    uint32_t nranks;
-    int *fds;                   /* 2 per rank, -1 until opened */
+    uint32_t nranks;            /* slots in fds: the first job's, more once spawns write */
+    int *fds;                   /* 2 per process (gid), -1 until opened */
     bool warned;
     uint32_t open_line_rank[2]; /* stdout, stderr: rank whose line is unfinished */
     /* The writer thread and its queue; the fields below are under lock. */
@@ -233,19 +233,41 @@ static int open_output_dir(struct ol_output *o, const char *dir, char **err)
     return o->dirfd < 0 ? -1 : 0;
 }
 
-static int file_fd(struct ol_output *o, uint32_t rank, int s)
+/* The descriptor slot of process gid's stream s, growing the table for a
+ * spawn's processes (gids after the first job's ranks). */
+static int *fd_slot(struct ol_output *o, uint32_t gid, int s)
 {
-    int *slot = &o->fds[2 * (size_t)rank + (size_t)s];
+    if (gid >= o->nranks) {
+        size_t n = (size_t)gid + 1 > 2 * (size_t)o->nranks ? (size_t)gid + 1 : 2 * (size_t)o->nranks;
+        int *v = realloc(o->fds, 2 * n * sizeof *v);
+        if (v == NULL)
+            ol_xmalloc(SIZE_MAX); /* reports and aborts, as every allocation here */
+        for (size_t i = 2 * (size_t)o->nranks; i < 2 * n; i++)
+            v[i] = -1;
+        o->fds = v;
+        o->nranks = (uint32_t)n;
+    }
+    return &o->fds[2 * (size_t)gid + (size_t)s];
+}
+
+/* DIR/1/rank.R/stdout|stderr for the first job's rank R, DIR/1/spawn.K/
+ * rank.R/... for rank R of spawn K; -1 (warned once) when it cannot be. */
+static int file_fd(struct ol_output *o, uint32_t gid, uint32_t spawn_no, uint32_t rank, int s)
+{
+    int *slot = fd_slot(o, gid, s);
     if (*slot >= 0)
         return *slot;
-    char rname[32];
+    char rname[64], sname[32];
     const char *fname = s ? "stderr" : "stdout";
-    snprintf(rname, sizeof rname, "rank.%u", rank);
-    int rfd = open_subdir(o->dirfd, rname, o->dir_mode);
+    snprintf(sname, sizeof sname, "spawn.%u", spawn_no);
+    int parent = spawn_no == 0 ? o->dirfd : open_subdir(o->dirfd, sname, o->dir_mode);
+    snprintf(rname, sizeof rname, "%s%srank.%u", spawn_no ? sname : "", spawn_no ? "/" : "", rank);
+    const char *leaf = rname + (spawn_no ? strlen(sname) + 1 : 0); /* rank.R */
+    int rfd = parent < 0 ? -1 : open_subdir(parent, leaf, o->dir_mode);
     int e = errno;
     const char *why = NULL;
     if (rfd < 0) {
-        why = open_error(o->dirfd, rname, e);
+        why = parent < 0 ? open_error(o->dirfd, sname, e) : open_error(parent, leaf, e);
     } else {
         *slot = openat(rfd, fname, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
                        o->file_mode);
@@ -253,6 +275,8 @@ static int file_fd(struct ol_output *o, uint32_t rank, int s)
             why = open_error(rfd, fname, errno);
         close(rfd);
     }
+    if (parent >= 0 && parent != o->dirfd)
+        close(parent);
     if (*slot < 0 && !o->warned) {
         o->warned = true;
         ol_log(OL_LOG_WARN, "cannot write %s/%s%s%s: %s; that output goes to the terminal", o->dir, rname,
@@ -340,8 +364,8 @@ void ol_output_write(struct ol_output *o, uint32_t gid, uint32_t spawn_no, uint3
     int s = stream == OL_STREAM_STDERR ? 1 : 0;
     if (len == 0)
         return;
-    if (o->dirfd >= 0 && spawn_no == 0 && rank < o->nranks) {
-        int fd = file_fd(o, rank, s);
+    if (o->dirfd >= 0) {
+        int fd = file_fd(o, gid, spawn_no, rank, s);
         if (fd >= 0) {
             (void)ol_write_all(fd, data, len);
             return;

@@ -21,10 +21,10 @@ struct ol_output_conf {
 /* NULL with *err when the directory cannot be made or the writer thread
  * cannot start. */
 struct ol_output *ol_output_new(const struct ol_output_conf *c, char **err);
-/* Queues (or writes, under --output-filename) whole lines of process gid,
- * rank `rank` of spawn spawn_no (0: the first job, tagged `[rank]`; others
- * `[spawn_no,rank]`, and on mpirun's stdout/stderr even under
- * --output-filename); stream: enum ol_stream. */
+/* Queues (or writes, under --output-filename: DIR/1/rank.R/, a spawn's
+ * DIR/1/spawn.K/rank.R/) whole lines of process gid, rank `rank` of spawn
+ * spawn_no (0: the first job, tagged `[rank]`; others `[spawn_no,rank]`);
+ * stream: enum ol_stream. */
 void ol_output_write(struct ol_output *o, uint32_t gid, uint32_t spawn_no, uint32_t rank, int stream,
                      const uint8_t *data, size_t len);
 /* mpirun's own text (a state report) on stderr, after the ranks' output

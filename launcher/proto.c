@@ -398,12 +398,14 @@ void ol_msg_error_free(ol_msg_error_t *m)
 
 void ol_msg_fence_encode(const ol_msg_fence_t *m, ol_wbuf_t *w)
 {
+    ol_w_u32(w, m->spawn_no);
     ol_w_u32(w, m->seq);
     ol_w_bytes(w, m->data, m->len);
 }
 
 int ol_msg_fence_decode(ol_rbuf_t *r, ol_msg_fence_t *m)
 {
+    m->spawn_no = ol_r_u32(r);
     m->seq = ol_r_u32(r);
     m->data = ol_r_bytes(r, &m->len);
     return r->failed ? -1 : 0;

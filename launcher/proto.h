@@ -23,7 +23,7 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 5u
+#define OL_PROTO_VERSION 6u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
@@ -135,7 +135,8 @@ typedef struct {
 } ol_msg_error_t;
 
 typedef struct {
-    uint32_t seq;
+    uint32_t spawn_no;     /* the namespace: 0 the first job's, k spawn k's */
+    uint32_t seq;          /* the namespace's n-th fence */
     const uint8_t *data;   /* points into the decoded frame body */
     uint32_t len;
 } ol_msg_fence_t;

@@ -40,3 +40,12 @@ uint32_t ol_tree_next_hop(uint32_t self, uint32_t target, uint32_t fanout)
     }
     return OL_TREE_UP;
 }
+
+bool ol_tree_subtree_holds(uint32_t node, uint32_t fanout, const uint32_t *node_of, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (node_of[i] == node || ol_tree_next_hop(node, node_of[i], fanout) != OL_TREE_UP)
+            return true;
+    }
+    return false;
+}

@@ -18,6 +18,7 @@
 #ifndef OL_LAUNCHER_TREE_H
 #define OL_LAUNCHER_TREE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define OL_TREE_ROOT UINT32_MAX /* "node" id of mpirun */
@@ -31,5 +32,9 @@ void ol_tree_children(uint32_t node, uint32_t fanout, uint32_t nnodes, uint32_t 
  * node holding target in its subtree, or OL_TREE_UP when target is not below
  * self. target == self is the caller's business. */
 uint32_t ol_tree_next_hop(uint32_t self, uint32_t target, uint32_t fanout);
+/* Whether any of the n processes placed by node_of[] (a node id each) runs
+ * in the subtree of `node` (itself included; OL_TREE_ROOT: the whole tree).
+ * A namespace's fence waits for those subtrees only. */
+bool ol_tree_subtree_holds(uint32_t node, uint32_t fanout, const uint32_t *node_of, uint32_t n);
 
 #endif

@@ -5,7 +5,11 @@
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
 	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after \
 	test/launcher/shm_leftover test/launcher/shm_victim test/launcher/shm_squatter
-check_PROGRAMS += test/launcher/spawn_client
+check_PROGRAMS += test/launcher/spawn_client test/launcher/spawn_hosts
+test_launcher_spawn_hosts_SOURCES = test/launcher/spawn_hosts.c
+test_launcher_spawn_hosts_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_launcher_spawn_hosts_LDADD = $(MPI_TEST_LIBS)
+test_launcher_spawn_hosts_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 test_launcher_spawn_client_SOURCES = test/launcher/spawn_client.c
 test_launcher_spawn_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
 test_launcher_spawn_client_LDADD = $(PMIX_LIBS)
@@ -61,6 +65,7 @@ test_launcher_scripts = \
 	test/launcher/netns_failures.sh \
 	test/launcher/netns_blips.sh \
 	test/launcher/netns_ifname.sh \
+	test/launcher/spawn_netns.sh \
 	test/launcher/strangers.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \

@@ -59,4 +59,34 @@ run_mpirun "$TMP/out" "$TMP/err" --oversubscribe -np 1 "$SPAWN_CLIENT" parent "$
 grep -q '^mpirun: rank 1 of spawn 1 (pid [0-9]* on host .*) was killed by signal 9 (Killed)$' "$TMP/err" ||
     fail "child killed: mpirun's line: $(cat "$TMP/err")"
 check_no_leftovers
+
+# --timeout names the spawned processes still running (the parents are done).
+run_mpirun "$TMP/out" "$TMP/err" --oversubscribe --timeout 3 -np 1 "$SPAWN_CLIENT" parent "$SPAWN_CLIENT" 2 "" "" "hang-$MARKER"
+[ "$rc" -eq 124 ] || fail "hanging children: exit status $rc, expected 124; stderr: $(cat "$TMP/err")"
+grep -q '^mpirun: the job did not finish within 3 s (--timeout); still running: spawn 1: 0-1 on host [^;]*$' "$TMP/err" ||
+    fail "hanging children: the timeout line does not name them: $(cat "$TMP/err")"
+check_no_leftovers
+
+# --output-filename: the children's lines in DIR/1/spawn.1/rank.R/stdout,
+# the parent's in DIR/1/rank.0/stdout, nothing on the terminal.
+run_mpirun "$TMP/out" "$TMP/err" --oversubscribe --output-filename "$TMP/files" -np 1 "$SPAWN_CLIENT" parent "$SPAWN_CLIENT" 2
+[ "$rc" -eq 0 ] || fail "output files: exit status $rc; stderr: $(cat "$TMP/err")"
+for r in 0 1; do
+    grep -q "^child $r of 2 parent " "$TMP/files/1/spawn.1/rank.$r/stdout" 2>/dev/null ||
+        fail "output files: child $r's line not in 1/spawn.1/rank.$r/stdout: $(find "$TMP/files" -type f | xargs cat)"
+done
+grep -qx "parent 0 done" "$TMP/files/1/rank.0/stdout" || fail "output files: the parent's line not in 1/rank.0/stdout"
+[ -s "$TMP/out" ] && fail "output files: output on the terminal: $(cat "$TMP/out")"
+
+# Spawned processes are bound by the first job's --bind-to, on the cores
+# after those of the processes still running: the parent on core 0, its
+# child on core 1 (wrapping round on a one-core machine).
+if command -v nproc >/dev/null; then
+    core=$((1 % $(nproc)))
+    run_mpirun "$TMP/out" "$TMP/err" --bind-to core --report-bindings --host localhost:2 -np 1 "$SPAWN_CLIENT" parent "$SPAWN_CLIENT" 1
+    [ "$rc" -eq 0 ] || fail "bound spawn: exit status $rc; stderr: $(cat "$TMP/err")"
+    grep -Eq "^\[[^]]*\] rank 0 bound to core 0 \(PUs [0-9,-]+\)$" "$TMP/err" &&
+        grep -Eq "^\[[^]]*\] rank 0 of spawn 1 bound to core $core \(PUs [0-9,-]+\)$" "$TMP/err" ||
+        fail "bound spawn: binding lines: $(cat "$TMP/err")"
+fi
 echo "spawn: ok"

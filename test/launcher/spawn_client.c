@@ -5,8 +5,10 @@
  *       PROG (argv: "child"), NP processes, env SPAWN_TEST=added, and
  *       prints "spawn status S nspace NS" (S: the pmix status number);
  *       every rank then prints "parent R done" and finalizes
- *   spawn_client child [die]  prints "child R of N parent NS:R env=V
- *       cwd=D"; with "die", rank 1 kills itself with SIGKILL first */
+ *   spawn_client child [die|hang...]  prints "child R of N parent NS:R
+ *       env=V cwd=D"; with "die", rank 1 kills itself with SIGKILL first;
+ *       with a word starting "hang" (hang-MARKER), every child then waits
+ *       for a signal */
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +40,8 @@ static int child(const pmix_proc_t *me, int argc, char **argv)
     printf("child %u of %u parent %s env=%s cwd=%s\n", me->rank, size, parent, env ? env : "unset",
            getcwd(cwd, sizeof cwd) ? cwd : "?");
     fflush(stdout);
+    if (argc > 2 && strncmp(argv[2], "hang", 4) == 0)
+        pause();
     return 0;
 }
 
