@@ -1,12 +1,15 @@
-/* Published names (MPI_Publish_name and kin; ol_dynamic.h): a file a name
- * in one directory of the user's, so that any job of the user that sees
- * the directory finds it, whichever mpirun started it. A file is made
+/* Published names (MPI_Publish_name and kin; ol_dynamic.h): the job's
+ * name service (PMIx), and a file a name in one directory of the user's,
+ * so that any job of the user that sees the directory finds it, whichever
+ * mpirun started it. A file is made
  * whole aside and linked into place, so a reader never sees half of it and
  * two jobs publishing one name at once cannot both succeed. The name of
  * the file is a hash of the service's name, which may hold any character;
  * the file says the service's name too, and a lookup checks it. */
 #define _GNU_SOURCE
 #include "ol_dynamic.h"
+#include "ol_log.h"
+#include "pmix_client.h"
 #include "ol_params.h"
 #include "ol_user_dir.h"
 
@@ -120,17 +123,18 @@ static int write_entry(const char *dir, const char *path, const char *service, c
     return err;
 }
 
-ol_status_t ol_rt_name_publish(const char *service, const char *port)
+/* The directory's part of a publish: MPI_ERR_SERVICE when the name is
+ * there already (*taken) or cannot be written (detail set). */
+static ol_status_t dir_publish(const char *service, const char *port, bool *taken)
 {
-    ol_status_t rc = check_service(service);
-    if (rc != OL_OK)
-        return rc;
     char *dir = names_dir(), *path = dir ? entry_path(dir, service) : NULL;
     if (!path) {
         free(dir);
         return dir ? MPI_ERR_NO_MEM : MPI_ERR_SERVICE;
     }
+    ol_status_t rc = OL_OK;
     int err = write_entry(dir, path, service, port);
+    *taken = err == EEXIST;
     if (err == EEXIST) {
         ol_error_detail("\"%.200s\" is published already (by a job of this user, in %s; "
                         "MPI_Unpublish_name removes it)",
@@ -145,21 +149,19 @@ ol_status_t ol_rt_name_publish(const char *service, const char *port)
     return rc;
 }
 
-/* The entry of service, checked to be that service's: MPI_ERR_NAME when
- * none is published. */
+/* The directory's entry of service, checked to be that service's:
+ * MPI_ERR_NAME when none is published. */
 static ol_status_t find_entry(const char *service, char **path, char *port)
 {
-    ol_status_t rc = check_service(service);
-    if (rc != OL_OK)
-        return rc;
     char *dir = names_dir();
     if (!dir)
         return MPI_ERR_NAME;
     *path = entry_path(dir, service);
     char *found = malloc(MAX_SERVICE);
-    rc = *path && found ? OL_OK : MPI_ERR_NO_MEM;
+    ol_status_t rc = *path && found ? OL_OK : MPI_ERR_NO_MEM;
     if (rc == OL_OK && (!read_entry(*path, found, port) || strcmp(found, service) != 0)) {
-        ol_error_detail("no port is published under \"%.200s\" (in %s)", service, dir);
+        ol_error_detail("no port is published under \"%.200s\" (in this job, nor in %s)",
+                        service, dir);
         rc = MPI_ERR_NAME;
     }
     free(found);
@@ -171,20 +173,70 @@ static ol_status_t find_entry(const char *service, char **path, char *port)
     return rc;
 }
 
+/* Names go to the job's name service (the launcher's, through PMIx: every
+ * process of the mpirun, on every host, finds them) and to the directory
+ * (the user's other mpiruns find them there). A name the directory holds
+ * already, from another job, fails the publish and is taken back from the
+ * job's service; a directory that cannot be written leaves the name to the
+ * job alone, with a warning. */
+ol_status_t ol_rt_name_publish(const char *service, const char *port)
+{
+    ol_status_t rc = check_service(service);
+    if (rc != OL_OK)
+        return rc;
+    ol_pmix_name_t in_job = ol_pmix_name_publish(service, port);
+    if (in_job == OL_PMIX_NAME_TAKEN) {
+        ol_error_detail("\"%.200s\" is published already by a process of this job "
+                        "(MPI_Unpublish_name removes it)",
+                        service);
+        return MPI_ERR_SERVICE;
+    }
+    bool taken = false;
+    rc = dir_publish(service, port, &taken);
+    if (rc == OL_OK || in_job != OL_PMIX_NAME_DONE)
+        return rc;
+    if (taken) {
+        ol_pmix_name_unpublish(service);
+        return rc;
+    }
+    OL_WARN("runtime", "%s: only this job's processes will find it", ol_error_detail_take());
+    return OL_OK;
+}
+
 ol_status_t ol_rt_name_lookup(const char *service, char *port)
 {
+    ol_status_t rc = check_service(service);
+    if (rc != OL_OK || ol_pmix_name_lookup(service, port) == OL_PMIX_NAME_DONE)
+        return rc;
     char *path = NULL;
-    ol_status_t rc = find_entry(service, &path, port);
+    rc = find_entry(service, &path, port);
     free(path);
     return rc;
 }
 
-ol_status_t ol_rt_name_unpublish(const char *service, const char *port)
+/* The job's service must name the same port, if it has the name. */
+static ol_status_t job_unpublish(const char *service, const char *port, bool *removed)
+{
+    char published[MPI_MAX_PORT_NAME];
+    if (ol_pmix_name_lookup(service, published) != OL_PMIX_NAME_DONE)
+        return OL_OK;
+    if (strcmp(published, port) != 0) {
+        ol_error_detail("\"%.200s\" is published with another port than the one given",
+                        service);
+        return MPI_ERR_SERVICE;
+    }
+    *removed = ol_pmix_name_unpublish(service) == OL_PMIX_NAME_DONE;
+    return OL_OK;
+}
+
+static ol_status_t dir_unpublish(const char *service, const char *port, bool *removed)
 {
     char *path = NULL, published[MPI_MAX_PORT_NAME];
     ol_status_t rc = find_entry(service, &path, published);
-    if (rc == MPI_ERR_NAME)
-        rc = MPI_ERR_SERVICE; /* the class MPI_Unpublish_name gives for an unknown name */
+    if (rc == MPI_ERR_NAME) {
+        ol_error_detail_take();
+        return OL_OK;
+    }
     if (rc == OL_OK && strcmp(published, port) != 0) {
         ol_error_detail("\"%.200s\" is published with another port than the one given",
                         service);
@@ -194,6 +246,22 @@ ol_status_t ol_rt_name_unpublish(const char *service, const char *port)
         ol_error_detail("cannot remove the name \"%.200s\": %s", service, strerror(errno));
         rc = MPI_ERR_SERVICE;
     }
+    *removed = rc == OL_OK;
     free(path);
+    return rc;
+}
+
+ol_status_t ol_rt_name_unpublish(const char *service, const char *port)
+{
+    bool in_job = false, in_dir = false;
+    ol_status_t rc = check_service(service);
+    if (rc == OL_OK)
+        rc = job_unpublish(service, port, &in_job);
+    if (rc == OL_OK)
+        rc = dir_unpublish(service, port, &in_dir);
+    if (rc == OL_OK && !in_job && !in_dir) {
+        ol_error_detail("no port is published under \"%.200s\"", service);
+        rc = MPI_ERR_SERVICE; /* the class MPI_Unpublish_name gives for an unknown name */
+    }
     return rc;
 }

@@ -499,3 +499,79 @@ ol_status_t ol_rt_spawn(const ol_rt_spawn_app_t *apps, int napps)
     explain_spawn_failure(st, apps, napps);
     return MPI_ERR_SPAWN;
 }
+
+/* ---- the job's name service ------------------------------------------------------------ */
+
+/* What a status of the name calls means; absent is the status's meaning
+ * of "not there" (NOT_FOUND). */
+static ol_pmix_name_t name_outcome(pmix_status_t st)
+{
+    switch (st) {
+    case PMIX_SUCCESS: return OL_PMIX_NAME_DONE;
+    case PMIX_ERR_NOT_FOUND: return OL_PMIX_NAME_ABSENT;
+    case PMIX_ERR_DUPLICATE_KEY: return OL_PMIX_NAME_TAKEN;
+    default:
+        OL_INFO("runtime", "the launcher keeps no names (PMIx: %s)", PMIx_Error_string(st));
+        return OL_PMIX_NAME_NO_SERVICE;
+    }
+}
+
+/* PMIx keys are at most PMIX_MAX_KEYLEN bytes: a longer name is left to
+ * the directory, rather than cut to collide with another. */
+static bool fits_key(const char *service)
+{
+    return strlen(service) <= PMIX_MAX_KEYLEN;
+}
+
+/* The range every name is published in and looked up from: the session,
+ * every process this mpirun started (spawned ones too). */
+static void load_range(pmix_info_t *info)
+{
+    pmix_data_range_t range = PMIX_RANGE_SESSION;
+    PMIX_INFO_LOAD(info, PMIX_RANGE, &range, PMIX_DATA_RANGE);
+}
+
+ol_pmix_name_t ol_pmix_name_publish(const char *service, const char *port)
+{
+    if (!pmix_started || !fits_key(service))
+        return OL_PMIX_NAME_NO_SERVICE;
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], service, port, PMIX_STRING);
+    load_range(&info[1]);
+    pmix_status_t st = PMIx_Publish(info, 2);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    return name_outcome(st);
+}
+
+ol_pmix_name_t ol_pmix_name_lookup(const char *service, char *port)
+{
+    if (!pmix_started || !fits_key(service))
+        return OL_PMIX_NAME_NO_SERVICE;
+    pmix_pdata_t data;
+    pmix_info_t range;
+    PMIX_PDATA_CONSTRUCT(&data);
+    PMIX_LOAD_KEY(data.key, service);
+    load_range(&range);
+    pmix_status_t st = PMIx_Lookup(&data, 1, &range, 1);
+    if (st == PMIX_SUCCESS && (data.value.type != PMIX_STRING || !data.value.data.string ||
+                               strlen(data.value.data.string) >= MPI_MAX_PORT_NAME))
+        st = PMIX_ERR_NOT_FOUND;
+    if (st == PMIX_SUCCESS)
+        snprintf(port, MPI_MAX_PORT_NAME, "%s", data.value.data.string);
+    PMIX_PDATA_DESTRUCT(&data);
+    PMIX_INFO_DESTRUCT(&range);
+    return name_outcome(st);
+}
+
+ol_pmix_name_t ol_pmix_name_unpublish(const char *service)
+{
+    if (!pmix_started || !fits_key(service))
+        return OL_PMIX_NAME_NO_SERVICE;
+    char *keys[2] = {(char *)service, NULL};
+    pmix_info_t range;
+    load_range(&range);
+    pmix_status_t st = PMIx_Unpublish(keys, &range, 1);
+    PMIX_INFO_DESTRUCT(&range);
+    return name_outcome(st);
+}

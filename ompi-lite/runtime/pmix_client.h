@@ -31,4 +31,18 @@ void ol_pmix_abort(int exit_code, const char *message);
 char *ol_pmix_host_list(void);
 char *ol_pmix_host_peers(const char *host);
 
+/* The job's name service (MPI_Publish_name and kin), which the launcher
+ * keeps for every process of the mpirun, on every host. NO_SERVICE: no
+ * launcher, or one that keeps no names (Slurm's). */
+typedef enum {
+    OL_PMIX_NAME_DONE,
+    OL_PMIX_NAME_ABSENT,     /* lookup, unpublish: nobody published it */
+    OL_PMIX_NAME_TAKEN,      /* publish: another publish has it */
+    OL_PMIX_NAME_NO_SERVICE,
+} ol_pmix_name_t;
+ol_pmix_name_t ol_pmix_name_publish(const char *service, const char *port);
+/* port has MPI_MAX_PORT_NAME bytes. */
+ol_pmix_name_t ol_pmix_name_lookup(const char *service, char *port);
+ol_pmix_name_t ol_pmix_name_unpublish(const char *service);
+
 #endif
