@@ -197,8 +197,12 @@ static void mode_use(void)
     int bytes = buffer_bytes();
     char *buffer = malloc((size_t)bytes);
     OK(MPI_Session_attach_buffer(s, buffer, bytes));
+    /* The buffer holds one ring's messages: a rank whose neighbour is slow
+     * to receive may still hold them when the next ring starts. */
     ring(comm);
+    OK(MPI_Session_flush_buffer(s));
     ring(dup);
+    OK(MPI_Session_flush_buffer(s));
     ring(half);
     own_buffer_first(dup);
     OK(MPI_Session_flush_buffer(s));
