@@ -250,10 +250,6 @@ void ol_modex_free(struct ol_daemon *d);
 
 /* daemon_topo.c: this host's topology, from a per-boot cache when possible */
 hwloc_topology_t ol_daemon_load_topology(void);
-/* $TMPDIR/ompi-lite-UID (or /tmp/...): created 0700 if missing; NULL, with
- * the reason in why, unless it is a directory (not a link) of this user
- * that nobody else may enter (malloc'd). */
-char *ol_daemon_user_dir(char *why, size_t size);
 
 /* binding.c: the cpus of local rank i (of n) under the job's --map-by/--bind-to;
  * false when the rank is not bound. *desc (malloc'd) describes it. */

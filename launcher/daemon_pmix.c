@@ -22,6 +22,7 @@
 
 #include "daemon.h"
 #include "ol_spawn.h"
+#include "ol_user_dir.h"
 #include "util.h"
 
 /* ---- waiting for PMIx's non-blocking registration calls ---- */
@@ -392,7 +393,7 @@ static void sweep_dead_dirs(const char *userdir)
 static int make_pmix_dir(struct ol_daemon *d, char **err)
 {
     char why[128];
-    char *userdir = ol_daemon_user_dir(why, sizeof why);
+    char *userdir = ol_user_dir(why, sizeof why);
     const char *tmp = getenv("TMPDIR");
     char *scratch;
     if (userdir != NULL) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "ol_user_dir.h"
 #include "util.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
@@ -47,49 +48,6 @@ static uint64_t topology_key(void)
     }
     h = fnv1a(h, HWLOC_VERSION);
     return h;
-}
-
-/* What makes the existing path dir unfit to hold the cache, or NULL: its
- * name is predictable, so another user may have made it first, or made it
- * a link, to feed the daemon a topology or read what it writes. */
-static const char *unfit_dir(const char *dir, char *why, size_t size)
-{
-    struct stat st;
-    if (lstat(dir, &st) != 0)
-        snprintf(why, size, "cannot lstat it: %s", strerror(errno));
-    else if (!S_ISDIR(st.st_mode))
-        snprintf(why, size, "not a directory (a link or a file)");
-    else if (st.st_uid != geteuid())
-        snprintf(why, size, "owned by uid %u, not by this user (uid %u)", (unsigned)st.st_uid,
-                 (unsigned)geteuid());
-    else if (st.st_mode & 077)
-        snprintf(why, size, "mode %04o lets other users in (0700 expected)",
-                 (unsigned)(st.st_mode & 07777));
-    else
-        return NULL;
-    return why;
-}
-
-static const char *user_dir_parent(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return tmp && *tmp ? tmp : "/tmp";
-}
-
-char *ol_daemon_user_dir(char *why, size_t size)
-{
-    char *dir = ol_xasprintf("%s/ompi-lite-%u", user_dir_parent(), (unsigned)getuid());
-    why[0] = '\0';
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        snprintf(why, size, "cannot create it: %s", strerror(errno));
-        goto no;
-    }
-    if (unfit_dir(dir, why, size) != NULL)
-        goto no;
-    return dir;
-no:
-    free(dir);
-    return NULL;
 }
 
 static hwloc_topology_t load_from_xml(const char *path)
@@ -137,11 +95,10 @@ hwloc_topology_t ol_daemon_load_topology(void)
     const char *use = getenv("OMPI_LITE_TOPO_CACHE"); /* see params.c */
     if (use && strcmp(use, "0") == 0)
         return discover();
-    char why[128];
-    char *dir = ol_daemon_user_dir(why, sizeof why);
+    char why[512];
+    char *dir = ol_user_dir(why, sizeof why);
     if (dir == NULL) {
-        ol_log(OL_LOG_WARN, "%s/ompi-lite-%u: %s; the topology is not cached", user_dir_parent(),
-               (unsigned)getuid(), why);
+        ol_log(OL_LOG_WARN, "%s; the topology is not cached", why);
         return discover();
     }
     char *path = ol_xasprintf("%s/topo-%016llx.xml", dir, (unsigned long long)topology_key());

@@ -25,7 +25,8 @@ launcher_mpirun_LDFLAGS = $(AX_PTHREAD_FLAGS)
 
 launcher_ompi_lite_daemon_SOURCES = launcher/daemon.c launcher/daemon.h launcher/daemon_pmix.c \
 	launcher/daemon_ranks.c launcher/daemon_topo.c launcher/daemon_modex.c launcher/binding.c \
-	launcher/daemon_state.c launcher/daemon_spawn.c $(launcher_common_sources)
+	launcher/daemon_state.c launcher/daemon_spawn.c ompi-lite/runtime/user_dir.c \
+	ompi-lite/include/ol_user_dir.h $(launcher_common_sources)
 # The state records' layout (ol_state.h) and mpi.h's datatype handles, for
 # naming what a rank waits in; no code of the library.
 launcher_ompi_lite_daemon_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi-lite/include

@@ -245,10 +245,12 @@ int ol_api_close_port(const char *port_name)
     return rc == MPI_SUCCESS ? ol_rt_port_close(port_name) : rc;
 }
 
-int ol_api_comm_accept(const char *port_name, MPI_Info info, int root, ol_comm_t *comm,
-                       MPI_Comm *newcomm)
+/* MPI_Comm_accept and MPI_Comm_connect: the root makes the link through
+ * the port (link_through), then the groups meet. */
+static int meet_through_port(const char *port_name, int root, ol_comm_t *comm,
+                             ol_status_t (*link_through)(const char *, int *),
+                             const char *call, MPI_Comm *newcomm)
 {
-    (void)info; /* no hints of ours */
     int rc = check_intra(comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -256,25 +258,26 @@ int ol_api_comm_accept(const char *port_name, MPI_Info info, int root, ol_comm_t
     if (comm->rank == root) {
         link_rc = check_port_name(port_name);
         if (link_rc == MPI_SUCCESS)
-            link_rc = ol_rt_port_accept(port_name, &link);
+            link_rc = link_through(port_name, &link);
     }
-    return meet(comm, root, link, link_rc, true, "MPI_Comm_accept", newcomm);
+    return meet(comm, root, link, link_rc, true, call, newcomm);
+}
+
+/* info: no hints of ours. */
+int ol_api_comm_accept(const char *port_name, MPI_Info info, int root, ol_comm_t *comm,
+                       MPI_Comm *newcomm)
+{
+    (void)info;
+    return meet_through_port(port_name, root, comm, ol_rt_port_accept, "MPI_Comm_accept",
+                             newcomm);
 }
 
 int ol_api_comm_connect(const char *port_name, MPI_Info info, int root, ol_comm_t *comm,
                         MPI_Comm *newcomm)
 {
     (void)info;
-    int rc = check_intra(comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int link = -1, link_rc = MPI_SUCCESS;
-    if (comm->rank == root) {
-        link_rc = check_port_name(port_name);
-        if (link_rc == MPI_SUCCESS)
-            link_rc = ol_rt_port_connect(port_name, &link);
-    }
-    return meet(comm, root, link, link_rc, true, "MPI_Comm_connect", newcomm);
+    return meet_through_port(port_name, root, comm, ol_rt_port_connect, "MPI_Comm_connect",
+                             newcomm);
 }
 
 int ol_api_comm_join(int fd, MPI_Comm *intercomm)

@@ -14,6 +14,8 @@
  * remote process and checks what arrives; an allreduce across the groups
  * (sum of the remote group's ranks); a merge (the accepting group first)
  * and a broadcast over it; then MPI_Comm_disconnect. */
+#include "dyn_util.h"
+
 #include <mpi.h>
 
 #include <arpa/inet.h>
@@ -24,25 +26,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int world_rank, world_size;
-
-static void fail(const char *what, int got, int want)
-{
-    fprintf(stderr, "dyn_connect rank %d: %s: got %d, expected %d\n", world_rank, what, got,
-            want);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void check_rc(int rc, const char *call)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len;
-        MPI_Error_string(rc, text, &len);
-        fprintf(stderr, "dyn_connect rank %d: %s failed: %s\n", world_rank, call, text);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
+const char test_name[] = "dyn_connect";
+int world_rank;
+static int world_size;
 
 /* The traffic every new intercommunicator must carry. first: this side
  * goes first in the merge. */

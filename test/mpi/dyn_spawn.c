@@ -15,6 +15,8 @@
  *
  * A child checks its parent intercommunicator (remote size = the parents'
  * world size), receives the parents' token and answers with its own. */
+#include "dyn_util.h"
+
 #include <mpi.h>
 
 #include <signal.h>
@@ -23,29 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int world_rank, world_size;
+const char test_name[] = "dyn_spawn";
+int world_rank;
+static int world_size;
 static const char *self_path;
 /* The test's tag (the last argument, ol-test-...): passed on to every
  * child, so that the test finds any process left behind. */
 static char *tag = "";
-
-static void fail(const char *what, long got, long want)
-{
-    fprintf(stderr, "dyn_spawn rank %d (pid %d): %s: got %ld, expected %ld\n", world_rank,
-            (int)getpid(), what, got, want);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static void check_rc(int rc, const char *call)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len;
-        MPI_Error_string(rc, text, &len);
-        fprintf(stderr, "dyn_spawn rank %d: %s failed: %s\n", world_rank, call, text);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
 
 /* Parents: every parent sends its rank to every child, then each child
  * answers every parent with 1000 + its rank; then a merge (parents first)
