@@ -190,6 +190,13 @@ static inline void count_sent(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
         ol_p2p_count_sent(path, bytes);
 }
 
+/* UCX reaches a process of this host through shared memory, another
+ * host's through the network. */
+static inline ol_p2p_path_t ucx_path(int peer)
+{
+    return ol_rt_proc_on_host(peer) ? OL_P2P_PATH_UCX_SHM : OL_P2P_PATH_UCX_NET;
+}
+
 static inline void count_received(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
 {
     if (!ol_tag_is_device_announce(tag))
@@ -592,7 +599,7 @@ static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *record,
 {
     ol_ring_envelope_t envelope = *record; /* the record goes first */
     if (envelope.kind == OL_RING_ANNOUNCE) {
-        count_received(OL_P2P_PATH_UCX, envelope.tag, envelope.bytes);
+        count_received(ucx_path(peer), envelope.tag, envelope.bytes);
         release_message(peer, kept);
         receive_announced(r, &envelope);
     } else if (envelope.kind == OL_RING_CMA) {
@@ -1079,7 +1086,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
     *seq = 0;
     size_t bytes = data_bytes(data);
     if (!through_rings(tag)) {
-        count_sent(OL_P2P_PATH_UCX, tag, bytes);
+        count_sent(ucx_path(peer), tag, bytes);
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     }
@@ -1104,7 +1111,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
     if (enqueue(peer, &envelope, data) != ENQUEUED)
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     *seq = envelope.seq;
-    count_sent(OL_P2P_PATH_UCX, tag, bytes);
+    count_sent(ucx_path(peer), tag, bytes);
     return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, token, param)
                 : ucp_tag_send_nbx(ep, data->buffer, data->count, token, param);
 }
@@ -1616,8 +1623,24 @@ void ol_pt2pt_reset_unexpected_high_water(void)
 
 bool ol_match_by_ucx = true;
 
-void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st)
+/* The world index of the process whose messages on comm carry source in
+ * their tag (a view of a subgroup carries its parent's ranks: tag_ranks). */
+static int sender_of(const ol_comm_t *comm, int source)
 {
-    if (st == UCS_OK || st == UCS_ERR_MESSAGE_TRUNCATED)
-        count_received(OL_P2P_PATH_UCX, info->sender_tag, info->length);
+    if (comm->tag_ranks) {
+        int rank = 0;
+        while (rank < comm->peer_size && comm->tag_ranks[rank] != source)
+            rank++;
+        source = rank;
+    }
+    return source < comm->peer_size ? ol_comm_world_rank(comm, source) : -1;
+}
+
+void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st,
+                                const ol_comm_t *comm)
+{
+    if (st != UCS_OK && st != UCS_ERR_MESSAGE_TRUNCATED)
+        return;
+    int source = (int)((info->sender_tag & OL_SOURCE_MASK) >> OL_SOURCE_SHIFT);
+    count_received(ucx_path(sender_of(comm, source)), info->sender_tag, info->length);
 }

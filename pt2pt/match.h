@@ -45,11 +45,14 @@ static inline bool ol_match_tag_over_ucx(ucp_tag_t tag)
  * rings' matching counts every message as it meets its receive): a flag
  * test inline, so that a receive over the rings pays no call. */
 extern bool ol_match_by_ucx;
-void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st);
-static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st)
+struct ol_comm;
+void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st,
+                                const struct ol_comm *comm);
+static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st,
+                                               const struct ol_comm *comm)
 {
     if (OL_UNLIKELY(ol_match_by_ucx || ol_match_tag_over_ucx(info->sender_tag)))
-        ol_match_count_ucx_message(info, st);
+        ol_match_count_ucx_message(info, st, comm);
 }
 
 /* A send of data to world rank peer (ep is its endpoint) with MPI's tag;

@@ -29,7 +29,8 @@ void ol_pt2pt_context_over_ucx(uint32_t context_id, bool over_ucx);
  * variables tell them apart (path_counters.h counts them). */
 typedef enum {
     OL_P2P_PATH_SHM_RING,      /* same-host rings: bytes in the ring, or copied by address */
-    OL_P2P_PATH_UCX,           /* UCX tag messages, over whichever transport UCX chose */
+    OL_P2P_PATH_UCX_SHM,       /* UCX tag messages to a process of this host (its shm transports) */
+    OL_P2P_PATH_UCX_NET,       /* UCX tag messages to another host's (tcp, or InfiniBand) */
     OL_P2P_PATH_DEVICE_IPC,    /* device buffers copied through CUDA IPC (device.c) */
     OL_P2P_PATH_DEVICE_STAGED, /* device buffers staged through pinned host memory */
     OL_P2P_PATHS

@@ -222,7 +222,7 @@ void ol_ucx_recv_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_inf
     ucp_tag_recv_info_t arrived = *info; /* info lives in the UCX request */
     if (req->sender_known)
         arrived.sender_tag = req->sender_tag;
-    ol_match_count_ucx_received(&arrived, st);
+    ol_match_count_ucx_received(&arrived, st, req->args.comm);
     ol_ucx_fill_recv_status(&req->status, &arrived, st);
     uint64_t sender_tag = st == UCS_OK ? arrived.sender_tag : 0;
     ol_match_request_free(ucx_request);
@@ -585,6 +585,7 @@ typedef struct {
     void *buf;
     MPI_Count count;
     ol_datatype_t *dt;
+    const ol_comm_t *comm;
 } blocking_recv_t;
 
 static void blocking_device_done(void *ctx, ol_status_t error, size_t bytes)
@@ -602,7 +603,7 @@ static void blocking_recv_done(void *ucx_request, ucs_status_t st,
     r->info = *info;
     if (r->sender_known)
         r->info.sender_tag = r->sender_tag;
-    ol_match_count_ucx_received(&r->info, st);
+    ol_match_count_ucx_received(&r->info, st, r->comm);
     r->status = st;
     ol_match_request_free(ucx_request);
     if (r->bounce) /* an announcement is empty: it unpacks nothing */
@@ -638,7 +639,8 @@ ol_status_t ol_pt2pt_recv(void *buf, MPI_Count count, ol_datatype_t *dt, int sou
     if (OL_UNLIKELY(rc != OL_OK))
         return rc;
     blocking_recv_t r = {.done = 0, .status = UCS_OK, .device_error = OL_OK,
-                         .bounce = data.bounce, .buf = buf, .count = count, .dt = dt};
+                         .bounce = data.bounce, .buf = buf, .count = count, .dt = dt,
+                         .comm = comm};
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,

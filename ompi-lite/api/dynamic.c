@@ -33,6 +33,7 @@ typedef struct {
     int32_t rank;
     uint32_t address_length;
     char job[sizeof(ol_rt.job_name)];
+    char host[sizeof(ol_rt.hostname)];
 } identity_t;
 
 /* What the roots swap: a header, then count records of record_size bytes. */
@@ -65,6 +66,7 @@ static int describe_group(ol_comm_t *comm, void **description, size_t *length)
     me->rank = ol_rt.rank;
     me->address_length = (uint32_t)address_length;
     snprintf(me->job, sizeof(me->job), "%s", ol_rt.job_name);
+    snprintf(me->host, sizeof(me->host), "%s", ol_rt.hostname);
     memcpy(mine + sizeof(identity_t), address, address_length);
     *(description_t *)all = (description_t){(uint32_t)comm->size, (uint32_t)record_size};
     ol_datatype_t *bytes = ol_dt_from_handle(MPI_BYTE);
@@ -106,13 +108,14 @@ static int group_from_description(const void *description, size_t length, ol_gro
         identity_t who;
         memcpy(&who, record, sizeof(who));
         who.job[sizeof(who.job) - 1] = '\0';
+        who.host[sizeof(who.host) - 1] = '\0';
         if (who.address_length > d.record_size - sizeof(identity_t) || who.rank < 0) {
             ol_api_set_detail("the other group's description does not hold together");
             rc = MPI_ERR_OTHER;
             break;
         }
-        rc = ol_rt_proc_index(who.job, who.rank, record + sizeof(identity_t), who.address_length,
-                              &members[i]);
+        rc = ol_rt_proc_index(who.job, who.rank, who.host, record + sizeof(identity_t),
+                              who.address_length, &members[i]);
     }
     if (rc == MPI_SUCCESS && !(*group = ol_group_create((int)d.count, members)))
         rc = MPI_ERR_NO_MEM;

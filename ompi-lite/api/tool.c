@@ -326,9 +326,12 @@ static const struct {
 } path_names[OL_P2P_PATHS] = {
     [OL_P2P_PATH_SHM_RING] = {"shm_ring", "through the shared-memory rings of a one-host job "
                                           "(bytes in the ring, or copied by address)"},
-    [OL_P2P_PATH_UCX] = {"ucx", "through UCX's tag matching, over whichever transport UCX "
-                                "chose for the peer (shared memory, CMA, TCP ...; UCX 1.13 "
-                                "does not tell an endpoint's transport)"},
+    [OL_P2P_PATH_UCX_SHM] = {"ucx_shm", "through UCX's tag matching, to or from a process of "
+                                        "this host: UCX's shared-memory transports (posix, "
+                                        "sysv, cma)"},
+    [OL_P2P_PATH_UCX_NET] = {"ucx_net", "through UCX's tag matching, to or from a process of "
+                                        "another host: UCX's network transports (tcp, or "
+                                        "InfiniBand where UCX finds it)"},
     [OL_P2P_PATH_DEVICE_IPC] = {"device_ipc", "from or into device memory by a device-to-"
                                               "device copy through CUDA IPC"},
     [OL_P2P_PATH_DEVICE_STAGED] = {"device_staged", "from or into device memory staged through "

@@ -89,10 +89,16 @@ void ol_rt_free_peer_address(void *address);
  * rank there, and reached at the UCX worker address it sent. Indices stay
  * until the runtime ends. */
 enum { OL_RT_MAX_PROCS = 1 << 20 };
-/* The index of (job, rank), added with address if new. A process of this
- * job gets its world rank (address unused). */
-ol_status_t ol_rt_proc_index(const char *job, int rank, const void *address, size_t length,
-                             int *index);
+/* The index of (job, rank), added with address and the name of its host
+ * if new. A process of this job gets its world rank (the rest unused). */
+ol_status_t ol_rt_proc_index(const char *job, int rank, const char *host, const void *address,
+                             size_t length, int *index);
+/* Whether index runs on this host: a world rank PMIx calls local, another
+ * job's process whose host has this one's name. Unlike ol_rt_same_host,
+ * which answers for the job's own ranks only (what they share: segments,
+ * IPC), true for other jobs' processes too: UCX reaches those by shared
+ * memory as well. */
+bool ol_rt_proc_on_host(int index);
 /* Processes known: world ranks and the others' indices are below it. */
 int ol_rt_proc_count(void);
 /* Who index is: its job's name (valid until the runtime ends) and rank. */

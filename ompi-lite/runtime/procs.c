@@ -13,6 +13,7 @@ typedef struct {
     int rank;
     void *address;
     size_t length;
+    bool on_host;
 } proc_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -27,7 +28,8 @@ static int find(const char *job, int rank)
     return -1;
 }
 
-static ol_status_t add(const char *job, int rank, const void *address, size_t length, int *index)
+static ol_status_t add(const char *job, int rank, const char *host, const void *address,
+                       size_t length, int *index)
 {
     if (ol_rt.size + nprocs >= OL_RT_MAX_PROCS) {
         ol_error_detail("this process knows %d processes already, the most it can", OL_RT_MAX_PROCS);
@@ -42,7 +44,7 @@ static ol_status_t add(const char *job, int rank, const void *address, size_t le
         capacity = grown;
     }
     proc_t p = {.job = strdup(job), .rank = rank, .address = malloc(length ? length : 1),
-                .length = length};
+                .length = length, .on_host = strcmp(host, ol_rt.hostname) == 0};
     if (!p.job || !p.address) {
         free(p.job);
         free(p.address);
@@ -55,8 +57,8 @@ static ol_status_t add(const char *job, int rank, const void *address, size_t le
     return OL_OK;
 }
 
-ol_status_t ol_rt_proc_index(const char *job, int rank, const void *address, size_t length,
-                             int *index)
+ol_status_t ol_rt_proc_index(const char *job, int rank, const char *host, const void *address,
+                             size_t length, int *index)
 {
     if (strcmp(job, ol_rt.job_name) == 0) {
         if (rank < 0 || rank >= ol_rt.size) {
@@ -72,9 +74,19 @@ ol_status_t ol_rt_proc_index(const char *job, int rank, const void *address, siz
     if (found >= 0)
         *index = found;
     else
-        rc = add(job, rank, address, length, index);
+        rc = add(job, rank, host, address, length, index);
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+bool ol_rt_proc_on_host(int index)
+{
+    if (index < ol_rt.size)
+        return index >= 0 && ol_rt_same_host(index);
+    pthread_mutex_lock(&lock); /* the array may move while another thread adds */
+    bool on_host = index < ol_rt.size + nprocs && procs[index - ol_rt.size].on_host;
+    pthread_mutex_unlock(&lock);
+    return on_host;
 }
 
 int ol_rt_proc_count(void)

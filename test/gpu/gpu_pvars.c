@@ -17,7 +17,8 @@ static const size_t sizes[] = {1, 4096, (1 << 20) + 3};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 #define FIELDS 4
 
-static const char *const paths[] = {"device_ipc", "device_staged", "shm_ring", "ucx"};
+static const char *const paths[] = {"device_ipc", "device_staged", "shm_ring", "ucx_shm",
+                                    "ucx_net"};
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 static const char *const fields[FIELDS] = {"messages_sent", "bytes_sent", "messages_received",
                                            "bytes_received"};

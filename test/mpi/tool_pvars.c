@@ -11,8 +11,11 @@
  *            holds the 3 messages sent before their receives (level and
  *            high-water mark), the posted queue the 2 receives posted
  *            before their messages; handles stopped count nothing more
- *   ucx      OMPI_LITE_P2P_SHM=0: the same messages grow the pt2pt_ucx_*
- *            handles by exactly as much, the rings' stay still
+ *   ucx      OMPI_LITE_P2P_SHM=0: the same messages grow the pt2pt_ucx_shm_*
+ *            handles by exactly as much (every rank is on this host), the
+ *            rings' stay still
+ *   net      ranks on hosts of their own (test/launcher/pvars_netns.sh):
+ *            the same messages grow pt2pt_ucx_net_*, the others stay still
  *   timer    2 or more ranks: rank 0's blocking receive of a message rank 1
  *            sends 200 ms late spends at least 150 ms in
  *            runtime_progress_wait_time; nothing counts while stopped
@@ -171,28 +174,39 @@ static void check_path(const var_t *vars, unsigned long long messages, unsigned 
               read_var(&vars[f]), want[f]);
 }
 
-static void mode_path(int rings)
+/* The paths a message may take between hosts' memory (not the device's). */
+static const char *const host_paths[] = {"shm_ring", "ucx_shm", "ucx_net"};
+
+static void mode_path(const char *path)
 {
-    char taken_names[FIELDS][64], idle_names[FIELDS][64];
-    var_t taken[FIELDS], idle[FIELDS], unexpected, high_water, posted;
+    int rings = strcmp(path, "shm_ring") == 0;
+    char taken_names[FIELDS][64], idle_names[2][FIELDS][64];
+    var_t taken[FIELDS], idle[2][FIELDS], unexpected, high_water, posted;
     open_var(&unexpected, "pt2pt_unexpected_queue_length", MPI_T_PVAR_CLASS_LEVEL);
     open_var(&high_water, "pt2pt_unexpected_queue_high_water", MPI_T_PVAR_CLASS_HIGHWATERMARK);
     open_var(&posted, "pt2pt_posted_queue_length", MPI_T_PVAR_CLASS_LEVEL);
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_T_pvar_start(session, high_water.handle));
-    open_path(taken, rings ? "shm_ring" : "ucx", taken_names);
-    open_path(idle, rings ? "ucx" : "shm_ring", idle_names);
+    open_path(taken, path, taken_names);
+    for (int p = 0, i = 0; p < 3; p++) {
+        if (strcmp(host_paths[p], path) != 0) {
+            open_path(idle[i], host_paths[p], idle_names[i]);
+            i++;
+        }
+    }
 
     exchange(&unexpected, &posted, rings);
     for (int f = 0; f < FIELDS; f++) {
         OK(MPI_T_pvar_stop(session, taken[f].handle));
-        OK(MPI_T_pvar_stop(session, idle[f].handle));
+        OK(MPI_T_pvar_stop(session, idle[0][f].handle));
+        OK(MPI_T_pvar_stop(session, idle[1][f].handle));
     }
     unsigned long long bytes = 0;
     for (int i = 0; i < NSIZES; i++)
         bytes += (unsigned long long)sizes[i];
     check_path(taken, NSIZES + SYNCS, bytes);
-    check_path(idle, 0, 0);
+    check_path(idle[0], 0, 0);
+    check_path(idle[1], 0, 0);
     CHECK(read_var(&unexpected) == 0 && read_var(&posted) == 0,
           "queues left: %llu unexpected, %llu posted", read_var(&unexpected), read_var(&posted));
     /* The empty messages may have waited there too. */
@@ -297,9 +311,11 @@ int main(int argc, char **argv)
     OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     OK(MPI_T_pvar_session_create(&session));
     if (strcmp(mode, "rings") == 0)
-        mode_path(1);
+        mode_path("shm_ring");
     else if (strcmp(mode, "ucx") == 0)
-        mode_path(0);
+        mode_path("ucx_shm");
+    else if (strcmp(mode, "net") == 0)
+        mode_path("ucx_net");
     else if (strcmp(mode, "timer") == 0)
         mode_timer();
     else if (strcmp(mode, "coll") == 0)
