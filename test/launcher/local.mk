@@ -67,6 +67,7 @@ test_launcher_scripts = \
 	test/launcher/netns_ifname.sh \
 	test/launcher/spawn_netns.sh \
 	test/launcher/pvars_netns.sh \
+	test/launcher/connect_netns.sh \
 	test/launcher/strangers.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \
