@@ -1,9 +1,11 @@
 /* MPI_COMM_SPAWN and MPI_COMM_SPAWN_MULTIPLE (HANDWRITTEN in gen_fortran.py):
- * their commands and argv are arrays of CHARACTER(LEN=*), one hidden length
- * for every element, where C has arrays of C strings.
+ * their commands and argv are arrays of CHARACTER(LEN=*) (one hidden
+ * length per array, its elements'), where C has arrays of C strings.
  *
- * An argv ends at its first all-blank element, and each element loses its
- * trailing blanks (blanks inside stay: "a b" is one argument).
+ * An argv ends at its first all-blank element; each element, as each
+ * command, loses its leading and trailing blanks (MPI-4.1 11.8.2 says so
+ * of Fortran's command and argv); blanks inside stay: "a b" is one
+ * argument.
  * SPAWN_MULTIPLE's ARRAY_OF_ARGV(COUNT, *) holds command i's argv in row
  * i, elements COUNT apart in memory; its ARRAY_OF_COMMANDS has exactly
  * COUNT elements, no blank terminator. MPI_ARGV_NULL, MPI_ARGVS_NULL and
@@ -37,7 +39,8 @@ static int is_blank(const char *element, size_t len)
 
 /* Strings of `len` characters, `stride` elements apart from `first`:
  * `count` of them, or with `count` < 0 those before the first blank one.
- * A NULL-terminated array of C strings without trailing blanks, for
+ * A NULL-terminated array of C strings without leading and trailing
+ * blanks, for
  * free_strings; NULL without memory. */
 static char **strings_in(const char *first, size_t len, size_t stride, MPI_Fint count)
 {
@@ -49,7 +52,7 @@ static char **strings_in(const char *first, size_t len, size_t stride, MPI_Fint 
             n++;
     char **c = calloc(n + 1, sizeof(*c));
     for (size_t i = 0; c && i < n; i++) {
-        c[i] = ol_f_string_in(first + i * stride * len, len, 0);
+        c[i] = ol_f_string_in(first + i * stride * len, len, 1);
         if (!c[i]) {
             free_strings(c);
             return NULL;
@@ -82,7 +85,7 @@ OL_F_EXPORT void pmpi_comm_spawn_(const char *command, const char *argv, const M
     char *command_c = NULL, **argv_c = MPI_ARGV_NULL;
     int with_argv = argv != mpi_fortran_argv_null_;
     if (is_root(comm_c, *root)) {
-        command_c = ol_f_string_in(command, command_len, 0);
+        command_c = ol_f_string_in(command, command_len, 1);
         if (with_argv)
             argv_c = strings_in(argv, argv_len, 1, -1);
         if (!command_c || (with_argv && !argv_c)) {

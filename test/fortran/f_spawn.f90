@@ -2,10 +2,11 @@
 ! (f_spawn.sh; f_spawn_f08.f90 is the same program under use mpi_f08).
 ! One program is parents and children, told apart by MPI_COMM_GET_PARENT.
 ! The parents
-! - spawn 2 copies with argv ('argv', 'two  words', 'trailing   ', a blank
-!   element, then one that must not be seen) from the last rank as root,
-!   whose command and argv alone count (the others pass a missing program
-!   and an argv without a blank element);
+! - spawn 2 copies (the command with leading blanks) with argv ('argv',
+!   'two  words', 'trailing   ', '  leading', a blank element, then one
+!   that must not be seen) from the last rank as root, whose command and
+!   argv alone count (the others pass a missing program and an argv
+!   without a blank element);
 ! - spawn 1 copy with MPI_ARGV_NULL and MPI_ERRCODES_IGNORE;
 ! - spawn two commands in one MPI_COMM_SPAWN_MULTIPLE (1 and 2 processes)
 !   whose argv rows differ, the second with an info that sets a variable
@@ -13,10 +14,10 @@
 ! - on 2 or more ranks, split the job in two halves that meet through a
 !   port opened at world rank 0 and broadcast as MPI_MAX_PORT_NAME
 !   characters (MPI_OPEN_PORT, MPI_COMM_ACCEPT, MPI_COMM_CONNECT).
-! Children check each argument and its length (no trailing blanks), their
-! world size and MPI_APPNUM. Every pair of groups exchanges tokens over its
-! intercommunicator, merges it, reduces over the merged communicator and
-! disconnects.
+! Children check each argument and its length (no leading or trailing
+! blanks), their world size and MPI_APPNUM. Every pair of groups exchanges
+! tokens over its intercommunicator, merges it, reduces over the merged
+! communicator and disconnects.
 program f_spawn
     implicit none
     include 'mpif.h'
@@ -108,13 +109,14 @@ contains
     end subroutine expect_codes
 
     subroutine spawn_argv()
-        character(len=16) :: argv(5)
-        character(len=512) :: command
+        character(len=16) :: argv(6)
+        character(len=514) :: command
         integer :: inter, codes(2), root
 
         root = nprocs - 1
-        command = self
-        argv = [character(len=16) :: 'argv', 'two  words', 'trailing   ', ' ', 'not seen']
+        command = '  '//self
+        argv = [character(len=16) :: 'argv', 'two  words', 'trailing   ', '  leading', ' ', &
+                                     'not seen']
         if (rank /= root) then
             command = 'f-spawn-no-such-program'
             argv = 'not significant'
@@ -219,7 +221,8 @@ contains
         if (.not. flag) call fail('MPI_APPNUM is set', 0, 1)
         select case (role)
         case ('argv')
-            call expect_arguments([character(len=16) :: 'argv', 'two  words', 'trailing'])
+            call expect_arguments([character(len=16) :: 'argv', 'two  words', 'trailing', &
+                                   'leading'])
             if (nprocs /= 2) call fail('the children''s world size', nprocs, 2)
             if (appnum /= 0) call fail('MPI_APPNUM', int(appnum), 0)
         case ('argv-null')

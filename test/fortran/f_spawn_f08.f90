@@ -94,14 +94,15 @@ contains
     end subroutine expect_codes
 
     subroutine spawn_argv()
-        character(len=16) :: argv(5)
-        character(len=512) :: command
+        character(len=16) :: argv(6)
+        character(len=514) :: command
         integer :: codes(2), root
         type(MPI_Comm) :: inter
 
         root = nprocs - 1
-        command = self
-        argv = [character(len=16) :: 'argv', 'two  words', 'trailing   ', ' ', 'not seen']
+        command = '  '//self
+        argv = [character(len=16) :: 'argv', 'two  words', 'trailing   ', '  leading', ' ', &
+                                     'not seen']
         if (rank /= root) then
             command = 'f-spawn-no-such-program'
             argv = 'not significant'
@@ -209,7 +210,8 @@ contains
         if (.not. flag) call fail('MPI_APPNUM is set', 0, 1)
         select case (role)
         case ('argv')
-            call expect_arguments([character(len=16) :: 'argv', 'two  words', 'trailing'])
+            call expect_arguments([character(len=16) :: 'argv', 'two  words', 'trailing', &
+                                   'leading'])
             if (nprocs /= 2) call fail('the children''s world size', nprocs, 2)
             if (appnum /= 0) call fail('MPI_APPNUM', int(appnum), 0)
         case ('argv-null')
