@@ -24,7 +24,8 @@ C. Outputs:
 
 A parameter's Fortran form and its conversion follow from its C declaration,
 KIND and name (`Arg` below); the few functions whose Fortran argument list
-differs from C's are written by hand in glue_special.c (HANDWRITTEN, with their other names), and
+differs from C's are written by hand in glue_special.c, glue_extra.c and glue_spawn.c
+(HANDWRITTEN, with their other names), and
 those without a Fortran binding yet are listed with their reason (NOT_BOUND).
 
 usage: gen_fortran.py FUNCTIONS.DEF CONSTANTS.TSV GEN_BINDINGS.C OUTDIR
@@ -47,12 +48,11 @@ NOT_BOUND = {
     "MPI_Abi_set_fortran_info": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_get_fortran_booleans": "C only: the Fortran layer makes this call itself",
     "MPI_Abi_set_fortran_booleans": "C only: the Fortran layer makes this call itself",
-    "MPI_Comm_spawn": "Fortran's blank-terminated argv arrays need hand-written glue",
-    "MPI_Comm_spawn_multiple": "Fortran's blank-terminated argv arrays need hand-written glue",
 }
 
-# Functions whose C glue is written by hand in glue_special.c, because their
-# Fortran arguments differ from C's or they take Fortran callbacks; the
+# Functions whose C glue is written by hand (glue_special.c, glue_extra.c,
+# glue_spawn.c), because their Fortran arguments differ from C's (arrays of
+# strings too) or they take Fortran callbacks; the
 # generator still writes their interface. name -> Fortran dummy arguments
 # (without ierror) as (name, declaration) pairs.
 HANDWRITTEN = {
@@ -101,6 +101,23 @@ HANDWRITTEN = {
         ("info", "integer, intent(in)"), ("key", "character(len=*), intent(in)"),
         ("buflen", "integer, intent(inout)"), ("value", "character(len=*), intent(out)"),
         ("flag", "logical, intent(out)")],
+    # ARRAY_OF_ERRCODES has no intent: MPI_ERRCODES_IGNORE is passed there
+    "MPI_Comm_spawn": [
+        ("command", "character(len=*), intent(in)"),
+        ("argv", "character(len=*), intent(in) :: argv(*)"),
+        ("maxprocs", "integer, intent(in)"), ("info", "integer, intent(in)"),
+        ("root", "integer, intent(in)"), ("comm", "integer, intent(in)"),
+        ("intercomm", "integer, intent(out)"),
+        ("array_of_errcodes", "integer :: array_of_errcodes(*)")],
+    "MPI_Comm_spawn_multiple": [
+        ("count", "integer, intent(in)"),
+        ("array_of_commands", "character(len=*), intent(in) :: array_of_commands(*)"),
+        ("array_of_argv", "character(len=*), intent(in) :: array_of_argv(count, *)"),
+        ("array_of_maxprocs", "integer, intent(in) :: array_of_maxprocs(*)"),
+        ("array_of_info", "integer, intent(in) :: array_of_info(*)"),
+        ("root", "integer, intent(in)"), ("comm", "integer, intent(in)"),
+        ("intercomm", "integer, intent(out)"),
+        ("array_of_errcodes", "integer :: array_of_errcodes(*)")],
 }
 
 # Functions without ierror in Fortran (MPI-4.1 15.2.1: MPI_PCONTROL).
@@ -512,7 +529,7 @@ def glue(functions):
            '#include "ol_fortran.h"', "", "#include <stdlib.h>", ""]
     for fn in functions:
         if handwritten(fn):
-            out += ["/* %s: glue_special.c or glue_extra.c */" % fn.name, ""]
+            out += ["/* %s: glue_special.c, glue_extra.c or glue_spawn.c */" % fn.name, ""]
             continue
         out += glue_function(fn)
         if any(a.f08_cparam for a in (classify(fn, p) for p in fn.params)):
@@ -966,6 +983,17 @@ HANDWRITTEN_F08 = {
         ("write_conversion_fn", "procedure(MPI_Datarep_conversion_function_c)"),
         ("dtype_file_extent_fn", "procedure(MPI_Datarep_extent_function)"),
         ("extra_state", "integer(kind=MPI_ADDRESS_KIND), intent(in)")],
+    "MPI_Comm_spawn": [
+        HANDWRITTEN["MPI_Comm_spawn"][0], HANDWRITTEN["MPI_Comm_spawn"][1],
+        ("maxprocs", "integer, intent(in)"), ("info", "type(MPI_Info), intent(in)"),
+        ("root", "integer, intent(in)"), ("comm", "type(MPI_Comm), intent(in)"),
+        ("intercomm", "type(MPI_Comm), intent(out)"),
+        HANDWRITTEN["MPI_Comm_spawn"][-1]],
+    "MPI_Comm_spawn_multiple": HANDWRITTEN["MPI_Comm_spawn_multiple"][:4] + [
+        ("array_of_info", "type(MPI_Info), intent(in) :: array_of_info(*)"),
+        ("root", "integer, intent(in)"), ("comm", "type(MPI_Comm), intent(in)"),
+        ("intercomm", "type(MPI_Comm), intent(out)"),
+        HANDWRITTEN["MPI_Comm_spawn_multiple"][-1]],
 }
 
 # MPI_SIZEOF's specific procedures (glue_extra.c): suffix -> the dummy's

@@ -43,7 +43,8 @@ ompi-lite/fortran/mpi_f08.mod: ompi-lite/fortran/mpi_f08_module.f90 \
 		-o ompi-lite/fortran/mpi_f08_module.o ompi-lite/fortran/mpi_f08_module.f90
 
 libmpi_abi_f_la_SOURCES = ompi-lite/fortran/ol_fortran.h ompi-lite/fortran/glue_support.c \
-	ompi-lite/fortran/glue_special.c ompi-lite/fortran/glue_extra.c ompi-lite/fortran/glue_f08.c \
+	ompi-lite/fortran/glue_special.c ompi-lite/fortran/glue_extra.c ompi-lite/fortran/glue_spawn.c \
+	ompi-lite/fortran/glue_f08.c \
 	ompi-lite/fortran/fortran_types.f90
 nodist_libmpi_abi_f_la_SOURCES = ompi-lite/fortran/fortran_glue.c \
 	ompi-lite/fortran/fortran_f08_glue.c ompi-lite/fortran/mpi_f08_types.f90

@@ -53,3 +53,4 @@ endif
 include test/fortran/f08.mk
 include test/fortran/f_large_f08.mk
 include test/fortran/installed_fortran.mk
+include test/fortran/f_spawn.mk
