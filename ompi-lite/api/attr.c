@@ -387,7 +387,7 @@ static void set_world_values(void)
     world_values.io = MPI_ANY_SOURCE;
     world_values.wtime_is_global = 0;
     world_values.appnum = ol_rt.appnum;
-    world_values.universe_size = ol_rt.size;
+    world_values.universe_size = ol_rt.universe_size;
 }
 
 static const int *world_value(int keyval)

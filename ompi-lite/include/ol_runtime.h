@@ -25,6 +25,7 @@ typedef struct {
     int node_rank;
     int node_leader;         /* lowest world rank on this host */
     int appnum;
+    int universe_size;       /* processes the launcher can start in all (its slots) */
     bool singleton;          /* started without a PMIx server */
     char hostname[256];
     ucp_context_h ucp_context;

@@ -427,6 +427,7 @@ static void set_singleton_facts(void)
     ol_rt.node_rank = 0;
     ol_rt.node_leader = 0;
     ol_rt.appnum = 0;
+    ol_rt.universe_size = 1;
     /* Unlike any other process's, so that MPI_Comm_connect and
      * MPI_Comm_join tell singletons apart. */
     uint64_t nonce = 0;

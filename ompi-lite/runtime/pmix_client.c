@@ -146,6 +146,9 @@ ol_status_t ol_pmix_start(bool *singleton)
     ol_rt.local_rank = job_uint32(PMIX_LOCAL_RANK, self_proc.rank, 0);
     ol_rt.node_rank = job_uint32(PMIX_NODE_RANK, self_proc.rank, 0);
     ol_rt.appnum = job_uint32(PMIX_APPNUM, self_proc.rank, 0);
+    ol_rt.universe_size = job_uint32(PMIX_UNIV_SIZE, PMIX_RANK_WILDCARD, ol_rt.size);
+    if (ol_rt.universe_size < ol_rt.size)
+        ol_rt.universe_size = ol_rt.size;
     ol_rt.node_leader = read_local_peers();
     ol_rt.job_key = ol_job_key(self_proc.nspace);
     snprintf(ol_rt.job_name, sizeof(ol_rt.job_name), "%s", self_proc.nspace);

@@ -12,6 +12,8 @@
  *   dyn_spawn toomany N           spawns N more than the job has slots for
  *   dyn_spawn crash               the child dies; mpirun must end the job
  *   dyn_spawn nested              a child spawns a grandchild
+ *   dyn_spawn universe N          MPI_UNIVERSE_SIZE is N (the slots mpirun
+ *                                 was given), and N - size children fit
  *
  * A child checks its parent intercommunicator (remote size = the parents'
  * world size), receives the parents' token and answers with its own. */
@@ -220,6 +222,16 @@ static void crash(void)
     fail("the job ends when a spawned process dies", 0, 1);
 }
 
+/* The universe is the slots: as many children as are left fit. */
+static void fill_universe(int slots)
+{
+    int *value, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &value, &flag);
+    if (!flag || *value != slots)
+        fail("MPI_UNIVERSE_SIZE", flag ? *value : -1, slots);
+    parent(slots - world_size);
+}
+
 static void nested(void)
 {
     char *args[] = {"nested-child", tag, NULL};
@@ -294,6 +306,8 @@ int main(int argc, char **argv)
         crash();
     else if (strcmp(mode, "nested") == 0)
         nested();
+    else if (strcmp(mode, "universe") == 0)
+        fill_universe(n);
     else
         fail("known mode", 0, 1);
     MPI_Barrier(MPI_COMM_WORLD);

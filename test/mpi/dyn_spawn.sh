@@ -29,15 +29,20 @@ expect_success
 expect_out '^dyn_spawn missing: OK'
 expect_err 'ol-no-such-program.*No such file or directory'
 
-# Three slots, two taken: four more do not fit (without oversubscription).
+# Without oversubscription: three slots, two taken, four more do not fit;
+# five slots are MPI_UNIVERSE_SIZE 5, and three more fit.
 OMPI_LITE_OVERSUBSCRIBE=0
 export OMPI_LITE_OVERSUBSCRIBE
 # shellcheck disable=SC2086
 capture $MPIRUN --host localhost:3 -np 2 "$prog" toomany 4 "$tag"
-OMPI_LITE_OVERSUBSCRIBE=1
 expect_success
 expect_out '^dyn_spawn toomany: OK'
 expect_err 'need 3 more slots'
+# shellcheck disable=SC2086
+capture $MPIRUN --host localhost:5 -np 2 "$prog" universe 5 "$tag"
+OMPI_LITE_OVERSUBSCRIBE=1
+expect_success
+expect_out '^dyn_spawn universe: OK'
 
 run_mpi 2 crash "$tag"
 expect_status 137
