@@ -4,6 +4,7 @@
 #include "coll.h"
 #include "comm_internal.h"
 #include "context_id.h"
+#include "dynamic.h"
 #include "hw_resource.h"
 #include "ol_attr.h"
 #include "ol_errhandler.h"
@@ -1032,6 +1033,36 @@ int ol_api_comm_create_from_group(ol_group_t *group, const char *stringtag, MPI_
 
 /* ---- intercommunicators -------------------------------------------------------- */
 
+/* Over a peer_comm with other jobs' processes, the leaders swap what
+ * those can read of their groups (dynamic.h) instead of world ranks. */
+static int exchange_descriptions(ol_comm_t *local, int local_leader, ol_comm_t *peer,
+                                 int remote_leader, int leader_tag, ol_group_t **remote)
+{
+    void *mine = NULL, *theirs = NULL;
+    size_t length;
+    uint64_t lengths[2] = {0, 0}; /* mine, theirs */
+    ol_datatype_t *bytes = ol_dt_from_handle(MPI_BYTE), *u64 = ol_dt_from_handle(MPI_UINT64_T);
+    int rc = ol_dynamic_describe(local, &mine, &length);
+    lengths[0] = length;
+    if (rc == MPI_SUCCESS && local->rank == local_leader)
+        rc = ol_coll_sendrecv(&lengths[0], 1, u64, remote_leader, &lengths[1], 1, u64,
+                              remote_leader, leader_tag, peer);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(&lengths[1], 1, u64, local_leader, local);
+    if (rc == MPI_SUCCESS && !(theirs = malloc(lengths[1] ? lengths[1] : 1)))
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && local->rank == local_leader)
+        rc = ol_coll_sendrecv(mine, (MPI_Count)lengths[0], bytes, remote_leader, theirs,
+                              (MPI_Count)lengths[1], bytes, remote_leader, leader_tag, peer);
+    if (rc == MPI_SUCCESS)
+        rc = ol_coll_bcast(theirs, (MPI_Count)lengths[1], bytes, local_leader, local);
+    if (rc == MPI_SUCCESS)
+        rc = ol_dynamic_group(theirs, lengths[1], remote);
+    free(mine);
+    free(theirs);
+    return rc;
+}
+
 /* Leaders swap their groups' world ranks over peer_comm; then each leader
  * broadcasts the remote group in its local communicator. */
 static int exchange_groups(ol_comm_t *local, const ol_group_t *mine, int local_leader,
@@ -1039,8 +1070,13 @@ static int exchange_groups(ol_comm_t *local, const ol_group_t *mine, int local_l
 {
     ol_datatype_t *ints = ol_dt_from_handle(MPI_INT);
     int leader_tag = TAG_LEADERS + tag % (OL_PART_TAG_FIRST - TAG_LEADERS);
+    int spans = local->rank == local_leader && peer->spans_jobs;
+    int rc = ol_coll_bcast(&spans, 1, ints, local_leader, local);
+    if (rc != MPI_SUCCESS || spans)
+        return rc != MPI_SUCCESS ? rc
+                                 : exchange_descriptions(local, local_leader, peer, remote_leader,
+                                                         leader_tag, remote);
     int size = mine->size, remote_size = 0;
-    int rc = MPI_SUCCESS;
     if (local->rank == local_leader)
         rc = ol_coll_sendrecv(&size, 1, ints, remote_leader, &remote_size, 1, ints,
                               remote_leader, leader_tag, peer);

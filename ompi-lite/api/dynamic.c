@@ -43,8 +43,8 @@ typedef struct {
 } description_t;
 
 /* Every process of comm describes itself; all get the description
- * (*length bytes, malloc'd). */
-static int describe_group(ol_comm_t *comm, void **description, size_t *length)
+ * (*length bytes, malloc'd): see dynamic.h. */
+int ol_dynamic_describe(ol_comm_t *comm, void **description, size_t *length)
 {
     const void *address;
     size_t address_length;
@@ -84,8 +84,8 @@ static int describe_group(ol_comm_t *comm, void **description, size_t *length)
 
 /* The group a description names, its processes added to the table. It
  * came from a process that proved the port's secret (or the program's own
- * socket), but is still checked to hold together. */
-static int group_from_description(const void *description, size_t length, ol_group_t **group)
+ * socket, or a communicator), but is still checked to hold together. */
+int ol_dynamic_group(const void *description, size_t length, ol_group_t **group)
 {
     description_t d;
     if (length < sizeof(d)) {
@@ -188,7 +188,7 @@ static int meet(ol_comm_t *comm, int root, int link, int link_rc, bool close_lin
 {
     void *mine = NULL, *theirs = NULL;
     size_t mine_length = 0, their_length = 0;
-    int rc = describe_group(comm, &mine, &mine_length);
+    int rc = ol_dynamic_describe(comm, &mine, &mine_length);
     if (rc != MPI_SUCCESS)
         return rc;
     bool is_root = comm->rank == root;
@@ -203,7 +203,7 @@ static int meet(ol_comm_t *comm, int root, int link, int link_rc, bool close_lin
         rc = share_bytes(comm, root, &theirs, &their_length);
     ol_group_t *remote = NULL;
     if (rc == MPI_SUCCESS)
-        rc = group_from_description(theirs, their_length, &remote);
+        rc = ol_dynamic_group(theirs, their_length, &remote);
     free(theirs);
     if (rc == MPI_SUCCESS)
         rc = ol_comm_create_with_remote(comm, root, remote, swap_over_link, &link, newcomm);
@@ -504,7 +504,7 @@ int ol_dynamic_start(void)
                   &parent);
     if (rc == MPI_SUCCESS) {
         ol_comm_parent = ol_comm_from_handle(parent);
-        snprintf(ol_comm_parent->name, sizeof(ol_comm_parent->name), "the parent intercommunicator");
+        snprintf(ol_comm_parent->name, sizeof(ol_comm_parent->name), "MPI_COMM_PARENT");
     }
     return rc;
 }
