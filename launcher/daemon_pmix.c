@@ -335,11 +335,11 @@ static pmix_status_t spawn_upcall(const pmix_proc_t *proc, const pmix_info_t job
  * job, whatever PMIX_RANGE says: PMIx lets a server keep one range
  * (pmix_server.h, publish). Lookups never wait: PMIX_WAIT is refused. */
 
-/* PMIx's reserved keys ("pmix." ...) are directives of the call (range,
- * persistence, the caller's uid PMIx adds), not names. */
+/* PMIx's attributes ("pmix.range", "pmix.persist", the "pmix.euid" PMIx
+ * adds ...) are directives of the call, not names. */
 static bool is_directive(const char *key)
 {
-    return strncmp(key, "pmix", 4) == 0;
+    return strncmp(key, "pmix.", 5) == 0;
 }
 
 /* The caller's call, ready for the main loop; NULL for a rank not of the

@@ -6,7 +6,8 @@
  *   names_client pair      2 ranks: rank 0 publishes ol-test-svc; after a
  *       fence, rank 1 looks it up, publishes it again, publishes an
  *       integer, looks up with PMIX_WAIT, unpublishes it twice and looks it
- *       up again; after a fence, rank 0 looks it up
+ *       up again; after a fence, rank 0 looks it up, then publishes two
+ *       keys at once, then one new and one taken, and unpublishes its own
  *   names_client parent PROG   rank 0 publishes ol-test-parent, then
  *       spawns 1 process of PROG (argv: "child")
  *   names_client child     looks up ol-test-parent and says whether its
@@ -80,6 +81,28 @@ static void fence(void)
     PMIx_Fence(NULL, 0, NULL, 0);
 }
 
+/* Several keys in one call: published together, or none when one is
+ * named twice; unpublished all at once (no keys: the caller's). */
+static void several(const pmix_proc_t *me)
+{
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], "ol-test-a", "a", PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], "ol-test-b", "b", PMIX_STRING);
+    say(me, "publish a and b", PMIx_Publish(info, 2));
+    PMIX_INFO_DESTRUCT(&info[1]);
+    PMIX_INFO_LOAD(&info[1], "ol-test-a", "again", PMIX_STRING);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], "ol-test-c", "c", PMIX_STRING);
+    say(me, "publish c and a", PMIx_Publish(info, 2));
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    lookup(me, "lookup b", "ol-test-b", 0, NULL);
+    lookup(me, "lookup c", "ol-test-c", 0, NULL);
+    say(me, "unpublish its own", PMIx_Unpublish(NULL, NULL, 0));
+    lookup(me, "lookup a", "ol-test-a", 0, NULL);
+    say(me, "unpublish its own again", PMIx_Unpublish(NULL, NULL, 0));
+}
+
 static int pair(const pmix_proc_t *me)
 {
     if (me->rank == 0)
@@ -99,8 +122,10 @@ static int pair(const pmix_proc_t *me)
         lookup(me, "lookup after unpublish", "ol-test-svc", 0, NULL);
     }
     fence();
-    if (me->rank == 0)
+    if (me->rank == 0) {
         lookup(me, "lookup after unpublish", "ol-test-svc", 0, NULL);
+        several(me);
+    }
     return 0;
 }
 

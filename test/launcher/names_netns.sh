@@ -6,8 +6,9 @@
 #    publisher, a second publish of the key is DUPLICATE KEY, a non-string
 #    value and a lookup that would wait are NOT-SUPPORTED, its unpublish
 #    succeeds (another process's name), a second one and a lookup then give
-#    NOT-FOUND, on both hosts; with host 1's daemon mpirun's child, and
-#    host 0's;
+#    NOT-FOUND, on both hosts; two keys in one call are published
+#    together, or neither when one is taken; unpublishing without keys
+#    removes the caller's; with host 1's daemon mpirun's child, and host 0's;
 #  - a spawned child (on host 1, its parent on host 0) finds the name its
 #    parent published, owned by its parent.
 # Each run: status 0, nothing left on either host.
@@ -39,6 +40,14 @@ for tree in "" "--param TREE_FANOUT=1"; do
     expect "$what" "rank 1 unpublish again: NOT-FOUND"
     expect "$what" "rank 1 lookup after unpublish: NOT-FOUND"
     expect "$what" "rank 0 lookup after unpublish: NOT-FOUND"
+    expect "$what" "rank 0 publish a and b: SUCCESS"
+    expect "$what" "rank 0 publish c and a: DUPLICATE KEY"
+    expect "$what" "rank 0 lookup c: NOT-FOUND"
+    expect "$what" "rank 0 unpublish its own: SUCCESS"
+    expect "$what" "rank 0 lookup a: NOT-FOUND"
+    expect "$what" "rank 0 unpublish its own again: NOT-FOUND"
+    grep -q "^rank 0 lookup b: SUCCESS value b owner .*:0$" "$TMP/out" ||
+        fail "$what: rank 0 did not find b: $(cat "$TMP/out" "$TMP/err")"
     check_hosts_empty 20
 done
 
