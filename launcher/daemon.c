@@ -296,6 +296,16 @@ static void handle_down(struct ol_daemon *d, uint16_t type, uint8_t *body, uint3
         free(m.nspace);
         break;
     }
+    case OL_MSG_NAME_RESP: {
+        ol_msg_name_t m;
+        if (ol_msg_name_decode(&rb, &m) != 0)
+            break;
+        ol_wbuf_t w = { .data = body, .len = len, .cap = len };
+        if (!ol_daemon_route(d, m.node, type, &w))
+            ol_names_response(d, &m);
+        ol_msg_name_free(&m);
+        break;
+    }
     case OL_MSG_FENCE_DOWN: {
         ol_msg_fence_t f;
         ol_daemon_send_children(d, type, body, len);
@@ -373,6 +383,7 @@ static void lost_parent(struct ol_daemon *d)
         bufferevent_free(d->up);
         d->up = NULL;
     }
+    ol_names_unreachable(d); /* mpirun will not answer them now */
     ol_ranks_output_check(d); /* nothing is queued now: read the pipes to their end */
     if (d->orphaned)
         return;
@@ -626,6 +637,9 @@ static void on_upcall_note(evutil_socket_t fd, short what, void *arg)
             break;
         case OL_UPCALL_SPAWN:
             ol_spawn_local_call(d, note.ptr);
+            break;
+        case OL_UPCALL_NAME:
+            ol_names_local_call(d, note.ptr);
             break;
         }
     }
@@ -1046,6 +1060,7 @@ int main(int argc, char **argv)
         ol_ranks_kill(&d);
         ol_ranks_kill_now(&d);
     }
+    ol_names_unreachable(&d); /* answered before PMIx goes, as every upcall is */
     ol_trace("finalizing PMIx");
     ol_dpmix_finalize(&d);
     ol_trace("exiting");

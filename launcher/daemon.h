@@ -4,6 +4,8 @@
  *                   the job's life cycle
  *   daemon_modex.c  fences and direct-modex requests across hosts
  *   daemon_pmix.c   the PMIx server: module upcalls, job registration
+ *   daemon_spawn.c  PMIx_Spawn, the table of namespaces
+ *   daemon_names.c  PMIx publish, lookup, unpublish (asking mpirun)
  *   daemon_ranks.c  fork/exec of the ranks, reaping, IO forwarding, killing
  *   binding.c       where each local rank runs (hwloc cpusets)
  *   daemon_topo.c   the host topology for PMIx, cached across jobs
@@ -133,6 +135,8 @@ struct ol_daemon {
     struct ol_djob *spawn_pending; /* a SPAWN checked, waiting for SPAWN_GO */
     struct ol_spawn_call *spawn_calls; /* our ranks' PMIx_Spawn calls, waiting for SPAWN_DONE */
     uint32_t next_spawn_req;
+    struct ol_name_call *name_calls; /* our ranks' publish/lookup/unpublish, waiting for NAME_RESP */
+    uint32_t next_name_req;
     struct ol_rank **ranks;       /* every process on this host, all namespaces; never move */
     uint32_t nranks;              /* processes on this host */
     uint32_t nfinished;
@@ -172,6 +176,7 @@ enum ol_upcall_kind {
     OL_UPCALL_DMODEX = 3,       /* ptr: struct ol_dmodex_wait, a local rank wants a remote rank's data */
     OL_UPCALL_DMODEX_DONE = 4,  /* ptr: struct ol_dmodex_wait, PMIx answered a remote request */
     OL_UPCALL_SPAWN = 5,        /* ptr: struct ol_spawn_call, a local rank called PMIx_Spawn */
+    OL_UPCALL_NAME = 6,         /* ptr: struct ol_name_call, a local rank publishes, looks up or unpublishes */
 };
 
 /* A local rank's PMIx_Spawn, until mpirun's SPAWN_DONE answers it. */
@@ -180,6 +185,15 @@ struct ol_spawn_call {
     void *cbfunc, *cbdata;        /* pmix_spawn_cbfunc_t and its data */
     struct ol_spawn_call *next;
 };
+
+/* A local rank's PMIx_Publish, PMIx_Lookup or PMIx_Unpublish, until
+ * mpirun's NAME_RESP answers it. */
+struct ol_name_call {
+    ol_msg_name_t req;            /* req.op says which; the caller in req.nspace, req.rank */
+    void *cbfunc, *cbdata;        /* pmix_lookup_cbfunc_t for a lookup, else pmix_op_cbfunc_t */
+    struct ol_name_call *next;
+};
+
 struct ol_upcall_note {
     uint32_t kind;
     uint32_t local_rank;          /* the rank's index in d->ranks */
@@ -234,6 +248,16 @@ void ol_spawn_check(struct ol_daemon *d, ol_rbuf_t *rb);
 void ol_spawn_go(struct ol_daemon *d, uint32_t spawn_no, uint8_t go);
 void ol_spawn_done(struct ol_daemon *d, const ol_msg_spawn_done_t *m);
 void ol_spawn_free(struct ol_daemon *d);
+
+/* daemon_names.c */
+/* Sends a local rank's call to mpirun (answers it at once when mpirun is
+ * out of reach). */
+void ol_names_local_call(struct ol_daemon *d, struct ol_name_call *c);
+/* NAME_RESP for this daemon: answers its call. */
+void ol_names_response(struct ol_daemon *d, const ol_msg_name_t *m);
+/* The link to mpirun is gone, or the daemon ends: every call still waiting
+ * gets PMIX_ERR_UNREACH. */
+void ol_names_unreachable(struct ol_daemon *d);
 
 /* daemon_modex.c */
 void ol_modex_local_fence(struct ol_daemon *d, struct ol_fence_req *f);

@@ -2,8 +2,9 @@
  * the registration of a job's namespace and clients.
  *
  * Upcalls run on PMIx's progress thread. They touch only the atomics of a
- * rank and the upcall pipe (see daemon.h), and always call the PMIx callback
- * themselves, because the client is blocked until it runs. */
+ * rank and the upcall pipe (see daemon.h), and every call is answered
+ * exactly once (by the upcall itself, or by the main loop for what needs
+ * other hosts or mpirun), because the client is blocked until then. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -329,12 +330,115 @@ static pmix_status_t spawn_upcall(const pmix_proc_t *proc, const pmix_info_t job
     return PMIX_SUCCESS;
 }
 
+/* ---- published names (daemon_names.c asks mpirun) ----
+ *
+ * Values are strings (MPI's port names). Every name is seen by the whole
+ * job, whatever PMIX_RANGE says: PMIx lets a server keep one range
+ * (pmix_server.h, publish). Lookups never wait: PMIX_WAIT is refused. */
+
+/* PMIx's attributes ("pmix.range", "pmix.persist", the "pmix.euid" PMIx
+ * adds ...) are directives of the call, not names. */
+static bool is_directive(const char *key)
+{
+    return strncmp(key, "pmix.", 5) == 0;
+}
+
+/* The caller's call, ready for the main loop; NULL for a rank not of the
+ * job. */
+static struct ol_name_call *name_call_new(uint8_t op, const pmix_proc_t *proc, uint32_t n, void *cbfunc,
+                                          void *cbdata)
+{
+    if (ol_daemon_job_by_nspace(the_daemon, proc->nspace) == NULL)
+        return NULL;
+    struct ol_name_call *c = ol_xcalloc(1, sizeof *c);
+    c->req.op = op;
+    c->req.nspace = ol_xstrdup(proc->nspace);
+    c->req.rank = proc->rank;
+    c->req.names = ol_xcalloc(n + 1, sizeof *c->req.names);
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    return c;
+}
+
+static void name_call_free(struct ol_name_call *c)
+{
+    ol_msg_name_free(&c->req);
+    free(c);
+}
+
+static pmix_status_t publish_upcall(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    if (cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    struct ol_name_call *c = name_call_new(OL_NAME_PUBLISH, proc, (uint32_t)ninfo, (void *)cbfunc, cbdata);
+    if (c == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    for (size_t i = 0; i < ninfo; i++) {
+        if (is_directive(info[i].key))
+            continue;
+        if (info[i].value.type != PMIX_STRING || info[i].value.data.string == NULL) {
+            name_call_free(c);
+            return PMIX_ERR_NOT_SUPPORTED; /* only strings are kept */
+        }
+        ol_name_t *nm = &c->req.names[c->req.n++];
+        nm->key = ol_xstrdup(info[i].key);
+        nm->value = ol_xstrdup(info[i].value.data.string);
+    }
+    if (c->req.n == 0) {
+        name_call_free(c);
+        return PMIX_ERR_BAD_PARAM; /* nothing to publish */
+    }
+    ol_dpmix_post(OL_UPCALL_NAME, 0, c);
+    return PMIX_SUCCESS;
+}
+
+/* Lookup and unpublish: the keys named (NULL for unpublish: all the
+ * caller's). */
+static pmix_status_t keys_upcall(uint8_t op, const pmix_proc_t *proc, char **keys, void *cbfunc, void *cbdata)
+{
+    uint32_t n = 0;
+    while (keys != NULL && keys[n] != NULL)
+        n++;
+    if (cbfunc == NULL || (op == OL_NAME_LOOKUP && n == 0))
+        return PMIX_ERR_BAD_PARAM;
+    struct ol_name_call *c = name_call_new(op, proc, n, cbfunc, cbdata);
+    if (c == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    for (uint32_t i = 0; i < n; i++)
+        c->req.names[i].key = ol_xstrdup(keys[i]);
+    c->req.n = n;
+    ol_dpmix_post(OL_UPCALL_NAME, 0, c);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t lookup_upcall(const pmix_proc_t *proc, char **keys, const pmix_info_t info[], size_t ninfo,
+                                   pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
+            return PMIX_ERR_NOT_SUPPORTED; /* answers come at once, found or not */
+    }
+    return keys_upcall(OL_NAME_LOOKUP, proc, keys, (void *)cbfunc, cbdata);
+}
+
+static pmix_status_t unpublish_upcall(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                                      size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    return keys_upcall(OL_NAME_UNPUBLISH, proc, keys, (void *)cbfunc, cbdata);
+}
+
 static pmix_server_module_t module = {
     .client_connected = client_connected,
     .client_finalized = client_finalized,
     .abort = client_abort,
     .fence_nb = fence_nb,
     .direct_modex = direct_modex,
+    .publish = publish_upcall,
+    .lookup = lookup_upcall,
+    .unpublish = unpublish_upcall,
     .spawn = spawn_upcall,
 };
 

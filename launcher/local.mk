@@ -16,6 +16,7 @@ launcher_common_sources = launcher/proto.c launcher/proto.h launcher/util.c laun
 launcher_mpirun_SOURCES = launcher/mpirun.c launcher/mpirun.h launcher/mpirun_opts.c \
 	launcher/mpirun_start.c launcher/mpirun_output.c launcher/mpirun_output.h \
 	launcher/hostfile.c launcher/hostid.c launcher/hostid.h launcher/mapping.c launcher/mpirun_state.c launcher/mpirun_state.h launcher/mpirun_net.c \
+	launcher/mpirun_names.c \
 	$(launcher_common_sources)
 launcher_mpirun_CPPFLAGS = $(AM_CPPFLAGS) -DOL_LIBEXECDIR='"$(libexecdir)"' \
 	-I$(top_srcdir)/ompi-lite/include
@@ -25,8 +26,8 @@ launcher_mpirun_LDFLAGS = $(AX_PTHREAD_FLAGS)
 
 launcher_ompi_lite_daemon_SOURCES = launcher/daemon.c launcher/daemon.h launcher/daemon_pmix.c \
 	launcher/daemon_ranks.c launcher/daemon_topo.c launcher/daemon_modex.c launcher/binding.c \
-	launcher/daemon_state.c launcher/daemon_spawn.c ompi-lite/runtime/user_dir.c \
-	ompi-lite/include/ol_user_dir.h $(launcher_common_sources)
+	launcher/daemon_state.c launcher/daemon_spawn.c launcher/daemon_names.c \
+	ompi-lite/runtime/user_dir.c ompi-lite/include/ol_user_dir.h $(launcher_common_sources)
 # The state records' layout (ol_state.h) and mpi.h's datatype handles, for
 # naming what a rank waits in; no code of the library.
 launcher_ompi_lite_daemon_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi-lite/include

@@ -149,6 +149,7 @@ struct mpirun {
     ol_msg_spawn_t **spawns;    /* spawns[k]: spawn k+1 */
     uint32_t nspawns;
     struct spawn_op *spawn_ops; /* the first is being served */
+    struct ol_names *names;     /* published names, for the whole job (mpirun_names.c) */
     /* The first failure wins; later ones are consequences of the kill.
      * It is recorded when it happens, before any state report, so that
      * nothing after it (the daemons finishing while the report is being
@@ -1390,6 +1391,25 @@ static void spawn_acked(struct mpirun *m, const ol_msg_spawn_ack_t *a)
     }
 }
 
+/* A rank's PMIx_Publish, PMIx_Lookup or PMIx_Unpublish, through its
+ * daemon: answered at once from the job's table (never waits). */
+static void handle_name_req(struct mpirun *m, ol_rbuf_t *rb)
+{
+    ol_msg_name_t req, resp = { 0 };
+    if (ol_msg_name_decode(rb, &req) != 0)
+        return;
+    resp.req_id = req.req_id;
+    resp.node = req.node;
+    resp.op = req.op;
+    resp.status = ol_names_serve(m->names, &req, &resp);
+    ol_wbuf_t w = { 0 };
+    ol_msg_name_encode(&resp, &w);
+    route_down(m, req.node, OL_MSG_NAME_RESP, w.data, (uint32_t)w.len);
+    ol_wbuf_free(&w);
+    ol_msg_name_free(&resp);
+    ol_msg_name_free(&req);
+}
+
 static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint8_t *body, uint32_t len)
 {
     ol_rbuf_t rb = { .p = body, .left = len };
@@ -1470,6 +1490,9 @@ static void handle_frame(struct mpirun *m, struct node *via, uint16_t type, uint
         spawn_enqueue(m, op);
         break;
     }
+    case OL_MSG_NAME_REQ:
+        handle_name_req(m, &rb);
+        break;
     case OL_MSG_SPAWN_ACK: {
         ol_msg_spawn_ack_t a;
         if (ol_msg_spawn_ack_decode(&rb, &a) == 0) {
@@ -2225,6 +2248,7 @@ static void cleanup(struct mpirun *m)
         free(m->spawns[k]);
     }
     free(m->spawns);
+    ol_names_free(m->names);
     free(m->proc_node);
     free(m->rank_running);
     free(m->daemon_exe);
@@ -2310,6 +2334,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ol_trace("daemons started");
+    m.names = ol_names_new();
     event_base_dispatch(m.base);
     reap_started(&m);
     ol_trace("daemons reaped");

@@ -3,6 +3,7 @@
  *   mpirun_opts.c   command line (a table of options, MPMD) and program lookup
  *   mpirun_output.c ranks' output (tags, --output-filename) and stdin forwarding
  *   mpirun_start.c  finding and starting daemons: fork here, the launch agent elsewhere
+ *   mpirun_names.c  the job's published names (PMIx publish, lookup, unpublish)
  *   hostfile.c      hostfiles and --host lists, one entry per machine
  *   hostid.c        is a name this host, do two names mean one machine
  *   mapping.c       which host each rank runs on
@@ -139,5 +140,13 @@ struct ol_host_links {
 /* The line mpirun warns with when some host uses a link slower than the
  * fastest interface that is usable on every host (malloc'd), or NULL. */
 char *ol_mpirun_slow_link(const struct ol_host_links *hosts, size_t n);
+
+/* mpirun_names.c: the job's table of published names */
+struct ol_names;
+struct ol_names *ol_names_new(void);
+void ol_names_free(struct ol_names *t);
+/* Serves a NAME_REQ: its PMIx status; a lookup's names found go to
+ * resp->names (resp->n of them, copies: ol_msg_name_free). */
+int32_t ol_names_serve(struct ol_names *t, const ol_msg_name_t *req, ol_msg_name_t *resp);
 
 #endif

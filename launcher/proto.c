@@ -840,6 +840,70 @@ int ol_msg_spawn_go_decode(ol_rbuf_t *r, uint32_t *spawn_no, uint8_t *go)
     return r->failed ? -1 : 0;
 }
 
+/* ---- published names ---- */
+
+void ol_msg_name_encode(const ol_msg_name_t *m, ol_wbuf_t *w)
+{
+    ol_w_u32(w, m->req_id);
+    ol_w_u32(w, m->node);
+    ol_w_u8(w, m->op);
+    ol_w_u32(w, (uint32_t)m->status);
+    ol_w_str(w, m->nspace);
+    ol_w_u32(w, m->rank);
+    ol_w_u32(w, m->n);
+    for (uint32_t i = 0; i < m->n; i++) {
+        ol_w_str(w, m->names[i].key);
+        ol_w_str(w, m->names[i].value);
+        ol_w_str(w, m->names[i].nspace);
+        ol_w_u32(w, m->names[i].rank);
+    }
+}
+
+int ol_msg_name_decode(ol_rbuf_t *r, ol_msg_name_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->req_id = ol_r_u32(r);
+    m->node = ol_r_u32(r);
+    m->op = ol_r_u8(r);
+    m->status = (int32_t)ol_r_u32(r);
+    m->nspace = ol_r_str(r);
+    m->rank = ol_r_u32(r);
+    m->n = ol_r_u32(r);
+    /* Each name takes at least 16 bytes: refuse counts the body cannot hold. */
+    if (r->failed || m->n > r->left / 16) {
+        m->n = 0;
+        ol_msg_name_free(m);
+        return -1;
+    }
+    m->names = ol_xcalloc(m->n + 1, sizeof *m->names);
+    for (uint32_t i = 0; i < m->n; i++) {
+        ol_name_t *nm = &m->names[i];
+        nm->key = ol_r_str(r);
+        nm->value = ol_r_str(r);
+        nm->nspace = ol_r_str(r);
+        nm->rank = ol_r_u32(r);
+        if (!r->failed && nm->key == NULL)
+            r->failed = true;
+    }
+    if (r->failed) {
+        ol_msg_name_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void ol_msg_name_free(ol_msg_name_t *m)
+{
+    for (uint32_t i = 0; m->names != NULL && i < m->n; i++) {
+        free(m->names[i].key);
+        free(m->names[i].value);
+        free(m->names[i].nspace);
+    }
+    free(m->names);
+    free(m->nspace);
+    memset(m, 0, sizeof *m);
+}
+
 const char *ol_msg_type_name(uint16_t type)
 {
     static const char *const names[] = {
@@ -854,6 +918,7 @@ const char *ol_msg_type_name(uint16_t type)
         [OL_MSG_STATE] = "STATE",       [OL_MSG_SPAWN_REQ] = "SPAWN_REQ",
         [OL_MSG_SPAWN] = "SPAWN",       [OL_MSG_SPAWN_ACK] = "SPAWN_ACK",
         [OL_MSG_SPAWN_GO] = "SPAWN_GO", [OL_MSG_SPAWN_DONE] = "SPAWN_DONE",
+        [OL_MSG_NAME_REQ] = "NAME_REQ", [OL_MSG_NAME_RESP] = "NAME_RESP",
     };
     if (type < sizeof names / sizeof names[0] && names[type] != NULL)
         return names[type];

@@ -23,7 +23,7 @@
 struct evbuffer;
 struct bufferevent;
 
-#define OL_PROTO_VERSION 6u
+#define OL_PROTO_VERSION 7u
 #define OL_FRAME_HDR_LEN 8u
 #define OL_FRAME_MAX (64u << 20)
 #define OL_NO_RANK UINT32_MAX
@@ -53,7 +53,9 @@ enum ol_msg_type {
     OL_MSG_SPAWN_ACK = 21,  /* up: a daemon checked (or started) its part of a spawn */
     OL_MSG_SPAWN_GO = 22,   /* down, to all: start the spawn's processes, or forget it */
     OL_MSG_SPAWN_DONE = 23, /* routed to the asking daemon: PMIx_Spawn's answer */
-    OL_MSG_TYPE_MAX = 23,
+    OL_MSG_NAME_REQ = 24,   /* up: a rank's PMIx_Publish, PMIx_Lookup or PMIx_Unpublish */
+    OL_MSG_NAME_RESP = 25,  /* routed to the asking daemon: mpirun's answer */
+    OL_MSG_TYPE_MAX = 25,
 };
 
 /* How a rank ended, in RANK_EXIT. */
@@ -253,6 +255,33 @@ typedef struct {
     char *nspace;          /* success: the new namespace */
 } ol_msg_spawn_done_t;
 
+/* Published names (PMIx publish, lookup, unpublish): mpirun keeps the
+ * job's table; daemons ask it for their ranks. */
+enum ol_name_op { OL_NAME_PUBLISH = 1, OL_NAME_LOOKUP = 2, OL_NAME_UNPUBLISH = 3 };
+
+/* One published name: its key, its value (a PMIx string) and who
+ * published it. */
+typedef struct {
+    char *key;
+    char *value;           /* NULL in LOOKUP and UNPUBLISH requests */
+    char *nspace;          /* the publisher's namespace and rank (RESP only; NULL in requests) */
+    uint32_t rank;
+} ol_name_t;
+
+/* NAME_REQ and NAME_RESP share one layout. */
+typedef struct {
+    uint32_t req_id;
+    uint32_t node;         /* REQ: the asking daemon; RESP: where it goes */
+    uint8_t op;            /* enum ol_name_op */
+    int32_t status;        /* RESP: a pmix_status_t (REQ: 0) */
+    char *nspace;          /* REQ: the calling process (RESP: NULL) */
+    uint32_t rank;
+    uint32_t n;
+    ol_name_t *names;      /* REQ: the keys named (with values to publish;
+                              none to unpublish: all the caller published);
+                              RESP: what a lookup found */
+} ol_msg_name_t;
+
 /* Growable encode buffer; a failed allocation aborts (see util.c). */
 typedef struct {
     uint8_t *data;
@@ -331,6 +360,10 @@ int ol_msg_spawn_done_decode(ol_rbuf_t *r, ol_msg_spawn_done_t *m);
 /* SPAWN_GO: go = 1 start, 0 forget. */
 void ol_msg_spawn_go_encode(uint32_t spawn_no, uint8_t go, ol_wbuf_t *w);
 int ol_msg_spawn_go_decode(ol_rbuf_t *r, uint32_t *spawn_no, uint8_t *go);
+
+void ol_msg_name_encode(const ol_msg_name_t *m, ol_wbuf_t *w);
+int ol_msg_name_decode(ol_rbuf_t *r, ol_msg_name_t *m);
+void ol_msg_name_free(ol_msg_name_t *m);
 
 /* A message that is only one u32 (JOB_DONE: node id). */
 void ol_msg_u32_encode(uint32_t v, ol_wbuf_t *w);

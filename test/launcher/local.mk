@@ -5,7 +5,10 @@
 check_PROGRAMS += test/launcher/pmix_client test/launcher/io_writer test/launcher/mpi_hosts \
 	test/launcher/ring test/launcher/hang test/launcher/split_host test/launcher/exit_after \
 	test/launcher/shm_leftover test/launcher/shm_victim test/launcher/shm_squatter
-check_PROGRAMS += test/launcher/spawn_client test/launcher/spawn_hosts
+check_PROGRAMS += test/launcher/spawn_client test/launcher/spawn_hosts test/launcher/names_client
+test_launcher_names_client_SOURCES = test/launcher/names_client.c
+test_launcher_names_client_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+test_launcher_names_client_LDADD = $(PMIX_LIBS)
 test_launcher_spawn_hosts_SOURCES = test/launcher/spawn_hosts.c
 test_launcher_spawn_hosts_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_launcher_spawn_hosts_LDADD = $(MPI_TEST_LIBS)
@@ -68,6 +71,7 @@ test_launcher_scripts = \
 	test/launcher/spawn_netns.sh \
 	test/launcher/pvars_netns.sh \
 	test/launcher/connect_netns.sh \
+	test/launcher/names_netns.sh \
 	test/launcher/strangers.sh \
 	test/launcher/hang_deadlocks.sh \
 	test/launcher/hang_report.sh \
