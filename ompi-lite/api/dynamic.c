@@ -470,6 +470,11 @@ int ol_api_comm_spawn_multiple(int count, char *array_of_commands[], char **arra
                                int root, ol_comm_t *comm, MPI_Comm *intercomm,
                                int array_of_errcodes[])
 {
+    if (comm->rank == root && count < 1) {
+        ol_api_set_detail("count is %d; MPI_Comm_spawn_multiple starts at least one command",
+                          count);
+        return MPI_ERR_ARG;
+    }
     if (comm->rank == root && (!array_of_commands || !array_of_maxprocs || !array_of_info)) {
         ol_api_set_detail("array_of_commands, array_of_maxprocs and array_of_info must be "
                           "given at the root");
