@@ -428,6 +428,24 @@ static void fill_errcodes(int *errcodes, int n, int rc)
         errcodes[i] = rc;
 }
 
+/* The arguments only the root reads: a failure there fails the call on
+ * every process (the root shares it), instead of leaving them waiting. */
+static int check_root_args(int count, char **commands, const int *maxprocs,
+                           const MPI_Info *infos)
+{
+    if (count < 1) {
+        ol_api_set_detail("count is %d; MPI_Comm_spawn_multiple starts at least one command",
+                          count);
+        return MPI_ERR_ARG;
+    }
+    if (!commands || !maxprocs || !infos) {
+        ol_api_set_detail("array_of_commands, array_of_maxprocs and array_of_info must be "
+                          "given at the root");
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
 static int spawn(int count, char **commands, char ***argvs, const int *maxprocs,
                  const MPI_Info *infos, int root, ol_comm_t *comm, MPI_Comm *intercomm,
                  int *errcodes)
@@ -438,9 +456,11 @@ static int spawn(int count, char **commands, char ***argvs, const int *maxprocs,
     char port[MPI_MAX_PORT_NAME] = "";
     int link = -1, link_rc = MPI_SUCCESS, total = 0;
     if (comm->rank == root) {
-        for (int i = 0; i < count; i++)
+        link_rc = check_root_args(count, commands, maxprocs, infos);
+        for (int i = 0; link_rc == MPI_SUCCESS && i < count; i++)
             total += maxprocs[i] > 0 ? maxprocs[i] : 0;
-        link_rc = spawn_at_root(count, commands, argvs, maxprocs, infos, port, &link);
+        if (link_rc == MPI_SUCCESS)
+            link_rc = spawn_at_root(count, commands, argvs, maxprocs, infos, port, &link);
     }
     /* Every process fills as many codes as processes were asked for. */
     int sent = ol_coll_bcast(&total, 1, ol_dt_from_handle(MPI_INT), root, comm);
@@ -470,16 +490,6 @@ int ol_api_comm_spawn_multiple(int count, char *array_of_commands[], char **arra
                                int root, ol_comm_t *comm, MPI_Comm *intercomm,
                                int array_of_errcodes[])
 {
-    if (comm->rank == root && count < 1) {
-        ol_api_set_detail("count is %d; MPI_Comm_spawn_multiple starts at least one command",
-                          count);
-        return MPI_ERR_ARG;
-    }
-    if (comm->rank == root && (!array_of_commands || !array_of_maxprocs || !array_of_info)) {
-        ol_api_set_detail("array_of_commands, array_of_maxprocs and array_of_info must be "
-                          "given at the root");
-        return MPI_ERR_ARG;
-    }
     return spawn(count, array_of_commands,
                  array_of_argv == MPI_ARGVS_NULL ? NULL : array_of_argv, array_of_maxprocs,
                  array_of_info, root, comm, intercomm, array_of_errcodes);
