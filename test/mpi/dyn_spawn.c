@@ -8,7 +8,8 @@
  *                                 different argv) in one call: APPNUM 0, 1
  *   dyn_spawn missing             spawns a program that does not exist:
  *                                 MPI_ERR_SPAWN with the path and errno text,
- *                                 every errcode set, the parents go on
+ *                                 every errcode set, the parents go on; then
+ *                                 maxprocs 0 at the root: MPI_ERR_ARG on all
  *   dyn_spawn toomany N           spawns N more than the job has slots for
  *   dyn_spawn crash               the child dies; mpirun must end the job
  *   dyn_spawn nested              a child spawns a grandchild
@@ -190,6 +191,13 @@ static void missing(void)
     MPI_Error_string(rc, text, &len);
     if (world_rank == 0)
         printf("missing program: %s\n", text);
+    /* A bad argument only the root reads fails the call on every rank
+     * (the others would otherwise wait for the root in the collective). */
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, world_rank == 0 ? 0 : 1, MPI_INFO_NULL, 0,
+                        MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &class);
+    if (class != MPI_ERR_ARG)
+        fail("error class of maxprocs 0 at the root", class, MPI_ERR_ARG);
 }
 
 static void too_many(int n)
