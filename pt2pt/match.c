@@ -159,6 +159,7 @@ typedef struct {
 
 static bool rings;          /* our matching runs */
 uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
+unsigned ol_match_ucx_contexts_live;
 static size_t eager_bytes;
 static size_t cma_bytes;    /* SIZE_MAX: never */
 static struct {
@@ -186,7 +187,7 @@ static ol_level_t unexpected_level, posted_level; /* for the tool interface; und
  * announcement counts on the device's (device.c). */
 static inline void count_sent(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
 {
-    if (!ol_tag_is_device_announce(tag))
+    if (ol_counters_on() && !ol_tag_is_device_announce(tag))
         ol_p2p_count_sent(path, bytes);
 }
 
@@ -199,8 +200,22 @@ static inline ol_p2p_path_t ucx_path(int peer)
 
 static inline void count_received(ol_p2p_path_t path, ucp_tag_t tag, size_t bytes)
 {
-    if (!ol_tag_is_device_announce(tag))
+    if (ol_counters_on() && !ol_tag_is_device_announce(tag))
         ol_p2p_count_received(path, bytes);
+}
+
+/* The same on UCX's paths, which depend on where the peer runs: looked up
+ * only while counters count. */
+static inline void count_ucx_sent(int peer, ucp_tag_t tag, size_t bytes)
+{
+    if (ol_counters_on())
+        count_sent(ucx_path(peer), tag, bytes);
+}
+
+static inline void count_ucx_received(int peer, ucp_tag_t tag, size_t bytes)
+{
+    if (ol_counters_on())
+        count_received(ucx_path(peer), tag, bytes);
 }
 
 static inline bool is_ours(const void *request)
@@ -242,10 +257,13 @@ static inline bool through_rings(ucp_tag_t tag)
 void ol_pt2pt_context_over_ucx(uint32_t context_id, bool over_ucx)
 {
     uint64_t bit = (uint64_t)1 << (context_id % 64);
-    if (over_ucx)
+    if (over_ucx) {
         __atomic_fetch_or(&ol_match_ucx_contexts[context_id / 64], bit, __ATOMIC_RELAXED);
-    else
+        __atomic_fetch_add(&ol_match_ucx_contexts_live, 1, __ATOMIC_RELAXED);
+    } else {
         __atomic_fetch_and(&ol_match_ucx_contexts[context_id / 64], ~bit, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&ol_match_ucx_contexts_live, 1, __ATOMIC_RELAXED);
+    }
 }
 
 /* A message that a probe took out of UCX's matching while the rings run
@@ -599,7 +617,7 @@ static void deliver(local_recv_t *r, int peer, const ol_ring_envelope_t *record,
 {
     ol_ring_envelope_t envelope = *record; /* the record goes first */
     if (envelope.kind == OL_RING_ANNOUNCE) {
-        count_received(ucx_path(peer), envelope.tag, envelope.bytes);
+        count_ucx_received(peer, envelope.tag, envelope.bytes);
         release_message(peer, kept);
         receive_announced(r, &envelope);
     } else if (envelope.kind == OL_RING_CMA) {
@@ -1086,7 +1104,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
     *seq = 0;
     size_t bytes = data_bytes(data);
     if (!through_rings(tag)) {
-        count_sent(ucx_path(peer), tag, bytes);
+        count_ucx_sent(peer, tag, bytes);
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     }
@@ -1111,7 +1129,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
     if (enqueue(peer, &envelope, data) != ENQUEUED)
         return UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
     *seq = envelope.seq;
-    count_sent(ucx_path(peer), tag, bytes);
+    count_ucx_sent(peer, tag, bytes);
     return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, token, param)
                 : ucp_tag_send_nbx(ep, data->buffer, data->count, token, param);
 }
@@ -1642,5 +1660,5 @@ void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st
     if (st != UCS_OK && st != UCS_ERR_MESSAGE_TRUNCATED)
         return;
     int source = (int)((info->sender_tag & OL_SOURCE_MASK) >> OL_SOURCE_SHIFT);
-    count_received(ucx_path(sender_of(comm, source)), info->sender_tag, info->length);
+    count_ucx_received(sender_of(comm, source), info->sender_tag, info->length);
 }

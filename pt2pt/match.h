@@ -9,6 +9,7 @@
 #ifndef OL_PT2PT_MATCH_H
 #define OL_PT2PT_MATCH_H
 
+#include "ol_counter.h"
 #include "tag_layout.h"
 #include "ucx_datatype.h"
 #include <stdio.h>
@@ -35,8 +36,11 @@ void ol_match_queue_levels(unsigned *unexpected, unsigned *unexpected_high_water
  * join (ol_pt2pt_context_over_ucx). All of a context's messages take one
  * path, so MPI's order within a communicator holds. A bit a context id. */
 extern uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
+extern unsigned ol_match_ucx_contexts_live; /* bits set: most jobs have none */
 static inline bool ol_match_tag_over_ucx(ucp_tag_t tag)
 {
+    if (OL_LIKELY(__atomic_load_n(&ol_match_ucx_contexts_live, __ATOMIC_RELAXED) == 0))
+        return false;
     uint32_t id = (uint32_t)((tag & OL_CONTEXT_MASK) >> OL_CONTEXT_SHIFT);
     return (__atomic_load_n(&ol_match_ucx_contexts[id / 64], __ATOMIC_RELAXED) >> (id % 64)) & 1;
 }
@@ -51,7 +55,7 @@ void ol_match_count_ucx_message(const ucp_tag_recv_info_t *info, ucs_status_t st
 static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, ucs_status_t st,
                                                const struct ol_comm *comm)
 {
-    if (OL_UNLIKELY(ol_match_by_ucx || ol_match_tag_over_ucx(info->sender_tag)))
+    if (ol_counters_on() && (ol_match_by_ucx || ol_match_tag_over_ucx(info->sender_tag)))
         ol_match_count_ucx_message(info, st, comm);
 }
 

@@ -39,6 +39,7 @@
 #include "coll.h"
 #include "coll_select.h"
 #include "ol_accel.h"
+#include "ol_counter.h"
 #include "ol_param_table.h"
 #include "ol_state.h"
 #include "pt2pt.h"
@@ -907,6 +908,8 @@ static void handle_start(pvar_handle_t *h)
         h->var->restart();
     if (is_timer(h->var))
         __atomic_add_fetch(&ol_progress_wait_timed, 1, __ATOMIC_RELAXED);
+    else if (h->var->var_class == MPI_T_PVAR_CLASS_COUNTER)
+        __atomic_add_fetch(&ol_counters_started, 1, __ATOMIC_RELAXED);
     h->base = h->var->value(h->var->arg);
     h->started = true;
 }
@@ -920,6 +923,8 @@ static void handle_stop(pvar_handle_t *h)
     h->started = false;
     if (is_timer(h->var))
         __atomic_sub_fetch(&ol_progress_wait_timed, 1, __ATOMIC_RELAXED);
+    else if (h->var->var_class == MPI_T_PVAR_CLASS_COUNTER)
+        __atomic_sub_fetch(&ol_counters_started, 1, __ATOMIC_RELAXED);
 }
 
 static void handle_free(pvar_handle_t *h)

@@ -119,6 +119,7 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
  * may have a side effect (a probe that removes the message it finds), so a
  * true answer is the only one that counts. */
 int ol_progress_wait_timed;
+int ol_counters_started;
 static uint64_t wait_ns;
 
 uint64_t ol_progress_wait_ns(void)
@@ -152,5 +153,5 @@ void ol_progress_wait(bool (*done)(void *arg), void *arg)
     }
     double start = ol_rt_wtime();
     wait_untimed(done, arg);
-    ol_counter_add(&wait_ns, (uint64_t)((ol_rt_wtime() - start) * 1e9));
+    ol_counter_add_always(&wait_ns, (uint64_t)((ol_rt_wtime() - start) * 1e9));
 }
