@@ -50,7 +50,7 @@ static const ol_param_t match_params[] = {
      "point-to-point messages between ranks of a job that runs on one host go through "
      "shared-memory rings with ompi-lite's own matching (0: UCX's tag matching); every rank "
      "of the job must agree", &shm_param, 0, 1},
-    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "65536",
+    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "32768",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
      "through the ring; larger ones are announced there and their data goes over UCX. So "
      "are those that find the ring full where the backlog does not copy them (more than 8 "
@@ -64,7 +64,10 @@ static const ol_param_t match_params[] = {
      "8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB 10.2 -> 25.5; osu_bibw 32/64 KiB 28.5/26.9 "
      "-> 27.2/24.3 (Open MPI 12.9/16.5); osu_bcast and osu_allgather 32/64 KiB 15-30 -> "
      "3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 calls (coll_perf) 10-23 -> 1.1-1.9 "
-     "us a call",
+     "us a call. 32 KiB since: on this machine, 64 KiB through the ring took 9.9-13 us "
+     "(osu_latency) and gave 7.4-8.1 GB/s (osu_bw), over UCX 3.3-4.5 us and 19-21 GB/s; "
+     "beside two busy processes (compare.sh --busy 2) 1080 us against 3.5 (an earlier "
+     "machine measured the ring faster at 64 KiB, above)",
      &eager_param, 0, INT_MAX},
     {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "0",
      "bytes of each ring from one rank to another (a power of two, at least 4096); 0: "
