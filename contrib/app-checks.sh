@@ -19,10 +19,14 @@
 #                     and ordering on 3 and 4 processes, whose threads call
 #                     MPI at once (MPI_THREAD_MULTIPLE) and overlap
 #                     nonblocking collectives, checked by its own programs
-#               p4est p4est 2.2 and its libsc: the 72 tests of their make
-#                     check (adaptive octree meshes: partition, balance,
-#                     ghost layers, per-host communicators) on 2, 3 and 5
-#                     processes
+#               p4est p4est 2.2 and its libsc, with MPI I/O: the 72 tests
+#                     of their make check (adaptive octree meshes:
+#                     partition, balance, ghost layers, per-host
+#                     communicators) on 2, 3 and 5 processes, and on 4 its
+#                     two tests that write a forest with MPI I/O
+#                     (p4est_save: each rank's part at its offset of one
+#                     file opened for append) and compare it with the one
+#                     read back
 #               hdf5  HDF5 1.10's parallel tests (testpar), which write
 #                     files through MPI-IO and check what they read back:
 #                     t_mpi (MPI-IO itself), testphdf5 (collective and
@@ -61,7 +65,7 @@ while [ $# -gt 0 ]; do
     -a) apps=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
     -m) mpi=$2; shift 2 ;;
-    -h|--help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "app-checks: unknown option '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -245,14 +249,28 @@ run_scotch() {
     report "$rc" scotch ptcheck "$work/scotch.check.log"
 }
 
-# Without MPI I/O, which ompi-lite does not have yet.
+# p4est_mpiio_tests: the tests of its make check whose data goes through MPI
+# I/O. p4est_save opens the file with MPI_MODE_APPEND after rank 0 wrote
+# the header with stdio, seeks each rank to its offset past the position
+# MPI_File_get_position gives, and writes with MPI_File_write; the tests
+# load the file back (with stdio) and abort unless the forest, its
+# connectivity and its data are equal to what was saved.
+p4est_mpiio_tests="test/p4est_test_loadsave test/p8est_test_loadsave"
+
+# p4est_has_mpiio: whether the build writes with MPI I/O. Its configure
+# uses MPI I/O unless told --disable-mpiio, and stops if MPI I/O does not
+# link; an older tree configured without it is configured again.
+p4est_has_mpiio() {
+    grep -q '^#define P4EST_ENABLE_MPIIO 1' src/p4est_config.h 2>/dev/null
+}
+
 run_p4est() {
     need autoconf automake libtool
     unpack p4est
     cd "$work/p4est"
-    if [ ! -f Makefile ]; then
-        { ./bootstrap && ./configure --enable-mpi --disable-mpiio --disable-shared \
-            --without-blas CC="$mpicc" CXX="$mpicxx" &&
+    if [ ! -f Makefile ] || ! p4est_has_mpiio; then
+        { ./bootstrap && ./configure --enable-mpi --disable-shared \
+            --without-blas CC="$mpicc" CXX="$mpicxx" && p4est_has_mpiio &&
             make -j2; } >"$work/p4est.build.log" 2>&1 ||
             { report 1 p4est build "$work/p4est.build.log"; return 0; }
     fi
@@ -261,6 +279,11 @@ run_p4est() {
         make -j2 check LOG_COMPILER="$mpirun" AM_LOG_FLAGS="-np $np" >"$log" 2>&1 || rc=$?
         report "$rc" p4est "$np processes" "$log"
     done
+    # SUBDIRS= keeps libsc's make check, which has no such tests, out
+    log=$work/p4est-mpiio-4.log rc=0
+    make check SUBDIRS= TESTS="$p4est_mpiio_tests" LOG_COMPILER="$mpirun" \
+        AM_LOG_FLAGS="-np 4" >"$log" 2>&1 || rc=$?
+    report "$rc" p4est "MPI I/O save and load on 4 processes" "$log"
 }
 
 # HDF5's parallel tests and the ranks each runs on. testpflush.sh's two
