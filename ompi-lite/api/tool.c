@@ -15,7 +15,8 @@
  * in its environment) are MPI_T_SCOPE_CONSTANT, in category "launcher".
  *
  * Performance variables are counters the layers keep per process
- * (ol_counter.h: a plain add, no clock, when no tool looks):
+ * (ol_counter.h: they count only while a handle of a counter is started;
+ * no clock unless a timer's is):
  * point-to-point's (ol_pt2pt_counters: messages and bytes sent and received
  * per path, the rings' matching queues), the progress engine's wait timer
  * (read the clock only while a handle of it is started) and the
