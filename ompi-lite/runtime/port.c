@@ -48,13 +48,14 @@ static pthread_mutex_t ports_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- waiting ------------------------------------------------------------------------- */
 
-/* Milliseconds left until deadline (0: none), at least 0; -1 for ever. */
+/* Milliseconds left until deadline (0: none), at least 0, at most a
+ * poll slice (all a caller waits at once); -1 for ever. */
 static int left_ms(double deadline)
 {
     if (deadline == 0)
         return -1;
     double left = deadline - ol_rt_wtime();
-    return left > 0 ? (int)(left * 1000) + 1 : 0;
+    return left <= 0 ? 0 : left * 1000 >= POLL_SLICE_MS ? POLL_SLICE_MS : (int)(left * 1000) + 1;
 }
 
 static double deadline_after_ms(int ms)
@@ -69,8 +70,7 @@ static int wait_for(int fd, short events, double deadline)
     for (;;) {
         struct pollfd p = {.fd = fd, .events = events};
         int left = left_ms(deadline);
-        int slice = left < 0 || left > POLL_SLICE_MS ? POLL_SLICE_MS : left;
-        int n = poll(&p, 1, slice);
+        int n = poll(&p, 1, left < 0 ? POLL_SLICE_MS : left);
         if (n > 0)
             return 1;
         if (n < 0 && errno != EINTR)
@@ -82,33 +82,44 @@ static int wait_for(int fd, short events, double deadline)
     }
 }
 
-/* Moves length bytes through the nonblocking fd (write or read). */
-static ol_status_t transfer(int fd, void *buf, size_t length, bool out, double deadline,
-                            const char *what)
+/* Sends out while receiving in through the nonblocking fd, either of them
+ * empty: two roots may send large descriptions at once, which neither
+ * socket buffer holds whole. what names the step in the error's sentence. */
+static ol_status_t exchange(int fd, const void *out, size_t out_length, void *in,
+                            size_t in_length, double deadline, const char *what)
 {
-    char *p = buf;
-    while (length > 0) {
-        ssize_t n = out ? send(fd, p, length, MSG_NOSIGNAL) : recv(fd, p, length, 0);
-        if (n > 0) {
-            p += n;
-            length -= (size_t)n;
-            continue;
-        }
-        if (n == 0) {
-            ol_error_detail("the other process closed the connection while %s", what);
-            return MPI_ERR_PORT;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    const char *o = out;
+    char *i = in;
+    while (out_length > 0 || in_length > 0) {
+        ssize_t sent = out_length ? send(fd, o, out_length, MSG_NOSIGNAL) : 0;
+        if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
             ol_error_detail("the connection failed while %s: %s", what, strerror(errno));
             return MPI_ERR_PORT;
         }
-        int ready = wait_for(fd, out ? POLLOUT : POLLIN, deadline);
+        ssize_t got = in_length ? recv(fd, i, in_length, 0) : -1;
+        if (got == 0) {
+            ol_error_detail("the other process closed the connection while %s", what);
+            return MPI_ERR_PORT;
+        }
+        if (got < 0 && in_length && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            ol_error_detail("the connection failed while %s: %s", what, strerror(errno));
+            return MPI_ERR_PORT;
+        }
+        if (sent > 0) {
+            o += sent;
+            out_length -= (size_t)sent;
+        }
+        if (got > 0) {
+            i += got;
+            in_length -= (size_t)got;
+        }
+        if (sent > 0 || got > 0)
+            continue;
+        int ready = wait_for(fd, (short)((out_length ? POLLOUT : 0) | (in_length ? POLLIN : 0)),
+                             deadline);
         if (ready <= 0) {
-            ol_error_detail("%s while %s (OMPI_LITE_CONNECT_TIMEOUT_S=%d)",
-                            ready == 0 ? "no answer in time" : strerror(errno), what,
-                            ol_param.connect_timeout_s);
+            ol_error_detail("%s while %s", ready == 0 ? "no answer in time" : strerror(errno),
+                            what);
             return MPI_ERR_PORT;
         }
     }
@@ -233,7 +244,7 @@ static bool same_secret(const char *a, const char *b)
 static bool says_hello(int fd, const char *secret)
 {
     char hello[HELLO_BYTES];
-    if (transfer(fd, hello, sizeof(hello), false, deadline_after_ms(HELLO_TIMEOUT_MS),
+    if (exchange(fd, NULL, 0, hello, sizeof(hello), deadline_after_ms(HELLO_TIMEOUT_MS),
                  "reading a connection's hello") != OL_OK) {
         ol_error_detail_take(); /* a stranger's failure is not the caller's error */
         return false;
@@ -348,7 +359,7 @@ ol_status_t ol_rt_port_connect(const char *name, int *link)
     char hello[HELLO_BYTES];
     memcpy(hello, HELLO_MAGIC, sizeof(HELLO_MAGIC) - 1);
     memcpy(hello + sizeof(HELLO_MAGIC) - 1, secret, SECRET_HEX);
-    ol_status_t rc = transfer(fd, hello, sizeof(hello), true,
+    ol_status_t rc = exchange(fd, hello, sizeof(hello), NULL, 0,
                               deadline_after_ms(HELLO_TIMEOUT_MS), "saying hello to the port");
     if (rc != OL_OK) {
         close(fd);
@@ -360,67 +371,16 @@ ol_status_t ol_rt_port_connect(const char *name, int *link)
 
 /* ---- links ------------------------------------------------------------------------------ */
 
-/* Sends out while receiving in: both sides may send large descriptions at
- * once, which neither socket buffer holds whole. */
-static ol_status_t exchange(int fd, const void *out, size_t out_length, void *in,
-                            size_t in_length, double deadline)
-{
-    const char *o = out;
-    char *i = in;
-    while (out_length > 0 || in_length > 0) {
-        struct pollfd p = {.fd = fd,
-                           .events = (short)((out_length ? POLLOUT : 0) | (in_length ? POLLIN : 0))};
-        int left = left_ms(deadline);
-        int n = poll(&p, 1, left < 0 || left > POLL_SLICE_MS ? POLL_SLICE_MS : left);
-        if (n < 0 && errno != EINTR) {
-            ol_error_detail("the connection failed: %s", strerror(errno));
-            return MPI_ERR_PORT;
-        }
-        if (n <= 0) {
-            if (left == 0) {
-                ol_error_detail("the other process did not answer in time "
-                                "(OMPI_LITE_CONNECT_TIMEOUT_S=%d)",
-                                ol_param.connect_timeout_s);
-                return MPI_ERR_PORT;
-            }
-            if (ol_rt.state == OL_RT_RUNNING)
-                ol_progress();
-            continue;
-        }
-        if (out_length && (p.revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t k = send(fd, o, out_length, MSG_NOSIGNAL);
-            if (k < 0 && errno != EAGAIN && errno != EINTR) {
-                ol_error_detail("sending to the other process failed: %s", strerror(errno));
-                return MPI_ERR_PORT;
-            }
-            if (k > 0) {
-                o += k;
-                out_length -= (size_t)k;
-            }
-        }
-        if (in_length && (p.revents & (POLLIN | POLLERR | POLLHUP))) {
-            ssize_t k = recv(fd, i, in_length, 0);
-            if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
-                ol_error_detail("the other process %s", k == 0 ? "closed the connection"
-                                                                 : strerror(errno));
-                return MPI_ERR_PORT;
-            }
-            if (k > 0) {
-                i += k;
-                in_length -= (size_t)k;
-            }
-        }
-    }
-    return OL_OK;
-}
-
 ol_status_t ol_rt_link_swap(int link, const void *out, size_t out_length, void **in,
                             size_t *in_length)
 {
     int flags = set_nonblocking(link);
-    double deadline = deadline_after_ms(ol_param.connect_timeout_s * 1000);
+    /* In seconds: a timeout of days does not overflow milliseconds. */
+    double deadline = ol_param.connect_timeout_s > 0 ? ol_rt_wtime() + ol_param.connect_timeout_s
+                                                     : 0;
+    const char *what = "swapping the groups' descriptions (OMPI_LITE_CONNECT_TIMEOUT_S)";
     uint64_t mine = out_length, theirs = 0;
-    ol_status_t rc = exchange(link, &mine, sizeof(mine), &theirs, sizeof(theirs), deadline);
+    ol_status_t rc = exchange(link, &mine, sizeof(mine), &theirs, sizeof(theirs), deadline, what);
     if (rc == OL_OK && theirs > MAX_SWAP_BYTES) {
         ol_error_detail("the other process announced %llu bytes: not an ompi-lite process",
                         (unsigned long long)theirs);
@@ -430,7 +390,7 @@ ol_status_t ol_rt_link_swap(int link, const void *out, size_t out_length, void *
     if (rc == OL_OK && !(buf = malloc(theirs ? theirs : 1)))
         rc = MPI_ERR_NO_MEM;
     if (rc == OL_OK)
-        rc = exchange(link, out, out_length, buf, theirs, deadline);
+        rc = exchange(link, out, out_length, buf, theirs, deadline, what);
     if (flags >= 0)
         fcntl(link, F_SETFL, flags);
     if (rc != OL_OK) {

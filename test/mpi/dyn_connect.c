@@ -80,6 +80,27 @@ static void exercise(MPI_Comm inter, int first)
         fail("handle after MPI_Comm_disconnect is MPI_COMM_NULL", 0, 1);
 }
 
+/* A stranger who knows the port's TCP port but not its secret (the name
+ * is ompi-lite-port:TCPPORT:SECRET:ADDRESSES): connects, says hello with
+ * a wrong secret, leaves. The accepting root must drop it unread and go on
+ * waiting for the real connection. */
+static void stranger_knocks(const char *port)
+{
+    int tcp_port = 0;
+    if (sscanf(port, "ompi-lite-port:%d:", &tcp_port) != 1)
+        fail("the port name has its TCP port where ompi-lite puts it", 0, 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)tcp_port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+        fail("a stranger reaches the port's TCP port", 0, 1);
+    char hello[41];
+    snprintf(hello, sizeof(hello), "OLPORT1:%032d", 7);
+    if (write(fd, hello, 40) != 40)
+        fail("the stranger's hello is written", 0, 1);
+    close(fd);
+}
+
 static void split(const char *service)
 {
     int upper = world_rank >= world_size / 2;
@@ -103,8 +124,10 @@ static void split(const char *service)
         int root = world_size / 2 == world_size - 1 ? 0 : 1; /* not always rank 0 of the half */
         int hrank;
         MPI_Comm_rank(half, &hrank);
-        if (hrank == root)
+        if (hrank == root) {
             check_rc(MPI_Lookup_name(service, MPI_INFO_NULL, port), "MPI_Lookup_name");
+            stranger_knocks(port);
+        }
         check_rc(MPI_Comm_connect(port, MPI_INFO_NULL, root, half, &inter), "MPI_Comm_connect");
     }
     exercise(inter, !upper);
