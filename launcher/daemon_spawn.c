@@ -125,81 +125,18 @@ void ol_spawn_done(struct ol_daemon *d, const ol_msg_spawn_done_t *m)
 
 /* ---- checking the programs before anything starts ---- */
 
-static bool is_executable_file(const char *path, int *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        *err = errno;
-        return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *err = EACCES; /* what execve says of a directory */
-        return false;
-    }
-    if (access(path, X_OK) != 0) {
-        *err = errno;
-        return false;
-    }
-    return true;
-}
-
-/* dir/name, dir taken relative to cwd unless absolute (malloc'd). */
-static char *path_in(const char *cwd, const char *dir, const char *name)
-{
-    if (dir[0] == '/')
-        return ol_xasprintf("%s/%s", dir, name);
-    return ol_xasprintf("%s/%s/%s", cwd, *dir ? dir : ".", name);
-}
-
-/* Looks for name in each directory of the colon-separated list; the first
- * executable file wins. *err keeps the most telling failure (EACCES over
- * ENOENT, as execvp). */
-static char *search_dirs(const char *list, const char *cwd, const char *name, int *err)
-{
-    if (list == NULL)
-        return NULL;
-    char *copy = ol_xstrdup(list), *save = NULL;
-    char *found = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir != NULL && found == NULL; dir = strtok_r(NULL, ":", &save)) {
-        char *p = path_in(cwd, dir, name);
-        int e = 0;
-        if (is_executable_file(p, &e))
-            found = p;
-        else {
-            if (e != ENOENT && e != ENOTDIR)
-                *err = e;
-            free(p);
-        }
-    }
-    free(copy);
-    return found;
-}
-
-/* The program of app as the process will exec it: with a '/', relative to
- * the working directory; otherwise in "ompi-lite.path", then PATH. 0 with
- * *path, or the errno that stops it. */
+/* The program of app as the process will exec it (ol_find_program, with
+ * "ompi-lite.path" before PATH). 0 with *path, or the errno that stops it:
+ * EACCES for a directory, as execve says. */
 static int resolve_program(const ol_app_t *app, const char *cwd, char **path)
 {
-    int err = 0;
     struct stat st;
     if (stat(cwd, &st) != 0)
         return errno;
     if (!S_ISDIR(st.st_mode))
         return ENOTDIR;
-    if (strchr(app->exe, '/') != NULL) {
-        char *p = app->exe[0] == '/' ? ol_xstrdup(app->exe) : ol_xasprintf("%s/%s", cwd, app->exe);
-        if (!is_executable_file(p, &err)) {
-            free(p);
-            return err;
-        }
-        *path = p;
-        return 0;
-    }
-    err = ENOENT;
-    *path = search_dirs(app->path, cwd, app->exe, &err);
-    if (*path == NULL)
-        *path = search_dirs(getenv("PATH"), cwd, app->exe, &err);
-    return *path != NULL ? 0 : err;
+    int err = ol_find_program(app->exe, cwd, app->path, path);
+    return err == EISDIR ? EACCES : err;
 }
 
 static void send_ack(struct ol_daemon *d, uint32_t spawn_no, uint8_t phase, int err, const char *text)

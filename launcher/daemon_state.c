@@ -325,16 +325,9 @@ static void send_states(struct ol_daemon *d, uint32_t req_id)
 
 static bool gdb_installed(void)
 {
-    const char *path = getenv("PATH");
-    char *dirs = ol_xstrdup(path ? path : "/usr/bin:/bin");
-    bool found = false;
-    for (char *save = NULL, *dir = strtok_r(dirs, ":", &save); dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char *p = ol_xasprintf("%s/gdb", dir);
-        found = access(p, X_OK) == 0;
-        free(p);
-    }
-    free(dirs);
+    char *path = NULL;
+    bool found = ol_find_program("gdb", NULL, NULL, &path) == 0;
+    free(path);
     return found;
 }
 

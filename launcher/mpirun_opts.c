@@ -551,58 +551,27 @@ long ol_mpirun_local_cores(void)
     return n > 0 ? n : 1;
 }
 
-/* 0 when path is a regular executable file; otherwise -1 and a reason. */
-static int check_executable(const char *path, const char **why)
+/* How mpirun says why a file is no program. */
+static const char *unfit_text(int err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        *why = errno == ENOENT ? "does not exist" : strerror(errno);
-        return -1;
+    switch (err) {
+    case ENOENT: return "does not exist";
+    case EISDIR: return "is a directory";
+    case EACCES: return "is not executable";
+    default: return strerror(err);
     }
-    if (S_ISDIR(st.st_mode)) {
-        *why = "is a directory";
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-        *why = "is not executable";
-        return -1;
-    }
-    return 0;
 }
 
 int ol_mpirun_resolve_program(const char *name, char **path, char **err)
 {
-    const char *why;
-    if (strchr(name, '/') != NULL) {
-        if (check_executable(name, &why) != 0) {
-            *err = ol_xasprintf("mpirun: cannot run '%s': it %s", name, why);
-            return -1;
-        }
-        *path = ol_xstrdup(name);
+    int why = ol_find_program(name, NULL, NULL, path);
+    if (why == 0)
         return 0;
-    }
-    const char *env_path = getenv("PATH");
-    char *dirs = ol_xstrdup(env_path ? env_path : "/usr/local/bin:/usr/bin:/bin");
-    const char *found_why = NULL;
-    char *save = NULL;
-    /* strtok_r would skip empty entries, which mean the current directory. */
-    for (char *dir = dirs; dir != NULL; dir = save) {
-        save = strchr(dir, ':');
-        if (save != NULL)
-            *save++ = '\0';
-        char *cand = ol_xasprintf("%s/%s", *dir ? dir : ".", name);
-        if (check_executable(cand, &why) == 0) {
-            *path = cand;
-            free(dirs);
-            return 0;
-        }
-        if (strcmp(why, "does not exist") != 0 && found_why == NULL)
-            found_why = why;
-        free(cand);
-    }
-    free(dirs);
-    if (found_why != NULL)
-        *err = ol_xasprintf("mpirun: cannot run '%s': found in PATH, but it %s", name, found_why);
+    if (strchr(name, '/') != NULL)
+        *err = ol_xasprintf("mpirun: cannot run '%s': it %s", name, unfit_text(why));
+    else if (why != ENOENT)
+        *err = ol_xasprintf("mpirun: cannot run '%s': found in PATH, but it %s", name,
+                            unfit_text(why));
     else
         *err = ol_xasprintf("mpirun: cannot run '%s': not found in PATH", name);
     return -1;

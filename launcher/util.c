@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -257,4 +258,71 @@ const char *ol_hostname(void)
     if (name[0] == '\0' && gethostname(name, sizeof name - 1) != 0)
         strcpy(name, "localhost");
     return name;
+}
+
+/* 0 when path is a regular file this user may execute, else why not. */
+static int program_unfit(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+        return EACCES;
+    return 0;
+}
+
+/* dir/name, dir relative to cwd unless absolute (malloc'd). */
+static char *path_in(const char *cwd, const char *dir, const char *name)
+{
+    if (dir[0] == '/' || cwd == NULL)
+        return ol_xasprintf("%s/%s", *dir ? dir : ".", name);
+    return ol_xasprintf("%s/%s/%s", cwd, *dir ? dir : ".", name);
+}
+
+/* Searches the directories of list for name; *err keeps the most telling
+ * failure. strtok would skip the empty entries, which mean cwd. */
+static char *search_dirs(const char *list, const char *cwd, const char *name, int *err)
+{
+    if (list == NULL)
+        return NULL;
+    char *dirs = ol_xstrdup(list), *next = NULL, *found = NULL;
+    for (char *dir = dirs; dir != NULL && found == NULL; dir = next) {
+        next = strchr(dir, ':');
+        if (next != NULL)
+            *next++ = '\0';
+        char *candidate = path_in(cwd, dir, name);
+        int why = program_unfit(candidate);
+        if (why == 0)
+            found = candidate;
+        else {
+            if (why != ENOENT && why != ENOTDIR && *err == ENOENT)
+                *err = why;
+            free(candidate);
+        }
+    }
+    free(dirs);
+    return found;
+}
+
+int ol_find_program(const char *name, const char *cwd, const char *first_dirs, char **path)
+{
+    if (strchr(name, '/') != NULL) {
+        char *p = name[0] == '/' || cwd == NULL ? ol_xstrdup(name)
+                                                : ol_xasprintf("%s/%s", cwd, name);
+        int why = program_unfit(p);
+        if (why != 0) {
+            free(p);
+            return why;
+        }
+        *path = p;
+        return 0;
+    }
+    int err = ENOENT;
+    const char *env_path = getenv("PATH");
+    *path = search_dirs(first_dirs, cwd, name, &err);
+    if (*path == NULL)
+        *path = search_dirs(env_path ? env_path : "/usr/local/bin:/usr/bin:/bin", cwd, name, &err);
+    return *path != NULL ? 0 : err;
 }

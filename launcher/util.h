@@ -54,6 +54,16 @@ void ol_strv_free(char **v);
 /* Sets NAME=VALUE in an environment vector, replacing an existing NAME. */
 void ol_env_set(char ***env, const char *name, const char *value);
 
+/* The program file that name means, as execvp finds it: with a '/', the
+ * path itself, relative to cwd (NULL: to the working directory); otherwise
+ * the first executable file of that name in the colon-separated
+ * directories of first_dirs (NULL: none), then of PATH, an empty entry
+ * meaning cwd. 0 with *path (malloc'd), or the errno that stops it:
+ * ENOENT where nothing has the name, EISDIR for a directory, EACCES for a
+ * file this user may not execute (a directory or file found on the way
+ * wins over ENOENT, as in execvp). */
+int ol_find_program(const char *name, const char *cwd, const char *first_dirs, char **path);
+
 const char *ol_signal_name(int sig);
 const char *ol_hostname(void);
 
