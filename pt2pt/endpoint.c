@@ -3,6 +3,7 @@
  * start-up cost does not grow with the job. */
 #include "endpoint.h"
 #include "ol_log.h"
+#include "pt2pt.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,6 +57,11 @@ ol_status_t ol_ep_connect(int world_rank, ucp_ep_h *ep)
     ol_status_t rc = connect_locked(world_rank, ep);
     pthread_mutex_unlock(&connect_lock);
     return rc;
+}
+
+ol_status_t ol_pt2pt_endpoint(int world_rank, ucp_ep_h *ep)
+{
+    return ol_ep_get(world_rank, ep);
 }
 
 static bool request_done(void *request)

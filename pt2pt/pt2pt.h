@@ -139,6 +139,10 @@ ol_status_t ol_bsend_iflush(ol_bsend_buffer_t **slot, ol_request_t **request);
 ol_status_t ol_bsend_start(const ol_op_args_t *args, uint32_t *ring_seq);
 void ol_bsend_finalize(void);
 
+/* The UCX endpoint to a process (its world index), made at first use: for
+ * the one-sided operations that UCX carries itself (rma/ucx.c). */
+ol_status_t ol_pt2pt_endpoint(int world_rank, ucp_ep_h *ep);
+
 /* Packs all of (buf, count, dt) into dst / unpacks it from src, for
  * buffers in host or device memory (buffered sends, Sendrecv_replace). */
 ol_status_t ol_pt2pt_pack(const void *buf, MPI_Count count, ol_datatype_t *dt, void *dst);

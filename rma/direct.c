@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 static int shared_memory_enabled;
+static int ucx_rma_enabled;
 static int progress_thread_us;
 
 static const ol_param_t rma_params[] = {
@@ -29,6 +30,12 @@ static const ol_param_t rma_params[] = {
      "no help from the target; 0: every operation is a message that the target handles in "
      "its MPI calls, as between hosts.",
      &shared_memory_enabled, 0, 1},
+    {"RMA_UCX", OL_PARAM_INT, "1",
+     "1: windows of host memory that are not on one host (or with RMA_SHARED_MEMORY=0) "
+     "register their memory with UCX, and contiguous puts and gets, and atomics on one "
+     "4- or 8-byte integer, go through UCX's RMA (the network card's, where it has it); 0: "
+     "every operation is a message that the target handles in its MPI calls.",
+     &ucx_rma_enabled, 0, 1},
     {"RMA_PROGRESS_US", OL_PARAM_INT, "0",
      "0: a target handles one-sided messages (windows across hosts) only inside its own MPI "
      "calls, so a target that computes holds its origins up. N > 0: a thread of the library "
@@ -51,6 +58,11 @@ void ol_rma_params_print(FILE *out)
 bool ol_rma_direct_wanted(void)
 {
     return shared_memory_enabled;
+}
+
+bool ol_rma_ucx_wanted(void)
+{
+    return ucx_rma_enabled;
 }
 
 int ol_rma_progress_interval_us(void)

@@ -422,13 +422,19 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
             return rc;
         return request ? completed_request(request) : MPI_SUCCESS;
     }
+    /* A request of UCX's operations completes when UCX is done with the
+     * origin's buffers; of the messages', with a get's reply (the origin
+     * data of the others left in the message). */
     ol_request_t *req = NULL;
-    if (rc == MPI_SUCCESS && request && brings_data_back(op->kind)) {
+    if (rc == MPI_SUCCESS && request && (s->ucx || brings_data_back(op->kind))) {
         req = ol_request_alloc(OL_REQ_RMA);
         rc = req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
-    if (rc == MPI_SUCCESS)
-        rc = send_op(s, op, basic, disp, &l, req);
+    bool by_ucx = false;
+    if (rc == MPI_SUCCESS && s->ucx)
+        rc = ol_rma_ucx_issue(s, op, basic, disp, l.blocks, l.n, req, &by_ucx);
+    if (rc == MPI_SUCCESS && !by_ucx)
+        rc = send_op(s, op, basic, disp, &l, brings_data_back(op->kind) ? req : NULL);
     ol_rma_unlock_state();
     free_layout(&l);
     if (rc != MPI_SUCCESS) {
@@ -438,6 +444,8 @@ ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **re
         }
         return rc;
     }
+    if (req && !by_ucx && !brings_data_back(op->kind))
+        ol_request_complete(req, MPI_SUCCESS);
     if (req) {
         *request = req;
         return MPI_SUCCESS;

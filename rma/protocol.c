@@ -364,6 +364,58 @@ ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, ch
     return rc;
 }
 
+/* One element at `at` updated with the CPU's atomics; what was there goes
+ * to old. */
+static void atomic_element(ol_op_t *op, ol_datatype_t *basic, char *at, const char *in,
+                           char *old)
+{
+    MPI_Op handle = ol_op_to_handle(op);
+    uint64_t seen = 0, next;
+    if (basic->size == 4)
+        seen = __atomic_load_n((uint32_t *)at, __ATOMIC_SEQ_CST);
+    else
+        seen = __atomic_load_n((uint64_t *)at, __ATOMIC_SEQ_CST);
+    for (bool swapped = handle == MPI_NO_OP; !swapped;) {
+        next = seen;
+        if (handle == MPI_REPLACE)
+            memcpy(&next, in, basic->size);
+        else
+            ol_op_apply(op, in, &next, 1, basic);
+        if (basic->size == 4) {
+            uint32_t expected = (uint32_t)seen;
+            swapped = __atomic_compare_exchange_n((uint32_t *)at, &expected, (uint32_t)next,
+                                                  false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            seen = expected;
+        } else {
+            swapped = __atomic_compare_exchange_n((uint64_t *)at, &seen, next, false,
+                                                  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        }
+    }
+    memcpy(old, &seen, basic->size); /* little-endian: the low bytes */
+}
+
+/* An accumulate on 4- or 8-byte integers of a window whose origins may
+ * also use UCX's atomics on the same memory (they are the CPU's atomics,
+ * UCX_ATOMIC_MODE=cpu): element by element, each atomic. */
+static ol_status_t atomic_accumulate(ol_rma_state_t *s, const ol_rma_msg_t *hdr,
+                                     const ol_rma_block_t *blocks, ol_op_t *op,
+                                     ol_datatype_t *basic, const char *data, char *old)
+{
+    ol_rma_block_t one = {0, hdr->bytes};
+    const ol_rma_block_t *list = hdr->nblocks ? blocks : &one;
+    uint64_t n = hdr->nblocks ? hdr->nblocks : 1;
+    for (uint64_t b = 0; b < n; b++) {
+        char *at = window_bytes(s, hdr->disp, list[b].offset, list[b].length);
+        for (uint64_t i = 0; i < list[b].length; i += basic->size) {
+            atomic_element(op, basic, at + i, data, old);
+            if (ol_op_to_handle(op) != MPI_NO_OP)
+                data += basic->size;
+            old += basic->size;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /* An accumulate (with the old data sent back for get-accumulates): every
  * accumulate is handled here one at a time, whole, which makes them atomic
  * with respect to each other. */
@@ -375,6 +427,13 @@ static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
     if (!op || !basic || !basic->predefined)
         return MPI_ERR_OP;
     char *old = malloc(hdr->bytes ? hdr->bytes : 1);
+    if (old && s->ucx && ol_rma_ucx_atomic_type(basic)) {
+        ol_status_t rc = atomic_accumulate(s, hdr, blocks, op, basic, data, old);
+        if (rc == MPI_SUCCESS && hdr->kind == MSG_GET_ACCUMULATE)
+            rc = reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
+        free(old);
+        return rc;
+    }
     if (!old)
         return MPI_ERR_NO_MEM;
     ol_status_t rc = gather(s, hdr, blocks, old);
@@ -583,6 +642,8 @@ static int progress_windows(void)
     in_hook = true;
     int events = 0;
     for (ol_rma_state_t *s = live_windows; s; s = s->next_live) {
+        if (s->ucx)
+            events += ol_rma_ucx_reap(s, &s->deferred_error);
         reap_outgoing(s);
         take_arrived(s);
         events += handle_received(s);

@@ -62,6 +62,7 @@ typedef struct {
     MPI_Aint size;
     MPI_Aint disp_unit;
     bool noncontig;     /* shared windows: alloc_shared_noncontig */
+    bool unordered_accumulates; /* accumulate_ordering none */
 } ol_win_spec_t;
 
 /* Collective over comm, which the window keeps (the private duplicate).

@@ -94,6 +94,7 @@ typedef struct ol_rma_waiter {
 } ol_rma_waiter_t;
 
 typedef struct ol_rma_slot ol_rma_slot_t; /* direct.c */
+struct ol_rma_ucx;                        /* ucx.c */
 
 typedef struct ol_rma_state {
     ol_win_t *win;
@@ -114,6 +115,11 @@ typedef struct ol_rma_state {
     pid_t *pids;                    /* MPI_Win_create windows: reached by cross-memory attach */
     void **remote_bases;
     void **probe_addresses;
+
+    /* ---- windows whose puts, gets and atomics UCX carries (ucx.c) ---- */
+    struct ol_rma_ucx *ucx;         /* NULL: everything is messages */
+    bool on_device;                 /* some process's memory is device memory */
+    bool ordered_accumulates;       /* accumulate_ordering is not "none" */
 
     /* ---- as an origin ---- */
     uint64_t next_id;
@@ -181,6 +187,36 @@ ol_status_t ol_rma_direct_read(ol_rma_state_t *s, int target, int64_t offset, vo
                                size_t bytes);
 ol_status_t ol_rma_direct_write(ol_rma_state_t *s, int target, int64_t offset, const void *src,
                                 size_t bytes);
+
+/* ucx.c (RMA_UCX is read by direct.c, with the other parameters) */
+bool ol_rma_ucx_wanted(void);
+/* Collective: registers this process's memory (base, size) and takes
+ * everyone's remote key, if every process wants UCX (and can); else leaves
+ * s->ucx NULL, everyone agreeing. */
+ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wanted,
+                             ol_comm_t *comm);
+void ol_rma_ucx_free(ol_rma_state_t *s);
+/* Issues op through UCX where UCX can do it (*done), else leaves it to the
+ * messages after ordering it behind earlier UCX accumulates. blocks: the
+ * target layout from disp. request: completed once op is complete at the
+ * origin. Lock held. */
+ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
+                             const ol_datatype_t *basic, int64_t disp,
+                             const ol_rma_block_t *blocks, size_t nblocks,
+                             ol_request_t *request, bool *done);
+/* Waits until every UCX operation to target (-1: all) is complete there.
+ * Lock held. */
+ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target);
+/* Finishes the operations UCX has completed; the first error of one no
+ * request reports goes to *error (if NULL, nowhere). Returns how many. */
+int ol_rma_ucx_reap(ol_rma_state_t *s, ol_status_t *error);
+/* Whether basic is one of the types UCX atomics work on (4- and 8-byte
+ * integers): a target applies message accumulates on those with the
+ * CPU's atomics where the window has UCX. */
+bool ol_rma_ucx_atomic_type(const ol_datatype_t *basic);
+
+/* sync.c: the messages sent to target so far are handled there. Lock held. */
+ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target);
 
 /* protocol.c: target = in op target, n elements of basic, both packed. */
 ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,

@@ -92,15 +92,28 @@ static ol_status_t ask_and_wait(ol_rma_state_t *s, int target, ol_rma_msg_kind_t
     return take_deferred(s, rc);
 }
 
+ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target)
+{
+    return ask_and_wait(s, target, MSG_FLUSH, true);
+}
+
+/* UCX's operations to target (-1: all) complete there, before a message
+ * says they are (an unlock, a complete) or a flush returns. Lock held. */
+static ol_status_t flush_ucx(ol_rma_state_t *s, int target)
+{
+    return s->ucx ? ol_rma_ucx_flush(s, target) : MPI_SUCCESS;
+}
+
 ol_status_t ol_rma_complete_at_targets(ol_rma_state_t *s)
 {
     if (s->direct) { /* every operation was done when it was issued */
         atomic_thread_fence(memory_order_seq_cst);
         return MPI_SUCCESS;
     }
+    ol_status_t ucx = flush_ucx(s, -1);
     ol_status_t rc = ask_and_wait(s, -1, MSG_FLUSH, true);
     ol_rma_wait_until(no_data_pending, s);
-    return rc;
+    return ucx != MPI_SUCCESS ? ucx : rc;
 }
 
 /* ---- fence ------------------------------------------------------------------ */
@@ -228,9 +241,9 @@ ol_status_t ol_rma_complete(ol_win_t *win)
         ol_error_detail("MPI_Win_complete without MPI_Win_start");
         return MPI_ERR_RMA_SYNC;
     }
-    ol_status_t rc = MPI_SUCCESS;
     /* Behind this process's operations to it: the target's wait returns
      * once it has handled them all. */
+    ol_status_t rc = flush_ucx(s, -1);
     if (s->direct)
         atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < s->naccess && rc == MPI_SUCCESS; i++) {
@@ -337,10 +350,11 @@ static ol_status_t release(ol_rma_state_t *s, int rank)
             ol_rma_direct_unlock(s, rank, s->lock_type[rank] == MPI_LOCK_EXCLUSIVE);
         return MPI_SUCCESS;
     }
+    ol_status_t ucx = flush_ucx(s, rank);
     ol_rma_msg_kind_t kind = s->lock_nocheck[rank] ? MSG_FLUSH : MSG_UNLOCK;
     ol_status_t rc = ask_and_wait(s, rank, kind, false);
     ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});
-    return rc;
+    return ucx != MPI_SUCCESS ? ucx : rc;
 }
 
 ol_status_t ol_rma_lock(ol_win_t *win, int lock_type, int rank, int assert)
@@ -441,7 +455,10 @@ ol_status_t ol_rma_unlock_all(ol_win_t *win)
         }
     } else {
         /* Every target asked at once, then every answer awaited. */
-        rc = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK, false);
+        rc = flush_ucx(s, -1);
+        ol_status_t answers = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK,
+                                           false);
+        rc = rc != MPI_SUCCESS ? rc : answers;
         ol_rma_wait_until(no_data_pending, s);
     }
     s->lock_all = false;
@@ -475,10 +492,12 @@ ol_status_t ol_rma_flush(ol_win_t *win, int rank, bool local)
         atomic_thread_fence(memory_order_seq_cst);
         return MPI_SUCCESS;
     }
-    ol_status_t rc = MPI_SUCCESS;
-    /* Locally complete: the data of puts and accumulates left in copies of
-     * their own when they were issued; gets need their replies. */
-    if (!local)
+    /* Locally complete: the data of messages' puts and accumulates left in
+     * copies of their own when they were issued; gets need their replies.
+     * UCX's operations are complete at the origin once they are at the
+     * target (UCX tells no earlier). */
+    ol_status_t rc = flush_ucx(s, rank);
+    if (!local && rc == MPI_SUCCESS)
         rc = ask_and_wait(s, rank, MSG_FLUSH, true);
     if (rank >= 0)
         ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});

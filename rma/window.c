@@ -125,6 +125,7 @@ static ol_status_t exchange_facts(ol_rma_state_t *s, const ol_win_spec_t *spec, 
         s->probe_addresses[r] = (void *)(uintptr_t)f[FACT_PROBE];
         /* Device memory is reached through the target's driver: messages. */
         s->direct = s->direct && f[FACT_ON_DEVICE] == HOST_MEMORY;
+        s->on_device = s->on_device || f[FACT_ON_DEVICE] != HOST_MEMORY;
         if (f[FACT_ON_DEVICE] == UNUSABLE_DEVICE_MEMORY && rc == MPI_SUCCESS) {
             ol_error_detail("rank %d's base is CUDA device memory, which its library cannot "
                             "use (built without CUDA, or no usable driver)", r);
@@ -299,6 +300,10 @@ ol_status_t ol_rma_win_create(const ol_win_spec_t *spec, ol_comm_t *comm, ol_win
         rc = reach_by_cma(s, comm);
     if (rc == MPI_SUCCESS && s->direct)
         ol_rma_direct_attach_control(s, s->segment);
+    s->ordered_accumulates = !spec->unordered_accumulates;
+    if (rc == MPI_SUCCESS && !s->direct && !dynamic)
+        rc = ol_rma_ucx_setup(s, base, (size_t)spec->size,
+                              ol_rma_ucx_wanted() && !s->on_device, comm);
     if (rc != MPI_SUCCESS) {
         if (s->segment)
             munmap(s->segment, s->segment_bytes);
@@ -356,6 +361,7 @@ ol_status_t ol_rma_win_free(ol_win_t *win)
     ol_rma_lock_state();
     ol_rma_drain_outgoing(s);
     ol_rma_window_dead(s);
+    ol_rma_ucx_free(s);
     ol_rma_unlock_state();
     if (s->segment)
         munmap(s->segment, s->segment_bytes);

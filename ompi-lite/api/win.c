@@ -94,6 +94,8 @@ static int make_window(ol_win_spec_t *spec, MPI_Info info, ol_comm_t *comm, MPI_
         return check_window_args(comm, 0, 1);
     }
     spec->noncontig = hint_is_true(hints, "alloc_shared_noncontig");
+    const char *ordering = hints ? ol_info_get_value(hints, "accumulate_ordering") : NULL;
+    spec->unordered_accumulates = ordering && strcmp(ordering, "none") == 0;
     ol_comm_t *dup;
     rc = ol_comm_dup_private(comm, &dup);
     if (rc != MPI_SUCCESS)

@@ -37,6 +37,7 @@ extern struct ol_param_values {
     const char *ucx_shm_rndv_thresh;   /* UCX_SHM_RNDV_THRESH */
     const char *ucx_mixed_rndv_thresh; /* UCX_MIXED_RNDV_THRESH */
     const char *ucx_tcp_put_enable;    /* UCX_TCP_PUT_ENABLE */
+    const char *ucx_atomic_mode;       /* UCX_ATOMIC_MODE */
     const char *ucx_tcp_seg_size;      /* UCX_TCP_SEG_SIZE */
     const char *ucx_mixed_seg_size;    /* UCX_MIXED_SEG_SIZE */
     const char *ucx_cma_seg_size;      /* UCX_CMA_SEG_SIZE */

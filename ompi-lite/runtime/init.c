@@ -170,6 +170,7 @@ static const struct {
      large_segments_over_shm_and_tcp, true},
     {"TCP_TX_SEG_SIZE", &ol_param.ucx_mixed_seg_size, TCP_SEG_USER_VARS,
      large_segments_over_shm_and_tcp, true},
+    {"ATOMIC_MODE", &ol_param.ucx_atomic_mode, "UCX_ATOMIC_MODE", NULL, false},
     {"CMA_SEG_SIZE", &ol_param.ucx_cma_seg_size, "UCX_CMA_SEG_SIZE UCX_TLS", kernel_allows_cma,
      true},
 };
@@ -357,7 +358,9 @@ static ol_status_t ucx_start(int thread_level, const ol_rt_request_spec_t *reque
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN |
                       (requests->request_size ? UCP_PARAM_FIELD_REQUEST_SIZE : 0) |
                       (requests->request_init ? UCP_PARAM_FIELD_REQUEST_INIT : 0),
-        .features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+        /* RMA and atomics: windows' puts, gets and atomics (rma/ucx.c). */
+        .features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP | UCP_FEATURE_RMA |
+                    UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64,
         .request_size = requests->request_size,
         .request_init = requests->request_init,
         .mt_workers_shared = 0,

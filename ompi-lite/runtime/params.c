@@ -120,6 +120,12 @@ static const ol_param_t param_table[] = {
      "1.4-2.0 -> 2.3-2.7 GB/s; osu_bibw 1-4 MiB 1.9-2.5 -> 2.1-3.9 GB/s; 128-512 KiB the "
      "same within the noise (30% between runs)",
      &ol_param.ucx_tcp_put_enable, 0, 0},
+    {"UCX_ATOMIC_MODE", OL_PARAM_STRING, "cpu",
+     "UCX_ATOMIC_MODE unless the user sets it (empty: UCX's guess): cpu makes UCX's atomics "
+     "atomic with respect to the CPU's, which a window's target uses for the accumulates "
+     "that come as messages; device atomics would be faster on some network cards but not "
+     "atomic with those.",
+     &ol_param.ucx_atomic_mode, 0, 0},
     {"UCX_TCP_SEG_SIZE", OL_PARAM_STRING, "132096",
      "UCX_TCP_RX_SEG_SIZE and UCX_TCP_TX_SEG_SIZE of every rank of a job with one rank per "
      "host, of at most 128 ranks (each TCP peer in the middle of a message holds a buffer of "

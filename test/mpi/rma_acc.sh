@@ -13,9 +13,10 @@ for np in 1 2 3 4; do
     expect_out "^rma_acc: $np ranks OK \(12 cases\)"
 done
 
-# The same through messages, the path between hosts: every operation is
-# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
-# the direct path otherwise, rma/README.md).
+# The same the way between hosts (RMA_SHARED_MEMORY=0; one host takes the
+# direct path otherwise, rma/README.md): single-element integer
+# accumulates through UCX's atomics, the others as messages whose target
+# applies them with the CPU's atomics, at the same places at once.
 export OMPI_LITE_RMA_SHARED_MEMORY=0
 for np in 2 3; do
     run_mpi "$np"
@@ -23,3 +24,11 @@ for np in 2 3; do
     expect_out "^rma_acc: $np ranks OK \(12 cases\)"
 done
 unset OMPI_LITE_RMA_SHARED_MEMORY
+
+# And with every operation a message (RMA_UCX=0): what a window takes where
+# UCX cannot register its memory.
+export OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX=0
+run_mpi 2
+expect_success
+expect_out "^rma_acc: 2 ranks OK \(12 cases\)"
+unset OMPI_LITE_RMA_SHARED_MEMORY OMPI_LITE_RMA_UCX

@@ -22,4 +22,10 @@ export OMPI_LITE_RMA_SHARED_MEMORY=0
 run_mpi 3 attr group name info keyval errhandler shared_query noncontig alloc_mem
 expect_success
 expect_out "^rma_attr: 3 ranks OK \(12 cases\)"
+
+# Windows whose memory is registered with UCX (rma/README.md, "UCX RMA"):
+# every registration and remote key goes with its window.
+run_mpi 2 leak
+expect_success
+expect_out "^rma_attr: 2 ranks OK \(1 cases\)"
 unset OMPI_LITE_RMA_SHARED_MEMORY

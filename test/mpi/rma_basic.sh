@@ -18,9 +18,9 @@ run_mpi 2 dynamic/ring
 expect_success
 expect_out "^rma_basic: 2 ranks OK \(11 cases\)"
 
-# The same through messages, the path between hosts: every operation is
-# handled by the target's progress (RMA_SHARED_MEMORY=0; one host takes
-# the direct path otherwise, rma/README.md).
+# The same the way between hosts (RMA_SHARED_MEMORY=0; one host takes the
+# direct path otherwise, rma/README.md): puts and gets through UCX's RMA,
+# the rest as messages the target handles.
 export OMPI_LITE_RMA_SHARED_MEMORY=0
 for np in 2 3; do
     run_mpi "$np"
@@ -28,3 +28,11 @@ for np in 2 3; do
     expect_out "^rma_basic: $np ranks OK \(154 cases\)"
 done
 unset OMPI_LITE_RMA_SHARED_MEMORY
+
+# And with every operation a message (RMA_UCX=0): what a window takes where
+# UCX cannot register its memory.
+export OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX=0
+run_mpi 2
+expect_success
+expect_out "^rma_basic: 2 ranks OK \(154 cases\)"
+unset OMPI_LITE_RMA_SHARED_MEMORY OMPI_LITE_RMA_UCX
