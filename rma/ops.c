@@ -342,18 +342,95 @@ static bool in_place(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
            basic->size == (size_t)basic->extent;
 }
 
+/* An accumulate on 4- or 8-byte integers in memory mapped here: the CPU's
+ * atomics, element by element, need no turn (every origin of the host
+ * takes this way to this memory, and the accumulates that come as
+ * messages elsewhere do the same, protocol.c). */
+static bool by_cpu_atomics(const ol_rma_state_t *s, const ol_rma_op_t *op,
+                           const ol_datatype_t *basic)
+{
+    const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
+    return op->kind != OL_RMA_PUT && op->kind != OL_RMA_GET &&
+           s->peers[op->target].shared_base && ol_rma_atomic_type(type);
+}
+
+static ol_status_t cpu_atomic_op(ol_rma_state_t *s, const ol_rma_op_t *op,
+                                 const ol_datatype_t *basic, int64_t disp, const layout_t *l,
+                                 const char *data)
+{
+    size_t bytes = bytes_of(op->target_count, op->target_dt);
+    char small[64];
+    char *old = bytes <= sizeof(small) ? small : malloc(bytes);
+    if (!old) {
+        ol_error_detail("out of memory for %zu bytes of an accumulate", bytes);
+        return MPI_ERR_NO_MEM;
+    }
+    char *base = (char *)s->peers[op->target].shared_base + disp;
+    if (op->kind == OL_RMA_COMPARE_AND_SWAP) { /* data: the new value, then the compared one */
+        char *at = base + l->blocks[0].offset;
+        memcpy(old, data + bytes, bytes);
+        if (bytes == 4)
+            __atomic_compare_exchange((uint32_t *)at, (uint32_t *)old, (const uint32_t *)data,
+                                      false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        else
+            __atomic_compare_exchange((uint64_t *)at, (uint64_t *)old, (const uint64_t *)data,
+                                      false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    } else {
+        const ol_datatype_t *type = basic;
+        bool reads_in = ol_op_to_handle(op->op) != MPI_NO_OP;
+        char *into = old;
+        for (size_t b = 0; b < l->n; b++)
+            for (uint64_t i = 0; i < l->blocks[b].length; i += type->size) {
+                ol_rma_atomic_element(op->op, type, base + l->blocks[b].offset + i, data, into);
+                if (reads_in)
+                    data += type->size;
+                into += type->size;
+            }
+    }
+    ol_status_t rc = MPI_SUCCESS;
+    if (brings_data_back(op->kind))
+        rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
+    if (old != small)
+        free(old);
+    return rc;
+}
+
+/* A get's data straight into the result buffer where it is one block of
+ * host memory, else through a packed copy. */
+static ol_status_t direct_get(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
+                              const layout_t *l, size_t bytes)
+{
+    if (op->result_dt->contiguous && !ol_accel_is_device(op->result))
+        return move_blocks(s, op->target, disp, l, ol_dt_data_at(op->result, op->result_dt),
+                           false);
+    char *packed = malloc(bytes ? bytes : 1);
+    if (!packed) {
+        ol_error_detail("out of memory for %zu bytes of a get", bytes);
+        return MPI_ERR_NO_MEM;
+    }
+    ol_status_t rc = move_blocks(s, op->target, disp, l, packed, false);
+    if (rc == MPI_SUCCESS && bytes)
+        rc = ol_pt2pt_unpack(packed, op->result, op->result_count, op->result_dt);
+    free(packed);
+    return rc;
+}
+
 static ol_status_t direct_op(ol_rma_state_t *s, const ol_rma_op_t *op,
                              const ol_datatype_t *basic, int64_t disp, const layout_t *l)
 {
+    size_t bytes = bytes_of(op->target_count, op->target_dt);
+    if (op->kind == OL_RMA_GET)
+        return direct_get(s, op, disp, l, bytes);
     const char *data;
     char *owned;
     ol_status_t rc = direct_payload(op, &data, &owned);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t bytes = bytes_of(op->target_count, op->target_dt);
     if (op->kind == OL_RMA_PUT) {
         rc = move_blocks(s, op->target, disp, l, (char *)data, true);
-    } else if (op->kind != OL_RMA_GET && in_place(s, op, basic, l)) {
+    } else if (by_cpu_atomics(s, op, basic)) {
+        rc = cpu_atomic_op(s, op, basic, disp, l, data);
+    } else if (in_place(s, op, basic, l)) {
         char *at = (char *)s->peers[op->target].shared_base + disp + l->blocks[0].offset;
         ol_rma_direct_acc_begin(s, op->target);
         if (ol_op_to_handle(op->op) == MPI_REPLACE)
@@ -365,11 +442,7 @@ static ol_status_t direct_op(ol_rma_state_t *s, const ol_rma_op_t *op,
     } else {
         char *old = malloc(bytes ? bytes : 1);
         rc = old ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-        if (rc == MPI_SUCCESS && op->kind == OL_RMA_GET) {
-            rc = move_blocks(s, op->target, disp, l, old, false);
-            if (rc == MPI_SUCCESS && bytes)
-                rc = ol_pt2pt_unpack(old, op->result, op->result_count, op->result_dt);
-        } else if (rc == MPI_SUCCESS) {
+        if (rc == MPI_SUCCESS) {
             ol_rma_direct_acc_begin(s, op->target);
             rc = direct_update(s, op, basic, disp, l, data, old, bytes);
             ol_rma_direct_acc_end(s, op->target);

@@ -13,9 +13,18 @@ static pthread_once_t state_lock_once = PTHREAD_ONCE_INIT;
 static ol_rma_state_t *live_windows;
 /* The thread inside the hook: a send it makes progresses, which must not
  * handle the next message before this one is done. */
-static __thread bool in_hook;
+static __thread bool in_hook __attribute__((tls_model("initial-exec")));
 /* How deep this thread holds state_lock (it is recursive). */
-static __thread int held;
+static __thread int held __attribute__((tls_model("initial-exec")));
+
+/* The lock is taken only where threads may call MPI at once (a program at
+ * MPI_THREAD_MULTIPLE, or the progress thread of RMA_PROGRESS_US): a put
+ * and its flush on one host cost two locks and unlocks else, a third of
+ * their time. */
+static bool threads_concurrent(void)
+{
+    return ol_rt.thread_level == MPI_THREAD_MULTIPLE;
+}
 
 static void make_state_lock(void)
 {
@@ -28,15 +37,18 @@ static void make_state_lock(void)
 
 void ol_rma_lock_state(void)
 {
-    pthread_once(&state_lock_once, make_state_lock);
-    pthread_mutex_lock(&state_lock);
+    if (threads_concurrent()) {
+        pthread_once(&state_lock_once, make_state_lock);
+        pthread_mutex_lock(&state_lock);
+    }
     held++;
 }
 
 void ol_rma_unlock_state(void)
 {
     held--;
-    pthread_mutex_unlock(&state_lock);
+    if (threads_concurrent())
+        pthread_mutex_unlock(&state_lock);
 }
 
 static ol_datatype_t *bytes_type(void)
@@ -364,9 +376,14 @@ ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, ch
     return rc;
 }
 
-/* One element at `at` updated with the CPU's atomics; what was there goes
- * to old. */
-static void atomic_element(ol_op_t *op, ol_datatype_t *basic, char *at, const char *in,
+bool ol_rma_atomic_type(const ol_datatype_t *basic)
+{
+    return basic && (basic->size == 4 || basic->size == 8) &&
+           basic->size == (size_t)basic->extent &&
+           ol_op_loop(ol_op_from_handle(MPI_BAND), basic) != NULL;
+}
+
+void ol_rma_atomic_element(ol_op_t *op, const ol_datatype_t *basic, char *at, const char *in,
                            char *old)
 {
     MPI_Op handle = ol_op_to_handle(op);
@@ -380,7 +397,7 @@ static void atomic_element(ol_op_t *op, ol_datatype_t *basic, char *at, const ch
         if (handle == MPI_REPLACE)
             memcpy(&next, in, basic->size);
         else
-            ol_op_apply(op, in, &next, 1, basic);
+            ol_op_apply(op, in, &next, 1, (ol_datatype_t *)basic);
         if (basic->size == 4) {
             uint32_t expected = (uint32_t)seen;
             swapped = __atomic_compare_exchange_n((uint32_t *)at, &expected, (uint32_t)next,
@@ -407,7 +424,7 @@ static ol_status_t atomic_accumulate(ol_rma_state_t *s, const ol_rma_msg_t *hdr,
     for (uint64_t b = 0; b < n; b++) {
         char *at = window_bytes(s, hdr->disp, list[b].offset, list[b].length);
         for (uint64_t i = 0; i < list[b].length; i += basic->size) {
-            atomic_element(op, basic, at + i, data, old);
+            ol_rma_atomic_element(op, basic, at + i, data, old);
             if (ol_op_to_handle(op) != MPI_NO_OP)
                 data += basic->size;
             old += basic->size;
@@ -427,7 +444,7 @@ static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
     if (!op || !basic || !basic->predefined)
         return MPI_ERR_OP;
     char *old = malloc(hdr->bytes ? hdr->bytes : 1);
-    if (old && s->ucx && ol_rma_ucx_atomic_type(basic)) {
+    if (old && s->ucx && ol_rma_atomic_type(basic)) {
         ol_status_t rc = atomic_accumulate(s, hdr, blocks, op, basic, data, old);
         if (rc == MPI_SUCCESS && hdr->kind == MSG_GET_ACCUMULATE)
             rc = reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);
@@ -636,7 +653,7 @@ static int handle_received(ol_rma_state_t *s)
 
 static int progress_windows(void)
 {
-    if (in_hook || pthread_mutex_trylock(&state_lock) != 0)
+    if (in_hook || (threads_concurrent() && pthread_mutex_trylock(&state_lock) != 0))
         return 0;
     held++;
     in_hook = true;

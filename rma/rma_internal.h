@@ -210,13 +210,19 @@ ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target);
 /* Finishes the operations UCX has completed; the first error of one no
  * request reports goes to *error (if NULL, nowhere). Returns how many. */
 int ol_rma_ucx_reap(ol_rma_state_t *s, ol_status_t *error);
-/* Whether basic is one of the types UCX atomics work on (4- and 8-byte
- * integers): a target applies message accumulates on those with the
- * CPU's atomics where the window has UCX. */
-bool ol_rma_ucx_atomic_type(const ol_datatype_t *basic);
 
 /* sync.c: the messages sent to target so far are handled there. Lock held. */
 ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target);
+
+/* protocol.c: whether basic is a 4- or 8-byte integer, which the CPU's
+ * atomics (and UCX's) work on: accumulates on those are atomic element by
+ * element wherever UCX's atomics or origins on this host may hit the
+ * same memory. */
+bool ol_rma_atomic_type(const ol_datatype_t *basic);
+/* protocol.c: one element at `at` updated (in op at) with the CPU's
+ * atomics; what was there goes to old. in is not read for MPI_NO_OP. */
+void ol_rma_atomic_element(ol_op_t *op, const ol_datatype_t *basic, char *at, const char *in,
+                           char *old);
 
 /* protocol.c: target = in op target, n elements of basic, both packed. */
 ol_status_t ol_rma_combine(ol_op_t *op, ol_datatype_t *basic, const char *in, char *target,

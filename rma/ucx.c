@@ -269,14 +269,6 @@ static ol_status_t get(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
 
 /* ---- atomics ------------------------------------------------------------------------------ */
 
-/* Whether basic is a 4- or 8-byte integer: what UCX atomics work on. */
-bool ol_rma_ucx_atomic_type(const ol_datatype_t *basic)
-{
-    return basic && (basic->size == 4 || basic->size == 8) &&
-           basic->size == (size_t)basic->extent &&
-           ol_op_loop(ol_op_from_handle(MPI_BAND), basic) != NULL;
-}
-
 /* The UCX atomic that does an accumulate's op, or false. */
 static bool atomic_for(const ol_rma_op_t *op, ucp_atomic_op_t *opcode)
 {
@@ -310,7 +302,7 @@ static bool as_atomic(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_d
                       size_t nblocks, ucp_atomic_op_t *opcode)
 {
     const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
-    return op->target != s->win->comm->rank && nblocks == 1 && ol_rma_ucx_atomic_type(type) &&
+    return op->target != s->win->comm->rank && nblocks == 1 && ol_rma_atomic_type(type) &&
            (size_t)op->target_count * op->target_dt->size == type->size &&
            atomic_for(op, opcode);
 }
