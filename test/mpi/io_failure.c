@@ -9,7 +9,10 @@
  *                              buffering forced on, so aggregators write for
  *                              the others) to /dev/full: every rank must get
  *                              MPI_ERR_NO_SPACE, none a silent success, from
- *                              the blocking call and from MPI_Wait.
+ *                              the blocking call and from MPI_Wait; in one
+ *                              round, and in many (cb_buffer_size 16 KiB:
+ *                              the first write fails while the next
+ *                              round's pieces arrive).
  * Prints "io_failure: N ranks OK" on rank 0 when the full case behaves. */
 #include <mpi.h>
 #include <signal.h>
@@ -68,11 +71,13 @@ static void killed_in_collective(const char *dir, int victim, int rank, int size
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static void full_disk(int rank, int size)
+static void full_disk(int rank, int size, const char *cb_buffer_size)
 {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_cb_write", "enable");
+    if (cb_buffer_size)
+        MPI_Info_set(info, "cb_buffer_size", cb_buffer_size);
     MPI_File fh;
     int rc = MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh);
     MPI_Info_free(&info);
@@ -85,8 +90,9 @@ static void full_disk(int rank, int size)
     int class;
     MPI_Error_class(rc, &class);
     if (class != MPI_ERR_NO_SPACE) {
-        fprintf(stderr, "io_failure: rank %d: collective write to /dev/full returned class %d, "
-                        "expected MPI_ERR_NO_SPACE (%d)\n", rank, class, MPI_ERR_NO_SPACE);
+        fprintf(stderr, "io_failure: rank %d: collective write to /dev/full (cb_buffer_size "
+                        "%s) returned class %d, expected MPI_ERR_NO_SPACE (%d)\n", rank,
+                cb_buffer_size ? cb_buffer_size : "default", class, MPI_ERR_NO_SPACE);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     /* The nonblocking form: MPI_Wait returns the class through the file's
@@ -98,15 +104,12 @@ static void full_disk(int rank, int size)
     MPI_Error_class(rc, &class);
     if (class != MPI_ERR_NO_SPACE) {
         fprintf(stderr, "io_failure: rank %d: MPI_Wait of a collective write to /dev/full "
-                        "returned class %d, expected MPI_ERR_NO_SPACE (%d)\n", rank, class,
-                MPI_ERR_NO_SPACE);
+                        "(cb_buffer_size %s) returned class %d, expected MPI_ERR_NO_SPACE (%d)\n",
+                rank, cb_buffer_size ? cb_buffer_size : "default", class, MPI_ERR_NO_SPACE);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_File_close(&fh);
     free(data);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("io_failure: %d ranks OK\n", size);
 }
 
 int main(int argc, char **argv)
@@ -117,9 +120,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc >= 4 && strcmp(argv[2], "kill") == 0)
         killed_in_collective(argv[1], atoi(argv[3]), rank, size);
-    else if (argc >= 3 && strcmp(argv[2], "full") == 0)
-        full_disk(rank, size);
-    else
+    else if (argc >= 3 && strcmp(argv[2], "full") == 0) {
+        full_disk(rank, size, NULL);
+        full_disk(rank, size, "16384");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("io_failure: %d ranks OK\n", size);
+    } else
         die("usage: io_failure DIR kill RANK | io_failure DIR full", MPI_ERR_ARG);
     MPI_Finalize();
     return 0;

@@ -2,7 +2,9 @@
 # io_failure: a rank killed in the middle of collective writes ends the job
 # (mpirun names it, nobody hangs, on 2 and 4 ranks, the victim an
 # aggregator or not), and a collective write to a full disk (/dev/full)
-# fails with MPI_ERR_NO_SPACE on every rank (1 to 4), never silently.
+# fails with MPI_ERR_NO_SPACE on every rank (1 to 4), never silently, in
+# one round and in many (the first write failing while the next round's
+# pieces arrive).
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
