@@ -375,8 +375,11 @@ void ol_shm_wait(ol_coll_shm_t *shm, _Atomic uint32_t *word, uint32_t s)
     ol_wait_phase_t phase = ol_wait_start();
     for (unsigned polls = 1; !reached(word, s, memory_order_acquire); polls++) {
         ol_cpu_relax();
-        if (polls % POLLS_PER_PROGRESS == 0 && ol_progress_and_wake())
+        if (polls % POLLS_PER_PROGRESS == 0 && ol_progress_and_wake()) {
+            if (ol_wait_restarts_on_progress())
+                phase = ol_wait_start();
             continue;
+        }
         if (ol_wait_poll_again(&phase))
             continue;
         sleep_on(shm, word, s);

@@ -219,6 +219,9 @@ ol_wait_phase_t ol_wait_start(void);
  * giving the core away while yielding, or while the rank owes progress),
  * false to sleep. */
 bool ol_wait_poll_again(ol_wait_phase_t *w);
+/* Whether a wait whose progress call made progress starts its phases
+ * again (progress.c says when). */
+bool ol_wait_restarts_on_progress(void);
 /* ol_progress, and a wakeup for threads of this rank asleep on the worker
  * when it made progress they may be waiting for. */
 int ol_progress_and_wake(void);

@@ -22,6 +22,8 @@
  * and with 2 ranks (spin 50 us first), allreduce 8 B 18.6 us with sleep,
  * 0.28 with 2 ms of yielding.
  *
+ * Why a yield that loses the core ends the yielding: see core_taken.
+ *
  * Why progress restarts the phases: a rank with a core of its own (spin_us
  * above 0) that completes something keeps polling, since more is likely to
  * follow, and sleeping between completions costs a wakeup each; and a rank
@@ -29,7 +31,11 @@
  * (pt2pt/shm_copy.h). osu_bw, 2 ranks, 128 KiB-1 MiB, YIELD_US 200 -> 100
  * ms, before this: 13.8-20.6 -> 17.3-29.6 GB/s. Ranks that share cores
  * (spin_us 0) keep the phases of the whole wait: there, polling takes the
- * core from a rank with work.
+ * core from a rank with work; except while windows whose targets answer
+ * messages live (rma/): a target blocked in a barrier then keeps
+ * answering an origin's stream of operations at once instead of once per
+ * sleep (MPI_Put + MPI_Win_flush between two processes of one host with
+ * RMA_SHARED_MEMORY=0, target in a barrier: 60-100 us before).
  *
  * Under MPI_THREAD_MULTIPLE several threads of a rank may wait at once, and
  * one thread's progress may complete another's request: a thread that made
@@ -90,6 +96,29 @@ int ol_progress_and_wake(void)
  * would slow the loop that notices an arriving message. */
 #define SPIN_POLLS_PER_CLOCK 32
 
+/* A yield that kept the rank off its core this long gave it to another
+ * process (sched_yield returns in about a microsecond when no other task
+ * wants the core). */
+#define CORE_TAKEN_US 50
+
+/* Whether the yield just made (the clock read `before` it) handed the core
+ * to another job's process: one where every rank of this job has a core of
+ * its own (spin_us above 0), so the taker was not a peer waiting for its
+ * turn. From then on the rank sleeps: the scheduler runs a woken sleeper
+ * before a process that has used its share, while a yielder waits for its
+ * next turn behind every busy process of the core (osu_bw beside 2
+ * spinning processes, 2 ranks: see "Busy cores" in pt2pt/README.md). */
+static bool core_taken(double before)
+{
+    return ol_rt.spin_us > 0 && ol_rt_wtime() - before > 1e-6 * CORE_TAKEN_US;
+}
+
+/* When a yield last lost the core: for CORE_LOST_S after it, waits skip
+ * their yielding (each would lose a time slice before finding out), then
+ * one yield looks again. */
+#define CORE_LOST_S 0.1
+static _Atomic double core_lost_at = -1.0;
+
 ol_wait_phase_t ol_wait_start(void)
 {
     return (ol_wait_phase_t){.spinning = ol_rt.spin_us > 0};
@@ -108,9 +137,15 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
         return true;
     w->spinning = false;
     /* A rank that owes progress yields on: room appearing wakes nobody. */
-    if (now < w->yield_until || !ol_rt_may_sleep()) {
+    if (!ol_rt_may_sleep()) {
         sched_yield();
         return true;
+    }
+    if (now < w->yield_until && now - core_lost_at > CORE_LOST_S) {
+        sched_yield();
+        if (!core_taken(now))
+            return true;
+        core_lost_at = ol_rt_wtime();
     }
     return false;
 }
@@ -127,12 +162,17 @@ uint64_t ol_progress_wait_ns(void)
     return ol_counter_read(&wait_ns);
 }
 
+bool ol_wait_restarts_on_progress(void)
+{
+    return ol_rt.spin_us > 0 || ol_progress_hooks[OL_PROGRESS_RMA] != NULL;
+}
+
 static void wait_untimed(bool (*done)(void *arg), void *arg)
 {
     ol_wait_phase_t phase = ol_wait_start();
     while (!done(arg)) {
         if (ol_progress_and_wake()) {
-            if (ol_rt.spin_us > 0)
+            if (ol_wait_restarts_on_progress())
                 phase = ol_wait_start(); /* see "Why progress restarts the phases" */
             continue;
         }
