@@ -200,27 +200,41 @@ static ol_status_t check(const ol_rma_state_t *s, const ol_rma_op_t *op, const o
 
 /* ---- the message ------------------------------------------------------------------ */
 
-/* The bytes that travel to the target: the origin data packed (for a
+/* How many bytes travel to the target: the origin data packed (for a
  * compare-and-swap, the new value and then the compared one). */
-static ol_status_t payload_of(const ol_rma_op_t *op, char **payload, size_t *bytes)
+static size_t payload_bytes_of(const ol_rma_op_t *op)
 {
-    *payload = NULL;
-    *bytes = 0;
     bool sends = op->kind == OL_RMA_PUT || op->kind == OL_RMA_ACCUMULATE ||
                  op->kind == OL_RMA_COMPARE_AND_SWAP ||
                  (op->kind == OL_RMA_GET_ACCUMULATE && ol_op_to_handle(op->op) != MPI_NO_OP);
     if (!sends)
-        return MPI_SUCCESS;
+        return 0;
     size_t one = bytes_of(op->origin_count, op->origin_dt);
-    *bytes = op->kind == OL_RMA_COMPARE_AND_SWAP ? 2 * one : one;
-    *payload = malloc(*bytes ? *bytes : 1);
+    return op->kind == OL_RMA_COMPARE_AND_SWAP ? 2 * one : one;
+}
+
+static ol_status_t pack_payload(const ol_rma_op_t *op, char *dst)
+{
+    ol_status_t rc = ol_pt2pt_pack(op->origin, op->origin_count, op->origin_dt, dst);
+    if (rc == MPI_SUCCESS && op->kind == OL_RMA_COMPARE_AND_SWAP)
+        rc = ol_pt2pt_pack(op->compare, 1, op->origin_dt,
+                           dst + bytes_of(op->origin_count, op->origin_dt));
+    return rc;
+}
+
+/* The payload in memory of its own (the caller frees it); NULL for none. */
+static ol_status_t payload_of(const ol_rma_op_t *op, char **payload, size_t *bytes)
+{
+    *payload = NULL;
+    *bytes = payload_bytes_of(op);
+    if (*bytes == 0)
+        return MPI_SUCCESS;
+    *payload = malloc(*bytes);
     if (!*payload) {
         ol_error_detail("out of memory for %zu bytes of origin data", *bytes);
         return MPI_ERR_NO_MEM;
     }
-    ol_status_t rc = ol_pt2pt_pack(op->origin, op->origin_count, op->origin_dt, *payload);
-    if (rc == MPI_SUCCESS && op->kind == OL_RMA_COMPARE_AND_SWAP)
-        rc = ol_pt2pt_pack(op->compare, 1, op->origin_dt, *payload + one);
+    ol_status_t rc = pack_payload(op, *payload);
     if (rc != MPI_SUCCESS) {
         free(*payload);
         *payload = NULL;
@@ -245,11 +259,6 @@ static bool brings_data_back(ol_rma_kind_t kind)
 static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_datatype_t *basic,
                            int64_t disp, layout_t *l, ol_request_t *request)
 {
-    char *payload;
-    size_t payload_bytes;
-    ol_status_t rc = payload_of(op, &payload, &payload_bytes);
-    if (rc != MPI_SUCCESS)
-        return rc;
     ol_rma_msg_t hdr = {.kind = msg_kinds[op->kind], .disp = disp,
                         .bytes = bytes_of(op->target_count, op->target_dt),
                         .nblocks = l->n, .op = (uintptr_t)(op->op ? ol_op_to_handle(op->op) : 0),
@@ -258,18 +267,28 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
         hdr.disp += l->blocks[0].offset;
         hdr.nblocks = 0;
     }
-    if (brings_data_back(op->kind)) {
+    /* The origin data is packed straight into the message. */
+    size_t payload_bytes = payload_bytes_of(op), bytes;
+    char *payload;
+    char *msg = ol_rma_message_new(&hdr, l->blocks, payload_bytes, &payload, &bytes);
+    if (!msg)
+        return MPI_ERR_NO_MEM;
+    ol_status_t rc = payload_bytes ? pack_payload(op, payload) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && brings_data_back(op->kind)) {
         ol_rma_pending_t *p = ol_rma_expect(s, op->target, true, op->result, op->result_count,
                                             op->result_dt, request);
         if (!p) {
-            free(payload);
             ol_error_detail("out of memory for an operation's reply");
-            return MPI_ERR_NO_MEM;
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            ((ol_rma_msg_t *)msg)->id = p->id;
         }
-        hdr.id = p->id;
     }
-    rc = ol_rma_send(s, op->target, &hdr, l->blocks, payload, payload_bytes);
-    free(payload);
+    if (rc != MPI_SUCCESS) {
+        free(msg);
+        return rc;
+    }
+    rc = ol_rma_message_send(s, op->target, msg, bytes);
     if (rc == MPI_SUCCESS)
         s->touched[op->target] = true;
     return rc;

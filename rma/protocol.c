@@ -80,36 +80,56 @@ static int reap_outgoing(ol_rma_state_t *s)
     return done;
 }
 
-ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
-                        const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes)
+char *ol_rma_message_new(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
+                         size_t payload_bytes, char **payload, size_t *bytes)
 {
     size_t block_bytes = hdr->nblocks * sizeof(ol_rma_block_t);
-    size_t bytes = sizeof(*hdr) + block_bytes + payload_bytes;
+    *bytes = sizeof(*hdr) + block_bytes + payload_bytes;
+    char *msg = malloc(*bytes);
+    if (!msg) {
+        ol_error_detail("out of memory for a one-sided message of %zu bytes", *bytes);
+        return NULL;
+    }
+    memcpy(msg, hdr, sizeof(*hdr));
+    if (block_bytes)
+        memcpy(msg + sizeof(*hdr), blocks, block_bytes);
+    *payload = msg + sizeof(*hdr) + block_bytes;
+    return msg;
+}
+
+ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t bytes)
+{
     ol_rma_transfer_t *out = malloc(sizeof(*out));
-    char *buf = malloc(bytes);
-    if (!out || !buf) {
-        free(out);
-        free(buf);
+    if (!out) {
+        free(msg);
         ol_error_detail("out of memory for a one-sided message of %zu bytes", bytes);
         return MPI_ERR_NO_MEM;
     }
-    memcpy(buf, hdr, sizeof(*hdr));
-    if (block_bytes)
-        memcpy(buf + sizeof(*hdr), blocks, block_bytes);
-    if (payload_bytes)
-        memcpy(buf + sizeof(*hdr) + block_bytes, payload, payload_bytes);
-    *out = (ol_rma_transfer_t){.buf = buf, .bytes = bytes, .peer = peer};
-    ol_status_t rc = ol_pt2pt_isend(buf, (MPI_Count)bytes, bytes_type(), peer, OL_RMA_TAG,
+    *out = (ol_rma_transfer_t){.buf = msg, .bytes = bytes, .peer = peer};
+    ol_status_t rc = ol_pt2pt_isend(msg, (MPI_Count)bytes, bytes_type(), peer, OL_RMA_TAG,
                                     s->win->comm, OL_TAGSPACE_USER, OL_SEND_STANDARD,
                                     &out->request);
     if (rc != MPI_SUCCESS) {
-        free(buf);
+        free(msg);
         free(out);
         return rc;
     }
     out->next = s->outgoing;
     s->outgoing = out;
     return MPI_SUCCESS;
+}
+
+ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
+                        const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes)
+{
+    char *at;
+    size_t bytes;
+    char *msg = ol_rma_message_new(hdr, blocks, payload_bytes, &at, &bytes);
+    if (!msg)
+        return MPI_ERR_NO_MEM;
+    if (payload_bytes)
+        memcpy(at, payload, payload_bytes);
+    return ol_rma_message_send(s, peer, msg, bytes);
 }
 
 static bool outgoing_empty(void *arg)
@@ -383,29 +403,49 @@ bool ol_rma_atomic_type(const ol_datatype_t *basic)
            ol_op_loop(ol_op_from_handle(MPI_BAND), basic) != NULL;
 }
 
+/* The ops the CPU has an instruction for, on a word of T: one atomic
+ * read-modify-write; *done false for the others. */
+#define NATIVE_ATOMIC(T, handle, at, in, done)                                                  \
+    ({                                                                                          \
+        T value_, *word_ = (T *)(at), old_ = 0;                                                 \
+        memcpy(&value_, (in) ? (const void *)(in) : (const void *)&old_, sizeof(T));           \
+        *(done) = true;                                                                         \
+        if ((handle) == MPI_SUM)                                                                \
+            old_ = __atomic_fetch_add(word_, value_, __ATOMIC_SEQ_CST);                         \
+        else if ((handle) == MPI_BAND)                                                          \
+            old_ = __atomic_fetch_and(word_, value_, __ATOMIC_SEQ_CST);                         \
+        else if ((handle) == MPI_BOR)                                                           \
+            old_ = __atomic_fetch_or(word_, value_, __ATOMIC_SEQ_CST);                          \
+        else if ((handle) == MPI_BXOR)                                                          \
+            old_ = __atomic_fetch_xor(word_, value_, __ATOMIC_SEQ_CST);                         \
+        else if ((handle) == MPI_REPLACE)                                                       \
+            old_ = __atomic_exchange_n(word_, value_, __ATOMIC_SEQ_CST);                        \
+        else if ((handle) == MPI_NO_OP)                                                         \
+            old_ = __atomic_load_n(word_, __ATOMIC_SEQ_CST);                                    \
+        else                                                                                    \
+            *(done) = false;                                                                    \
+        (uint64_t) old_;                                                                        \
+    })
+
 void ol_rma_atomic_element(ol_op_t *op, const ol_datatype_t *basic, char *at, const char *in,
                            char *old)
 {
     MPI_Op handle = ol_op_to_handle(op);
-    uint64_t seen = 0, next;
-    if (basic->size == 4)
-        seen = __atomic_load_n((uint32_t *)at, __ATOMIC_SEQ_CST);
-    else
-        seen = __atomic_load_n((uint64_t *)at, __ATOMIC_SEQ_CST);
-    for (bool swapped = handle == MPI_NO_OP; !swapped;) {
-        next = seen;
-        if (handle == MPI_REPLACE)
-            memcpy(&next, in, basic->size);
-        else
-            ol_op_apply(op, in, &next, 1, (ol_datatype_t *)basic);
+    bool done;
+    uint64_t seen = basic->size == 4 ? NATIVE_ATOMIC(uint32_t, handle, at, in, &done)
+                                     : NATIVE_ATOMIC(uint64_t, handle, at, in, &done);
+    /* Any other op: compute, then swap in if nobody changed the word meanwhile. */
+    while (!done) {
+        uint64_t next = seen;
+        ol_op_apply(op, in, &next, 1, (ol_datatype_t *)basic);
         if (basic->size == 4) {
             uint32_t expected = (uint32_t)seen;
-            swapped = __atomic_compare_exchange_n((uint32_t *)at, &expected, (uint32_t)next,
-                                                  false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            done = __atomic_compare_exchange_n((uint32_t *)at, &expected, (uint32_t)next, false,
+                                               __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
             seen = expected;
         } else {
-            swapped = __atomic_compare_exchange_n((uint64_t *)at, &seen, next, false,
-                                                  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            done = __atomic_compare_exchange_n((uint64_t *)at, &seen, next, false,
+                                               __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         }
     }
     memcpy(old, &seen, basic->size); /* little-endian: the low bytes */
@@ -433,6 +473,33 @@ static ol_status_t atomic_accumulate(ol_rma_state_t *s, const ol_rma_msg_t *hdr,
     return MPI_SUCCESS;
 }
 
+/* A plain accumulate applied where the data lies, block by block, with no
+ * copy: host memory, a type whose packed and C layouts agree. False where
+ * it cannot be. */
+static bool accumulate_in_place(ol_rma_state_t *s, const ol_rma_msg_t *hdr,
+                                const ol_rma_block_t *blocks, ol_op_t *op, ol_datatype_t *basic,
+                                const char *data)
+{
+    ol_rma_block_t one = {0, hdr->bytes};
+    const ol_rma_block_t *list = hdr->nblocks ? blocks : &one;
+    uint64_t n = hdr->nblocks ? hdr->nblocks : 1;
+    if (hdr->kind != MSG_ACCUMULATE || basic->size != (size_t)basic->extent)
+        return false;
+    for (uint64_t b = 0; b < n; b++)
+        if (ol_accel_is_device(window_bytes(s, hdr->disp, list[b].offset, list[b].length)))
+            return false;
+    bool replace = ol_op_to_handle(op) == MPI_REPLACE;
+    for (uint64_t b = 0; b < n; b++) {
+        char *at = window_bytes(s, hdr->disp, list[b].offset, list[b].length);
+        if (replace)
+            memcpy(at, data, list[b].length);
+        else
+            ol_op_apply(op, data, at, (MPI_Count)(list[b].length / basic->size), basic);
+        data += list[b].length;
+    }
+    return true;
+}
+
 /* An accumulate (with the old data sent back for get-accumulates): every
  * accumulate is handled here one at a time, whole, which makes them atomic
  * with respect to each other. */
@@ -443,8 +510,11 @@ static ol_status_t accumulate(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
     ol_datatype_t *basic = ol_dt_from_handle((MPI_Datatype)(uintptr_t)hdr->basic);
     if (!op || !basic || !basic->predefined)
         return MPI_ERR_OP;
+    bool atomics = s->cpu_atomic_accumulates && ol_rma_atomic_type(basic);
+    if (!atomics && accumulate_in_place(s, hdr, blocks, op, basic, data))
+        return MPI_SUCCESS;
     char *old = malloc(hdr->bytes ? hdr->bytes : 1);
-    if (old && s->ucx && ol_rma_atomic_type(basic)) {
+    if (old && atomics) {
         ol_status_t rc = atomic_accumulate(s, hdr, blocks, op, basic, data, old);
         if (rc == MPI_SUCCESS && hdr->kind == MSG_GET_ACCUMULATE)
             rc = reply(s, origin, hdr->id, MPI_SUCCESS, old, hdr->bytes);

@@ -120,6 +120,8 @@ typedef struct ol_rma_state {
     struct ol_rma_ucx *ucx;         /* NULL: everything is messages */
     bool on_device;                 /* some process's memory is device memory */
     bool ordered_accumulates;       /* accumulate_ordering is not "none" */
+    bool cpu_atomic_accumulates;    /* origins use UCX's atomics: apply integer
+                                       accumulates with the CPU's atomics */
 
     /* ---- as an origin ---- */
     uint64_t next_id;
@@ -159,6 +161,13 @@ void ol_rma_window_dead(ol_rma_state_t *s);
  * message's, so the caller's buffers are free on return. */
 ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
                         const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes);
+/* The same in two steps, for a payload packed straight into the message:
+ * a message (*bytes in all) of hdr, blocks and room for payload_bytes at
+ * *payload; then its sending, which takes it (freed once sent, or at once
+ * on failure). */
+char *ol_rma_message_new(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
+                         size_t payload_bytes, char **payload, size_t *bytes);
+ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t bytes);
 /* A new answer to wait for; data: the reply carries count of dt into buf. */
 ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
                                 MPI_Count count, ol_datatype_t *dt, ol_request_t *request);
@@ -190,9 +199,11 @@ ol_status_t ol_rma_direct_write(ol_rma_state_t *s, int target, int64_t offset, c
 
 /* ucx.c (RMA_UCX is read by direct.c, with the other parameters) */
 bool ol_rma_ucx_wanted(void);
+bool ol_rma_ucx_atomics_wanted(void);
 /* Collective: registers this process's memory (base, size) and takes
  * everyone's remote key, if every process wants UCX (and can); else leaves
- * s->ucx NULL, everyone agreeing. */
+ * s->ucx NULL, everyone agreeing. UCX's atomics too where every process
+ * wants them (RMA_UCX_ATOMICS). */
 ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wanted,
                              ol_comm_t *comm);
 void ol_rma_ucx_free(ol_rma_state_t *s);

@@ -35,6 +35,7 @@ struct ol_rma_ucx {
     uint64_t *bases;         /* per rank: the address of its memory there */
     bool *touched;           /* per rank: UCX operations since the last flush */
     uint8_t *last_accumulate; /* per rank: the path of the last accumulate */
+    bool atomics;            /* single-element accumulates as UCX atomics */
     ucx_op_t plain;          /* counts the puts nothing waits for by themselves */
     ucx_op_t *ops;           /* those that do, oldest last */
 };
@@ -302,7 +303,8 @@ static bool as_atomic(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_d
                       size_t nblocks, ucp_atomic_op_t *opcode)
 {
     const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
-    return op->target != s->win->comm->rank && nblocks == 1 && ol_rma_atomic_type(type) &&
+    return s->ucx->atomics && op->target != s->win->comm->rank && nblocks == 1 &&
+           ol_rma_atomic_type(type) &&
            (size_t)op->target_count * op->target_dt->size == type->size &&
            atomic_for(op, opcode);
 }
@@ -447,12 +449,21 @@ static bool register_memory(struct ol_rma_ucx *u, void *base, size_t size, void 
     return st == UCS_OK;
 }
 
+/* Whether every process said yes to each of n questions (answers[i]). */
+static bool all_agree_n(int *answers, int n, ol_comm_t *comm, ol_status_t *rc)
+{
+    int everyone[2] = {0, 0};
+    *rc = ol_coll_allreduce(answers, everyone, n, ol_dt_from_handle(MPI_INT),
+                            ol_op_from_handle(MPI_LAND), comm);
+    for (int i = 0; i < n; i++)
+        answers[i] = *rc == MPI_SUCCESS && everyone[i];
+    return answers[0];
+}
+
 static bool all_agree(bool mine, ol_comm_t *comm, ol_status_t *rc)
 {
-    int ok = mine, everyone = 0;
-    *rc = ol_coll_allreduce(&ok, &everyone, 1, ol_dt_from_handle(MPI_INT),
-                            ol_op_from_handle(MPI_LAND), comm);
-    return *rc == MPI_SUCCESS && everyone;
+    int answer = mine;
+    return all_agree_n(&answer, 1, comm, rc);
 }
 
 /* Every process's remote key and memory address, gathered (keys padded to
@@ -500,7 +511,8 @@ ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wa
                              ol_comm_t *comm)
 {
     ol_status_t rc;
-    if (!all_agree(wanted, comm, &rc))
+    int wishes[2] = {wanted, ol_rma_ucx_atomics_wanted()};
+    if (!all_agree_n(wishes, 2, comm, &rc))
         return rc;
     struct ol_rma_ucx *u = calloc(1, sizeof(*u));
     int n = comm->size;
@@ -532,6 +544,8 @@ ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wa
         free_ucx(u, n);
         return rc;
     }
+    u->atomics = wishes[1];
+    s->cpu_atomic_accumulates = u->atomics;
     s->ucx = u;
     return MPI_SUCCESS;
 }

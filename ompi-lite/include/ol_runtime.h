@@ -248,5 +248,7 @@ void ol_rt_hosts_free(ol_rt_host_t *hosts, int nhosts);
 /* True when the host has a core for each rank of the job on it (online
  * cores: ranks bound to one core each still have one apiece). */
 bool ol_rt_core_per_local_rank(void);
+/* True where the host has an InfiniBand or RoCE device (/sys/class/infiniband). */
+bool ol_rt_host_has_rdma(void);
 
 #endif

@@ -45,7 +45,7 @@ static int choose_spin_us(void)
     return ol_rt_core_per_local_rank() ? 5 : 0;
 }
 
-static bool host_has_rdma_device(void)
+bool ol_rt_host_has_rdma(void)
 {
     DIR *dir = opendir("/sys/class/infiniband");
     if (!dir)
@@ -66,7 +66,7 @@ static bool host_has_rdma_device(void)
  * between 8 KiB and it, and zero-copy from RDMA. */
 static bool peers_over_tcp_only(void)
 {
-    return ol_rt.size > 1 && ol_rt.local_size == 1 && !host_has_rdma_device();
+    return ol_rt.size > 1 && ol_rt.local_size == 1 && !ol_rt_host_has_rdma();
 }
 
 /* True where UCX reaches every peer over shared memory: the whole job runs
@@ -81,7 +81,7 @@ static bool peers_over_shm_only(void)
  * InfiniBand or RoCE here. */
 static bool peers_over_shm_and_tcp(void)
 {
-    return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !host_has_rdma_device();
+    return ol_rt.local_size > 1 && ol_rt.local_size < ol_rt.size && !ol_rt_host_has_rdma();
 }
 
 /* UCX's TCP transport receives a peer's active messages into buffers of its

@@ -14,20 +14,25 @@ for np in 1 2 3 4; do
 done
 
 # The same the way between hosts (RMA_SHARED_MEMORY=0; one host takes the
-# direct path otherwise, rma/README.md): single-element integer
-# accumulates through UCX's atomics, the others as messages whose target
-# applies them with the CPU's atomics, at the same places at once.
-export OMPI_LITE_RMA_SHARED_MEMORY=0
+# direct path otherwise, rma/README.md), with UCX's atomics
+# (RMA_UCX_ATOMICS=1, as on an InfiniBand host): single-element integer
+# accumulates through them, the others as messages whose target applies
+# them with the CPU's atomics, at the same places at once.
+export OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX_ATOMICS=1
 for np in 2 3; do
     run_mpi "$np"
     expect_success
     expect_out "^rma_acc: $np ranks OK \(12 cases\)"
 done
-unset OMPI_LITE_RMA_SHARED_MEMORY
+unset OMPI_LITE_RMA_UCX_ATOMICS
 
-# And with every operation a message (RMA_UCX=0): what a window takes where
-# UCX cannot register its memory.
-export OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX=0
+# Without them (this host has no InfiniBand: the default), every
+# accumulate is a message applied whole; and with every operation a
+# message (RMA_UCX=0).
+run_mpi 2
+expect_success
+expect_out "^rma_acc: 2 ranks OK \(12 cases\)"
+export OMPI_LITE_RMA_UCX=0
 run_mpi 2
 expect_success
 expect_out "^rma_acc: 2 ranks OK \(12 cases\)"
