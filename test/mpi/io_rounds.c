@@ -70,6 +70,20 @@ static void compare(const char *data, long offset, long bytes, long lane, const 
 }
 
 /* The rounds without holes (see the top). */
+
+/* Opens path with two-phase I/O forced, in rounds of 64 KiB. */
+static MPI_File open_in_rounds(const char *path)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_buffer_size", "65536");
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MPI_File fh;
+    check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), "open");
+    MPI_Info_free(&info);
+    return fh;
+}
 static void dense(const char *dir)
 {
     char path[4096];
@@ -80,14 +94,7 @@ static void dense(const char *dir)
     check(MPI_Type_create_hvector(1, BLOCK, 0, MPI_BYTE, &one), "hvector");
     check(MPI_Type_create_resized(one, 0, (MPI_Aint)BLOCK * size, &lanes), "resized");
     check(MPI_Type_commit(&lanes), "commit");
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cb_buffer_size", "65536");
-    MPI_Info_set(info, "romio_cb_write", "enable");
-    MPI_Info_set(info, "romio_cb_read", "enable");
-    MPI_File fh;
-    check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), "open");
-    MPI_Info_free(&info);
+    MPI_File fh = open_in_rounds(path);
     char *all = malloc((size_t)file_bytes);
     if (rank == 0) {
         memset(all, 'h', (size_t)file_bytes);
@@ -165,14 +172,7 @@ int main(int argc, char **argv)
     check(MPI_Type_create_resized(four, 0, (MPI_Aint)BLOCK * size * 5, &tiled), "resized");
     check(MPI_Type_commit(&tiled), "commit");
 
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cb_buffer_size", "65536");
-    MPI_Info_set(info, "romio_cb_write", "enable");
-    MPI_Info_set(info, "romio_cb_read", "enable");
-    MPI_File fh;
-    check(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh), "open");
-    MPI_Info_free(&info);
+    MPI_File fh = open_in_rounds(path);
     long file_bytes = lane * size * BLOCK;
     if (rank == 0) { /* the old bytes the holes keep */
         char *h = malloc((size_t)file_bytes);
