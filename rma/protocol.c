@@ -407,8 +407,9 @@ bool ol_rma_atomic_type(const ol_datatype_t *basic)
  * read-modify-write; *done false for the others. */
 #define NATIVE_ATOMIC(T, handle, at, in, done)                                                  \
     ({                                                                                          \
-        T value_, *word_ = (T *)(at), old_ = 0;                                                 \
-        memcpy(&value_, (in) ? (const void *)(in) : (const void *)&old_, sizeof(T));           \
+        T value_ = 0, *word_ = (T *)(at), old_ = 0;                                             \
+        if ((handle) != MPI_NO_OP) /* MPI_NO_OP's message carries no data */                   \
+            memcpy(&value_, (in), sizeof(T));                                                   \
         *(done) = true;                                                                         \
         if ((handle) == MPI_SUM)                                                                \
             old_ = __atomic_fetch_add(word_, value_, __ATOMIC_SEQ_CST);                         \
