@@ -35,7 +35,6 @@ struct ol_rma_ucx {
     uint64_t *bases;         /* per rank: the address of its memory there */
     bool *touched;           /* per rank: UCX operations since the last flush */
     uint8_t *last_accumulate; /* per rank: the path of the last accumulate */
-    bool atomics;            /* single-element accumulates as UCX atomics */
     ucx_op_t plain;          /* counts the puts nothing waits for by themselves */
     ucx_op_t *ops;           /* those that do, oldest last */
 };
@@ -181,6 +180,26 @@ ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target)
 
 /* ---- operations ---------------------------------------------------------------------- */
 
+/* One UCX put (or get) per block of the target layout, from (into) the
+ * packed bytes at data; op_done counts them until UCX completes them. */
+static void move_blocks(ol_rma_state_t *s, int target, int64_t disp,
+                        const ol_rma_block_t *blocks, size_t nblocks, char *data, bool put,
+                        ucx_op_t *op_done)
+{
+    struct ol_rma_ucx *u = s->ucx;
+    ucp_request_param_t param = param_for(op_done);
+    for (size_t i = 0; i < nblocks; i++) {
+        uint64_t at = u->bases[target] + (uint64_t)(disp + blocks[i].offset);
+        track(op_done, put ? ucp_put_nbx(u->eps[target], data, blocks[i].length, at,
+                                         u->rkeys[target], &param)
+                           : ucp_get_nbx(u->eps[target], data, blocks[i].length, at,
+                                         u->rkeys[target], &param));
+        data += blocks[i].length;
+    }
+    issued(op_done);
+    u->touched[target] = true;
+}
+
 /* Where the contiguous origin data of a put is: the program's buffer, or a
  * packed copy the operation owns. */
 static ol_status_t put_source(const ol_rma_op_t *op, size_t bytes, const char **data,
@@ -221,24 +240,15 @@ static ol_status_t put(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
     }
     if (op_done != &u->plain)
         op_done->scratch = owned;
-    ucp_request_param_t param = param_for(op_done);
     if (op_done == &u->plain)
         atomic_fetch_add(&u->plain.remaining, 1);
-    for (size_t i = 0; i < nblocks; i++) {
-        uint64_t at = u->bases[op->target] + (uint64_t)(disp + blocks[i].offset);
-        track(op_done, ucp_put_nbx(u->eps[op->target], data, blocks[i].length, at,
-                                   u->rkeys[op->target], &param));
-        data += blocks[i].length;
-    }
-    issued(op_done);
-    u->touched[op->target] = true;
+    move_blocks(s, op->target, disp, blocks, nblocks, (char *)data, true, op_done);
     return MPI_SUCCESS;
 }
 
 static ol_status_t get(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
                        const ol_rma_block_t *blocks, size_t nblocks, ol_request_t *request)
 {
-    struct ol_rma_ucx *u = s->ucx;
     size_t bytes = (size_t)op->result_count * op->result_dt->size;
     char *scratch = malloc(bytes);
     if (!scratch) {
@@ -255,16 +265,7 @@ static ol_status_t get(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
     op_done->result_count = op->result_count;
     op_done->result_dt = op->result_dt;
     ol_dt_retain(op->result_dt);
-    ucp_request_param_t param = param_for(op_done);
-    char *into = op_done->scratch;
-    for (size_t i = 0; i < nblocks; i++) {
-        uint64_t at = u->bases[op->target] + (uint64_t)(disp + blocks[i].offset);
-        track(op_done, ucp_get_nbx(u->eps[op->target], into, blocks[i].length, at,
-                                   u->rkeys[op->target], &param));
-        into += blocks[i].length;
-    }
-    issued(op_done);
-    u->touched[op->target] = true;
+    move_blocks(s, op->target, disp, blocks, nblocks, scratch, false, op_done);
     return MPI_SUCCESS;
 }
 
@@ -303,7 +304,7 @@ static bool as_atomic(const ol_rma_state_t *s, const ol_rma_op_t *op, const ol_d
                       size_t nblocks, ucp_atomic_op_t *opcode)
 {
     const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
-    return s->ucx->atomics && op->target != s->win->comm->rank && nblocks == 1 &&
+    return s->cpu_atomic_accumulates && op->target != s->win->comm->rank && nblocks == 1 &&
            ol_rma_atomic_type(type) &&
            (size_t)op->target_count * op->target_dt->size == type->size &&
            atomic_for(op, opcode);
@@ -544,8 +545,7 @@ ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wa
         free_ucx(u, n);
         return rc;
     }
-    u->atomics = wishes[1];
-    s->cpu_atomic_accumulates = u->atomics;
+    s->cpu_atomic_accumulates = wishes[1]; /* origins use UCX's atomics too */
     s->ucx = u;
     return MPI_SUCCESS;
 }
