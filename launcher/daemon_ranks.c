@@ -28,6 +28,9 @@
  *   started through a program that forks the MPI process instead of
  *   exec'ing it (`sh -c 'prog; true'`) leaves those to the next reboot. */
 #define _GNU_SOURCE
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +38,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,17 +64,26 @@ extern char **environ;
 
 /* ---- output forwarding ---- */
 
-void ol_ranks_output_bound(struct ol_daemon *d)
+/* A launcher parameter as the job's environment gives it (mpirun refused
+ * a bad value before the launch), else its default. */
+static long job_param(const struct ol_daemon *d, int param)
 {
-    const ol_launcher_param_t *p = &ol_launcher_params[OL_LAUNCHER_OUTPUT_BUFFER];
-    const char *name = "OMPI_LITE_OUTPUT_BUFFER=";
+    const ol_launcher_param_t *p = &ol_launcher_params[param];
+    char *prefix = ol_xasprintf("OMPI_LITE_%s=", p->name);
     long v = p->default_value;
     for (size_t i = 0; d->job.env != NULL && d->job.env[i] != NULL; i++) {
         long given;
-        if (strncmp(d->job.env[i], name, strlen(name)) == 0 &&
-            ol_parse_long(d->job.env[i] + strlen(name), p->min, p->max, &given) == 0)
-            v = given; /* mpirun refused a bad value before the launch */
+        if (strncmp(d->job.env[i], prefix, strlen(prefix)) == 0 &&
+            ol_parse_long(d->job.env[i] + strlen(prefix), p->min, p->max, &given) == 0)
+            v = given;
     }
+    free(prefix);
+    return v;
+}
+
+void ol_ranks_output_bound(struct ol_daemon *d)
+{
+    long v = job_param(d, OL_LAUNCHER_OUTPUT_BUFFER);
     d->io_bound = (size_t)v;
     /* The up link's write callback then runs when its queue is at or below
      * half the bound: the moment to read the pipes again. */
@@ -315,12 +329,57 @@ static void add_environment(char ***env, char *const *add)
     }
 }
 
+/* Whether this host's CPU is an AMD one of family 19h (Zen 3 and 4), whose
+ * `rep movsb` runs a copy 2-30 times slower when its destination lies 1-63
+ * bytes past its source modulo 4 KiB (launcher/README.md, "Copies"). */
+static bool cpu_is_amd_family_19h(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, dx;
+    char vendor[12];
+    if (!__get_cpuid(0, &a, &b, &c, &dx))
+        return false;
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &dx, 4);
+    memcpy(vendor + 8, &c, 4);
+    if (memcmp(vendor, "AuthenticAMD", 12) != 0 || !__get_cpuid(1, &a, &b, &c, &dx))
+        return false;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return false;
+#endif
+}
+
+/* VECTOR_COPIES: glibc's memcpy keeps to its vector loops (a threshold for
+ * `rep movsb` above any copy), unless the user's GLIBC_TUNABLES sets it. */
+static void add_vector_copies(const struct ol_daemon *d, char ***env)
+{
+    static const char tunable[] = "glibc.cpu.x86_rep_movsb_threshold";
+    long wanted = job_param(d, OL_LAUNCHER_VECTOR_COPIES);
+    if (wanted == 0 || (wanted < 0 && !cpu_is_amd_family_19h()))
+        return;
+    const char *given = NULL;
+    for (size_t i = 0; (*env)[i] != NULL; i++)
+        if (strncmp((*env)[i], "GLIBC_TUNABLES=", 15) == 0)
+            given = (*env)[i] + 15;
+    if (given != NULL && strstr(given, tunable) != NULL)
+        return;
+    char *value = ol_xasprintf("%s%s%s=%lu", given ? given : "", given && *given ? ":" : "",
+                               tunable, (unsigned long)SIZE_MAX >> 1);
+    ol_env_set(env, "GLIBC_TUNABLES", value);
+    free(value);
+}
+
 static char **rank_environment(struct ol_daemon *d, struct ol_rank *r)
 {
     char **env = ol_strv_dup(environ);
     char num[16];
     add_environment(&env, r->job->spec->env);
     add_environment(&env, r->app->env); /* a spawn's own entries win */
+    add_vector_copies(d, &env);
     /* Convenience for scripts, like OMPI_COMM_WORLD_RANK / PMI_RANK. */
     snprintf(num, sizeof num, "%u", r->rank);
     ol_env_set(&env, "OMPI_LITE_RANK", num);

@@ -404,7 +404,7 @@ static void read_net_params(struct mpirun_opts *o)
 /* Reads mpirun's own parameters: the environment, overridden by --param. */
 static int read_params(struct mpirun_opts *o, char **err)
 {
-    long oversubscribe;
+    long oversubscribe, vector_copies; /* the latter read to refuse a bad value now */
     struct { int param; long *out; } read[] = {
         { OL_LAUNCHER_KILL_GRACE_MS, &o->kill_grace_ms },
         { OL_LAUNCHER_TREE_FANOUT, &o->fanout },
@@ -413,6 +413,7 @@ static int read_params(struct mpirun_opts *o, char **err)
         { OL_LAUNCHER_LINK_TIMEOUT_MS, &o->link_timeout_ms },
         { OL_LAUNCHER_OUTPUT_BUFFER, &o->output_buffer },
         { OL_LAUNCHER_OUTPUT_UMASK, &o->output_umask },
+        { OL_LAUNCHER_VECTOR_COPIES, &vector_copies },
     };
     for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) {
         const ol_launcher_param_t *p = &ol_launcher_params[read[i].param];

@@ -33,6 +33,13 @@ const ol_launcher_param_t ol_launcher_params[OL_LAUNCHER_PARAMS] = {
     [OL_LAUNCHER_OUTPUT_UMASK] = {"OUTPUT_UMASK", 0, 0, 1,
                                   "1: --output-filename creates its directories and files with "
                                   "the user's umask; 0: owner only (0700 and 0600)"},
+    [OL_LAUNCHER_VECTOR_COPIES] = {"VECTOR_COPIES", -1, -1, 1,
+                                   "1: ranks start with glibc's memcpy told to use its vector "
+                                   "loops instead of `rep movsb` (GLIBC_TUNABLES "
+                                   "glibc.cpu.x86_rep_movsb_threshold), unless the environment "
+                                   "sets that tunable; -1: only on AMD CPUs of family 19h (Zen 3 "
+                                   "and 4), where `rep movsb` runs some copies 2-30 times slower "
+                                   "(see launcher/README.md); 0: never"},
 };
 
 void ol_launcher_params_print(FILE *out)

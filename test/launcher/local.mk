@@ -60,6 +60,7 @@ test_launcher_scripts = \
 	test/launcher/topo_cache_dir.sh \
 	test/launcher/exit_status.sh \
 	test/launcher/default_binding.sh \
+	test/launcher/vector_copies.sh \
 	test/launcher/signals.sh \
 	test/launcher/stdin.sh \
 	test/launcher/own_address.sh \
