@@ -50,24 +50,12 @@ static const ol_param_t match_params[] = {
      "point-to-point messages between ranks of a job that runs on one host go through "
      "shared-memory rings with ompi-lite's own matching (0: UCX's tag matching); every rank "
      "of the job must agree", &shm_param, 0, 1},
-    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "32768",
+    {"P2P_SHM_EAGER_BYTES", OL_PARAM_INT, "8192",
      "messages of at most this many bytes (and at most a quarter of the ring) are copied "
-     "through the ring; larger ones are announced there and their data goes over UCX. So "
-     "are those that find the ring full where the backlog does not copy them (more than 8 "
-     "KiB; more than 2 KiB with more ranks than cores or 64 KiB rings), those above 8 KiB "
-     "after waiting up to 20 us for room, except contiguous ones of 64 KiB and more, which "
-     "then go by address (P2P_SHM_CMA_BYTES). UCX's eager path costs a page "
-     "fault per fresh buffer until its FIFO has gone round once (2-rank MPI_Sendrecv of "
-     "8 KiB: 8-10 us for the first 256 calls, 1.4 us after); the rings are populated at "
-     "start-up. 2 ranks, medians of 5-7 alternating runs, eager up to 4 KiB (64 KiB rings) "
-     "-> 64 KiB (256 KiB rings): osu_latency 8/64 KiB 0.73/3.31 -> 0.62/3.94 us; osu_bw "
-     "8-16 KiB 8.9-9.5 -> 28-29 GB/s, 64 KiB 10.2 -> 25.5; osu_bibw 32/64 KiB 28.5/26.9 "
-     "-> 27.2/24.3 (Open MPI 12.9/16.5); osu_bcast and osu_allgather 32/64 KiB 15-30 -> "
-     "3-12 us; 8-16 KiB MPI_Allreduce in batches of 20 calls (coll_perf) 10-23 -> 1.1-1.9 "
-     "us a call. 32 KiB since: on this machine, 64 KiB through the ring took 9.9-13 us "
-     "(osu_latency) and gave 7.4-8.1 GB/s (osu_bw), over UCX 3.3-4.5 us and 19-21 GB/s; "
-     "beside two busy processes (compare.sh --busy 2) 1080 us against 3.5 (an earlier "
-     "machine measured the ring faster at 64 KiB, above)",
+     "through the ring; larger ones are announced there and their data goes over UCX, whose "
+     "fragments the receiver copies while the sender copies the next (or by address from "
+     "P2P_SHM_CMA_BYTES). Raise it where one core's copy of a message is cheaper than a "
+     "fragment's hand-off; pt2pt/README.md has the measurements",
      &eager_param, 0, INT_MAX},
     {"P2P_SHM_RING_BYTES", OL_PARAM_INT, "0",
      "bytes of each ring from one rank to another (a power of two, at least 4096); 0: "
