@@ -7,12 +7,13 @@
  * most cb_buffer_size bytes: in each round, every process sends each
  * aggregator whose window it touches a header (pieces, bytes), then the
  * list of its pieces there and, for a write, their data, which is one
- * contiguous stretch of its stream; the aggregator writes the window in one
- * request (reading it first where the pieces leave holes), or reads it in
- * one request and sends each process its bytes back, one contiguous
- * message each way through a staging area. With more than one round the
- * aggregator has two windows, and the file request of one runs (POSIX
- * asynchronous I/O) while the other's messages flow. Where ranges do not
+ * contiguous stretch of its stream; the aggregator writes the window's
+ * span in one request (gathered from where the pieces arrived, or from the
+ * window, read first where the pieces leave holes), or reads it in one
+ * request and sends each process its bytes back, one contiguous message
+ * each way through a staging area. With more than one round the aggregator
+ * has two windows, and the file request of one runs (on a thread of its
+ * own, the mover) while the other's messages flow. Where ranges do not
  * interleave each process moves its own data, as independent access would.
  *
  * An access is a small state machine advanced by the progress engine
@@ -25,12 +26,14 @@
 #include "pt2pt.h"
 #include "ol_runtime.h"
 
-#include <aio.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 enum { TAG_RANGE, TAG_HEADER, TAG_LIST, TAG_DATA, TAG_REPLY, TAG_ERROR, TAG_KINDS = 8 };
@@ -51,15 +54,28 @@ typedef enum {
     PHASE_ERRORS
 } phase_t;
 
-/* The aggregator's one file request in flight, moved by the C library's
- * asynchronous I/O while messages flow: the window of round k being
- * written while round k + 1's pieces arrive, or the window of round k + 1
- * being read while round k's pieces leave. */
+/* A piece of a window in file order, and where its bytes are when the
+ * round's write gathers them (the staging area, or the aggregator's own
+ * stream). */
 typedef struct {
-    struct aiocb cb;
-    bool busy;
+    MPI_Offset offset, length;
+    char *data;
+} segment_t;
+
+/* The aggregator's one file request in flight, made by the mover thread
+ * (below) while messages flow: round k's pieces being written while round
+ * k + 1's arrive, or the window of round k + 1 being read while round k's
+ * pieces leave. */
+typedef struct file_io {
+    int fd;
     bool write;
-    MPI_Offset done; /* bytes moved once it completed (a read stops at the end of the file) */
+    const segment_t *segments; /* what it moves, in file order, no gap between them */
+    size_t nsegments;
+    segment_t whole;           /* the one segment of a window's span */
+    MPI_Offset done;           /* bytes a read moved (it stops at the end of the file) */
+    int error;                 /* its errno */
+    atomic_bool busy;
+    struct file_io *next;      /* in the mover's queue */
 } file_io_t;
 
 /* What one aggregator gets from one process in a round. */
@@ -94,6 +110,9 @@ typedef struct io_op {
     file_io_t io;
     bool read_ahead;       /* this round's window was read during the last one */
     MPI_Offset window_lo, span_lo, span_hi; /* this round's window, and what it moves */
+    segment_t *segments;   /* every process's pieces of the window, in file order */
+    size_t nsegments;
+    bool overlapping;      /* two of them share bytes (the program wrote some twice) */
     ol_io_run_t *holes;    /* what the pieces leave out of the span */
     size_t nholes;
     int *errors;           /* per process, the last phase */
@@ -317,11 +336,18 @@ static ol_status_t cut_domains(io_op_t *op)
     }
     op->bounds[na] = hi;
     /* cb_buffer_size is what the windows take in all: one window, or two
-     * of half of it where the access takes more than one round. */
+     * of half of it where the access takes more than one round. A write
+     * that fits one window but is larger than a write round takes rounds
+     * of that size, so that each one's write overlaps the next one's
+     * messages (16 MiB by 4 ranks: README.md). */
     MPI_Offset total = op->file->hints.cb_buffer_size > 0 ? op->file->hints.cb_buffer_size : 1;
+    MPI_Offset round = ol_io_write_round_bytes();
     op->window = total;
     op->rounds = rounds_of(op);
-    if (op->rounds > 1) {
+    if (op->rounds == 1 && op->access.write && round > 0 && round <= total / 2) {
+        op->window = round;
+        op->rounds = rounds_of(op);
+    } else if (op->rounds > 1) {
         op->window = total > 1 ? total / 2 : 1;
         op->rounds = rounds_of(op);
     }
@@ -472,49 +498,83 @@ static void start_lists(io_op_t *op)
 
 static int by_offset(const void *a, const void *b)
 {
-    MPI_Offset x = ((const ol_io_run_t *)a)->offset, y = ((const ol_io_run_t *)b)->offset;
+    MPI_Offset x = ((const segment_t *)a)->offset, y = ((const segment_t *)b)->offset;
     return (x > y) - (x < y);
 }
 
-/* The span [span_lo, span_hi) of what the processes asked of this window,
- * and the holes their pieces leave in it (op->holes, for a write to read
- * first). Pieces of one collective may overlap (the program wrote the same
- * bytes twice, which the standard leaves undefined there), so they are
- * merged in file order. */
+/* Where this process's stretch of its stream for aggregator a's window of
+ * this round begins: its pieces there, one after the other. */
+static char *my_stretch(const io_op_t *op, int a)
+{
+    MPI_Offset lo, hi;
+    window_of(op, a, op->round, &lo, &hi);
+    size_t first, n;
+    my_pieces_in(op, lo, hi, &first, &n);
+    piece_t piece;
+    clip(&op->mine.pieces[first], lo, hi, &piece);
+    return op->stream.bytes + piece.data;
+}
+
+/* Where process r's pieces of a staged round lie at the aggregator: its
+ * own in its stream (they take no message: a send to itself would copy
+ * them once more), the others' one after the other, in rank order, in the
+ * staging area, from *at on, which it advances. */
+static char *staged_stretch(const io_op_t *op, int r, MPI_Offset *at)
+{
+    if (r == op->file->comm->rank)
+        return my_stretch(op, op->my_aggregator);
+    char *stretch = op->staging + *at;
+    *at += op->in[r].header[1];
+    return stretch;
+}
+
+/* Every process's pieces of the window in file order (op->segments; with
+ * where their bytes lie, for a staged write), the span [span_lo, span_hi)
+ * they cover, and the holes they leave in it (op->holes, for a write to
+ * read first). Pieces of one collective may overlap (the program wrote the
+ * same bytes twice, which the standard leaves undefined there), so they
+ * are merged. */
 static void requested_span(io_op_t *op)
 {
     size_t n = 0;
     for (int r = 0; r < nprocs(op); r++)
         n += (size_t)op->in[r].header[0];
-    ol_io_run_t *runs = malloc((n + 1) * sizeof(*runs));
+    free(op->segments);
+    free(op->holes);
+    op->segments = malloc((n + 1) * sizeof(*op->segments));
+    op->holes = malloc((n + 1) * sizeof(*op->holes));
+    op->nsegments = n;
     op->span_lo = op->span_hi = 0;
     op->nholes = 0;
-    if (!runs) {
+    op->overlapping = false;
+    if (!op->segments || !op->holes) {
+        op->nsegments = 0;
         fail(op, MPI_ERR_NO_MEM);
         return;
     }
+    bool gathered = op->access.write && op->staged;
+    MPI_Offset at = 0;
     size_t k = 0;
-    for (int r = 0; r < nprocs(op); r++)
-        for (int64_t p = 0; p < op->in[r].header[0]; p++)
-            runs[k++] = (ol_io_run_t){op->in[r].list[2 * p], op->in[r].list[2 * p + 1]};
-    qsort(runs, n, sizeof(*runs), by_offset);
-    free(op->holes);
-    op->holes = malloc((n + 1) * sizeof(*op->holes));
-    if (!op->holes) {
-        free(runs);
-        fail(op, MPI_ERR_NO_MEM);
-        return;
+    for (int r = 0; r < nprocs(op); r++) {
+        const incoming_t *in = &op->in[r];
+        char *data = gathered && in->header[0] > 0 ? staged_stretch(op, r, &at) : NULL;
+        for (int64_t p = 0; p < in->header[0]; p++) {
+            op->segments[k++] = (segment_t){in->list[2 * p], in->list[2 * p + 1], data};
+            data = data ? data + in->list[2 * p + 1] : NULL;
+        }
     }
-    MPI_Offset end = n ? runs[0].offset : 0;
+    qsort(op->segments, n, sizeof(*op->segments), by_offset);
+    const segment_t *seg = op->segments;
+    MPI_Offset end = n ? seg[0].offset : 0;
     op->span_lo = end;
     for (k = 0; k < n; k++) {
-        if (runs[k].offset > end)
-            op->holes[op->nholes++] = (ol_io_run_t){end, runs[k].offset - end};
-        if (runs[k].offset + runs[k].length > end)
-            end = runs[k].offset + runs[k].length;
+        if (seg[k].offset > end)
+            op->holes[op->nholes++] = (ol_io_run_t){end, seg[k].offset - end};
+        op->overlapping |= seg[k].offset < end;
+        if (seg[k].offset + seg[k].length > end)
+            end = seg[k].offset + seg[k].length;
     }
     op->span_hi = end;
-    free(runs);
 }
 
 /* A process's pieces of this window as a type over the window's buffer,
@@ -566,15 +626,15 @@ static MPI_Offset stage_pieces(const io_op_t *op, const incoming_t *in, char *st
     return at;
 }
 
-/* A write's pieces, arrived in the staging area, into the window. */
+/* A write's pieces, arrived in the staging area (the aggregator's own in
+ * its stream), into the window. */
 static void unstage_all(io_op_t *op)
 {
     MPI_Offset at = 0;
     for (int r = 0; r < nprocs(op); r++) {
         if (op->in[r].header[0] == 0)
             continue;
-        stage_pieces(op, &op->in[r], op->staging + at, INT64_MAX, false);
-        at += op->in[r].header[1];
+        stage_pieces(op, &op->in[r], staged_stretch(op, r, &at), INT64_MAX, false);
     }
 }
 
@@ -612,12 +672,14 @@ static void move_pieces(io_op_t *op, bool send, MPI_Offset end)
             continue;
         }
         if (op->staged) {
-            char *stretch = op->staging + at;
-            at += in->header[1];
+            char *stretch = staged_stretch(op, r, &at);
+            MPI_Offset bytes = send ? stage_pieces(op, in, stretch, end, true) : in->header[1];
+            if (r == op->file->comm->rank)
+                continue; /* its own, in place already (reads) or to be taken from there */
             if (send)
-                send_to(op, stretch, stage_pieces(op, in, stretch, end, true), r, TAG_REPLY);
+                send_to(op, stretch, bytes, r, TAG_REPLY);
             else
-                receive_from(op, stretch, in->header[1], r, TAG_DATA);
+                receive_from(op, stretch, bytes, r, TAG_DATA);
             continue;
         }
         ol_datatype_t *type;
@@ -644,18 +706,13 @@ static void my_stretches(io_op_t *op, bool send)
     for (int a = 0; a < op->naggregators; a++) {
         if (op->out_headers[a][0] == 0)
             continue;
-        MPI_Offset lo, hi;
-        window_of(op, a, op->round, &lo, &hi);
-        size_t first, n;
-        my_pieces_in(op, lo, hi, &first, &n);
-        piece_t piece;
-        clip(&op->mine.pieces[first], lo, hi, &piece);
+        if (a == op->my_aggregator && op->staged)
+            continue; /* the aggregator's own stretch takes no message (staged_stretch) */
+        char *stretch = my_stretch(op, a);
         if (send)
-            send_to(op, op->stream.bytes + piece.data, op->out_headers[a][1],
-                    op->aggregators[a], TAG_DATA);
+            send_to(op, stretch, op->out_headers[a][1], op->aggregators[a], TAG_DATA);
         else
-            receive_from(op, op->stream.bytes + piece.data, op->out_headers[a][1],
-                         op->aggregators[a], TAG_REPLY);
+            receive_from(op, stretch, op->out_headers[a][1], op->aggregators[a], TAG_REPLY);
     }
 }
 
@@ -672,58 +729,154 @@ static void start_data(io_op_t *op)
 
 /* ---- the aggregator's file request ------------------------------------------- */
 
-/* The rest of the request after `moved` bytes, moved now (short transfers
- * are rare: the C library asks once), and its outcome. */
-static void file_io_finish(io_op_t *op, MPI_Offset moved)
+/* pwritev of iov[0 .. n) at offset, retried on short transfers and EINTR
+ * (it advances iov); returns errno. */
+static int pwritev_full(int fd, struct iovec *iov, int n, MPI_Offset offset)
 {
-    file_io_t *io = &op->io;
-    char *buf = (char *)io->cb.aio_buf;
-    MPI_Offset length = (MPI_Offset)io->cb.aio_nbytes, offset = io->cb.aio_offset, more = 0;
-    int error = 0;
-    if (moved < length && io->write)
-        error = ol_io_pwrite_full(io->cb.aio_fildes, buf + moved, length - moved, offset + moved);
-    else if (moved < length)
-        error = ol_io_pread_full(io->cb.aio_fildes, buf + moved, length - moved, offset + moved,
-                                 &more);
-    io->done = io->write ? (error ? moved : length) : moved + more;
-    if (error && !op->error)
-        op->error = error;
+    int k = 0;
+    while (k < n) {
+        ssize_t moved = pwritev(fd, iov + k, n - k, offset);
+        if (moved < 0 && errno == EINTR)
+            continue;
+        if (moved < 0)
+            return errno;
+        if (moved == 0)
+            return ENOSPC; /* a write that makes no progress: nothing more fits */
+        offset += moved;
+        for (; k < n && (size_t)moved >= iov[k].iov_len; k++)
+            moved -= (ssize_t)iov[k].iov_len;
+        if (k < n) {
+            iov[k].iov_base = (char *)iov[k].iov_base + moved;
+            iov[k].iov_len -= (size_t)moved;
+        }
+    }
+    return 0;
 }
 
-/* Starts moving length bytes at offset between the file and buf, to go on
- * while messages flow; moves them now where the system takes no
- * asynchronous request. */
-static void file_io_start(io_op_t *op, bool write, char *buf, MPI_Offset length, MPI_Offset offset)
+/* Segments that follow each other in the file without a gap, written in
+ * one pass from wherever their bytes are (pwritev, IOV_BATCH at a time):
+ * the kernel gathers them into the file's pages, so a round's pieces need
+ * no copy into a window first. Returns errno. */
+static int write_segments(int fd, const segment_t *segments, size_t n)
+{
+    enum { IOV_BATCH = 1024 }; /* POSIX's least IOV_MAX, Linux's */
+    struct iovec iov[IOV_BATCH];
+    size_t k = 0;
+    while (k < n) {
+        MPI_Offset offset = segments[k].offset;
+        int batch = 0;
+        for (; batch < IOV_BATCH && k < n; batch++, k++)
+            iov[batch] = (struct iovec){segments[k].data, (size_t)segments[k].length};
+        int error = pwritev_full(fd, iov, batch, offset);
+        if (error)
+            return error;
+    }
+    return 0;
+}
+
+/* Makes a request now, in whichever thread calls. */
+static void file_io_move(file_io_t *io)
+{
+    if (io->write) {
+        io->error = write_segments(io->fd, io->segments, io->nsegments);
+        return;
+    }
+    const segment_t *window = &io->segments[0];
+    io->error = ol_io_pread_full(io->fd, window->data, window->length, window->offset,
+                                 &io->done);
+}
+
+/* The thread that makes the aggregators' file requests while messages
+ * flow, one after the other in the order they came; started by the first,
+ * it sleeps on its condition between them. POSIX asynchronous I/O
+ * (aio_write) takes one buffer, so a round's pieces had to be copied into
+ * a window first; this thread writes them gathered from where they
+ * arrived. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool started;
+    file_io_t *head, **tail;
+} mover = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, NULL, &mover.head};
+
+static void *mover_main(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&mover.lock);
+    for (;;) {
+        while (!mover.head)
+            pthread_cond_wait(&mover.wake, &mover.lock);
+        file_io_t *io = mover.head;
+        mover.head = io->next;
+        if (!mover.head)
+            mover.tail = &mover.head;
+        pthread_mutex_unlock(&mover.lock);
+        file_io_move(io);
+        atomic_store_explicit(&io->busy, false, memory_order_release);
+        pthread_mutex_lock(&mover.lock);
+    }
+    return NULL;
+}
+
+/* The thread takes no signal: the program's threads get them all. */
+static bool mover_start(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    bool started = pthread_create(&thread, &attr, mover_main, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
+/* Queues io for the mover thread; false where no thread could start. */
+static bool mover_take(file_io_t *io)
+{
+    pthread_mutex_lock(&mover.lock);
+    if (!mover.started)
+        mover.started = mover_start();
+    if (mover.started) {
+        atomic_store_explicit(&io->busy, true, memory_order_relaxed);
+        io->next = NULL;
+        *mover.tail = io;
+        mover.tail = &io->next;
+        pthread_cond_signal(&mover.wake);
+    }
+    bool taken = mover.started;
+    pthread_mutex_unlock(&mover.lock);
+    return taken;
+}
+
+/* Starts moving the segments (a read: one, the window) between the file
+ * and memory, to go on while messages flow; moves them now where no
+ * thread could start. They stay in place until file_io_done. */
+static void file_io_start(io_op_t *op, bool write, const segment_t *segments, size_t n)
 {
     file_io_t *io = &op->io;
-    io->cb = (struct aiocb){.aio_fildes = op->file->fd, .aio_buf = buf,
-                            .aio_nbytes = (size_t)length, .aio_offset = offset};
-    io->cb.aio_sigevent.sigev_notify = SIGEV_NONE;
+    io->fd = op->file->fd;
     io->write = write;
+    io->segments = segments;
+    io->nsegments = n;
     io->done = 0;
-    io->busy = (write ? aio_write(&io->cb) : aio_read(&io->cb)) == 0;
-    if (!io->busy)
-        file_io_finish(op, 0);
+    io->error = 0;
+    if (!mover_take(io))
+        file_io_move(io);
 }
 
-/* True once the file request is done, or when none is in flight. */
+/* True once the file request is done (its error is the access's), or
+ * when none is in flight. */
 static bool file_io_done(io_op_t *op)
 {
     file_io_t *io = &op->io;
-    if (!io->busy)
-        return true;
-    int error = aio_error(&io->cb);
-    if (error == EINPROGRESS)
+    if (atomic_load_explicit(&io->busy, memory_order_acquire))
         return false;
-    ssize_t moved = aio_return(&io->cb);
-    io->busy = false;
-    if (error) {
-        io->done = 0;
-        if (!op->error)
-            op->error = error;
-        return true;
-    }
-    file_io_finish(op, (MPI_Offset)moved);
+    if (io->error && !op->error)
+        op->error = io->error;
     return true;
 }
 
@@ -757,12 +910,13 @@ static int read_holes(const io_op_t *op)
     return 0;
 }
 
-/* The aggregator of a write, once every piece is in the window: the span
- * in one request, which goes on while the next round's pieces arrive into
- * the other window; the last round's now, as nothing would overlap it (the
- * request's thread and the polls while it runs cost more than they save:
- * 1 MiB by 4 ranks 0.5-1.4 GB/s against 1.1-2.9 made at once). Where the
- * pieces leave holes, now, under an exclusive
+/* The aggregator of a write, once every piece has arrived: the span in
+ * one request, gathered from where the pieces arrived where they tile it
+ * (else from the window, the staged pieces copied there first), which the
+ * mover thread makes while the next round's pieces arrive; the last
+ * round's now, as nothing would overlap it (the thread and the polls while
+ * it runs cost more than they save: 1 MiB by 4 ranks 0.5-1.4 GB/s against
+ * 1.1-2.9 made at once). Where the pieces leave holes, now, under an exclusive
  * lock, the holes read first: a lock is never held across messages (a
  * process waiting for it must not be the one whose data this waits for)
  * nor across progress (its mutex serves this thread's other accesses). */
@@ -772,13 +926,18 @@ static void write_window(io_op_t *op)
     MPI_Offset lo = op->span_lo, length = op->span_hi - lo;
     if (length <= 0 || op->error || !op->buffer)
         return;
+    bool gathered = op->staged && op->nholes == 0 && !op->overlapping;
+    if (op->staged && !gathered)
+        unstage_all(op);
     char *span = op->buffer + (lo - op->window_lo);
-    if (op->nholes == 0 && op->round + 1 < op->rounds) {
-        file_io_start(op, true, span, length, lo);
-        return;
-    }
     if (op->nholes == 0) {
-        op->error = ol_io_pwrite_full(op->file->fd, span, length, lo);
+        op->io.whole = (segment_t){lo, length, span};
+        const segment_t *segments = gathered ? op->segments : &op->io.whole;
+        size_t n = gathered ? op->nsegments : 1;
+        if (op->round + 1 < op->rounds)
+            file_io_start(op, true, segments, n);
+        else
+            op->error = write_segments(op->file->fd, segments, n);
         return;
     }
     if (!op->file->readable) {
@@ -810,7 +969,8 @@ static void read_next_window(io_op_t *op)
     window_of(op, op->my_aggregator, op->round + 1, &lo, &hi);
     if (hi <= lo)
         return;
-    file_io_start(op, false, op->spare, hi - lo, lo);
+    op->io.whole = (segment_t){lo, hi - lo, op->spare};
+    file_io_start(op, false, &op->io.whole, 1);
     op->read_ahead = true;
 }
 
@@ -997,8 +1157,6 @@ static step_t step(io_op_t *op)
             start_replies(op);
         break;
     case PHASE_DATA:
-        if (op->my_aggregator >= 0 && op->staged)
-            unstage_all(op);
         if (op->my_aggregator >= 0)
             write_window(op);
         next_round(op);
@@ -1067,6 +1225,7 @@ static void free_op(io_op_t *op)
     free(op->ranges);
     free(op->aggregators);
     free(op->bounds);
+    free(op->segments);
     free(op->holes);
     free(op->pending);
     free(op->mine.pieces);
@@ -1098,7 +1257,7 @@ static void finish(io_op_t *op)
  * message would wake a process that slept with such a phase done. So does
  * an access that waits for its file request alone, whose end wakes nobody
  * either: a waiting rank polls then, giving its core away between polls,
- * as the C library's thread does the copy. */
+ * as the mover thread does the copy. */
 static int advance_all(void)
 {
     if (pthread_mutex_trylock(&ops_lock) != 0)

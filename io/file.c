@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int cb_buffer_kib, cb_nodes, ind_rd_kib, ind_wr_kib;
+static int cb_buffer_kib, cb_nodes, ind_rd_kib, ind_wr_kib, cb_write_round_kib;
 
 /* The defaults of the hints a program does not give (measurements in
  * README.md). */
@@ -22,6 +22,12 @@ static const ol_param_t io_params[] = {
      "KiB an aggregator of two-phase collective I/O moves per round (the hint cb_buffer_size "
      "overrides it per file): larger means fewer rounds of messages and more memory.",
      &cb_buffer_kib, 4, 1 << 22},
+    {"IO_CB_WRITE_ROUND_KIB", OL_PARAM_INT, "8192",
+     "KiB of the rounds of a two-phase collective write whose part at an aggregator fits one "
+     "round (cb_buffer_size) but is larger than this: more rounds, so that the write of each "
+     "runs while the next one's data arrive; 0 keeps one round. The time to write a round's "
+     "data is the part that overlaps nothing.",
+     &cb_write_round_kib, 0, 1 << 22},
     {"IO_CB_NODES", OL_PARAM_INT, "0",
      "aggregators of two-phase collective I/O (the hint cb_nodes overrides it per file); "
      "0: one per host.",
@@ -59,6 +65,11 @@ void ol_io_hints_default(ol_io_hints_t *hints)
         .ind_wr_buffer_size = (MPI_Offset)ind_wr_kib << 10,
         .striping_unit = 0,
     };
+}
+
+MPI_Offset ol_io_write_round_bytes(void)
+{
+    return (MPI_Offset)cb_write_round_kib << 10;
 }
 
 ol_status_t ol_io_errno_class(int error, const char *what, const char *path)

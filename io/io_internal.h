@@ -15,6 +15,10 @@ ol_status_t ol_io_agree(ol_comm_t *comm, int error, const char *verb, const char
  * lowest rank whose `mine` is no success, what naming the step. */
 ol_status_t ol_io_agree_class(ol_comm_t *comm, ol_status_t mine, const char *what);
 
+/* The rounds of a collective write that fits one window but is larger
+ * than this (IO_CB_WRITE_ROUND_KIB); 0: one round. */
+MPI_Offset ol_io_write_round_bytes(void);
+
 /* Sets the view of this process alone (open's default view, and the
  * local part of MPI_File_set_view). */
 ol_status_t ol_io_set_view_local(ol_file_t *file, MPI_Offset disp, ol_datatype_t *etype,
