@@ -22,6 +22,7 @@
  * Messages go over the file's private communicator, tagged by the access's
  * sequence number (all processes start collectives on a file in the same
  * order) and the kind of message. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "io_internal.h"
 #include "pt2pt.h"
 #include "ol_runtime.h"
@@ -788,24 +789,31 @@ static void file_io_move(file_io_t *io)
 
 /* The thread that makes the aggregators' file requests while messages
  * flow, one after the other in the order they came; started by the first,
- * it sleeps on its condition between them. POSIX asynchronous I/O
+ * it sleeps on its condition between them, and MPI_Finalize ends it once
+ * it has made those queued (ol_io_finalize). POSIX asynchronous I/O
  * (aio_write) takes one buffer, so a round's pieces had to be copied into
  * a window first; this thread writes them gathered from where they
  * arrived. */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    bool started;
+    bool started, stopping;
+    pthread_t thread;
     file_io_t *head, **tail;
-} mover = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, NULL, &mover.head};
+} mover = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0, NULL,
+           &mover.head};
 
+/* Moves what is queued until ol_io_finalize asks it to stop and nothing
+ * is left. */
 static void *mover_main(void *unused)
 {
     (void)unused;
     pthread_mutex_lock(&mover.lock);
     for (;;) {
-        while (!mover.head)
+        while (!mover.head && !mover.stopping)
             pthread_cond_wait(&mover.wake, &mover.lock);
+        if (!mover.head)
+            break;
         file_io_t *io = mover.head;
         mover.head = io->next;
         if (!mover.head)
@@ -815,6 +823,7 @@ static void *mover_main(void *unused)
         atomic_store_explicit(&io->busy, false, memory_order_release);
         pthread_mutex_lock(&mover.lock);
     }
+    pthread_mutex_unlock(&mover.lock);
     return NULL;
 }
 
@@ -824,14 +833,23 @@ static bool mover_start(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t thread;
-    bool started = pthread_create(&thread, &attr, mover_main, NULL) == 0;
-    pthread_attr_destroy(&attr);
+    bool started = pthread_create(&mover.thread, NULL, mover_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started)
+        pthread_setname_np(mover.thread, "ol-io-mover"); /* what top -H and gdb show */
     return started;
+}
+
+void ol_io_finalize(void)
+{
+    pthread_mutex_lock(&mover.lock);
+    bool started = mover.started;
+    mover.stopping = true;
+    pthread_cond_signal(&mover.wake);
+    pthread_mutex_unlock(&mover.lock);
+    if (started)
+        pthread_join(mover.thread, NULL);
+    mover.started = mover.stopping = false;
 }
 
 /* Queues io for the mover thread; false where no thread could start. */

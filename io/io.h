@@ -102,6 +102,9 @@ static inline MPI_File ol_file_to_handle(ol_file_t *file)
 /* What a file does when the program gives no hint: the parameters of io/
  * (IO_CB_BUFFER_KIB ...), loaded at start-up. */
 void ol_io_params_load(void);
+/* At MPI_Finalize: ends the thread that makes collective accesses' file
+ * requests, once it has made those queued. */
+void ol_io_finalize(void);
 void ol_io_params_print(FILE *out);
 void ol_io_hints_default(ol_io_hints_t *hints);
 

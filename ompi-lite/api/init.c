@@ -60,6 +60,7 @@ static int stop_runtime(void)
     /* Endpoints flush what is in flight; the runtime's closing fence keeps
      * progressing, so no rank tears down its worker while a peer flushes. */
     ol_rma_finalize();
+    ol_io_finalize();
     ol_pt2pt_finalize();
     ol_comm_finalize_predefined();
     return ol_rt_finalize();

@@ -6,10 +6,14 @@
  * then the same with every fifth block of each rank left out (holes, which
  * keep the file's old bytes), and the data read back collectively; with
  * one aggregator and with two (cb_nodes 2), whose own pieces lie in the
- * other's window as well as its own.
+ * other's window as well as its own. With OL_TEST_MOVER=1 (rounds whose
+ * writes a thread of the library makes, "ol-io-mover"), rank 0, an
+ * aggregator, checks that the thread ran and that MPI_Finalize ended it.
  *
  *   io_gathered DIR */
 #include "io_util.h"
+
+#include <dirent.h>
 
 enum { BLOCKS = 3000 }; /* per rank: at 4 ranks, 12000 pieces in one window */
 
@@ -127,6 +131,26 @@ static void one_pass(const char *cb_nodes, int holes, int pass)
     free(want);
 }
 
+/* Whether a thread of this process bears the name. */
+static int has_thread(const char *name)
+{
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *t;
+    int found = 0;
+    while (tasks && (t = readdir(tasks)) != NULL && !found) {
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", t->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(comm, sizeof comm, f))
+            found = strncmp(comm, name, strlen(name)) == 0 && comm[strlen(name)] == '\n';
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return found;
+}
+
 int main(int argc, char **argv)
 {
     io_init(&argc, &argv, "io_gathered");
@@ -135,6 +159,13 @@ int main(int argc, char **argv)
     for (int a = 0; a < 2; a++)
         for (int holes = 0; holes < 2; holes++)
             one_pass(aggregators[a], holes, pass++);
+    int check_mover = rank == 0 && getenv("OL_TEST_MOVER") != NULL;
+    if (check_mover && !has_thread("ol-io-mover"))
+        io_fail("no thread ol-io-mover after writes in rounds");
     io_finish();
+    if (check_mover && has_thread("ol-io-mover")) {
+        fprintf(stderr, "io_gathered: thread ol-io-mover still runs after MPI_Finalize\n");
+        return 1;
+    }
     return 0;
 }
