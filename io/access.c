@@ -30,20 +30,35 @@ int ol_io_pread_full(int fd, void *buf, MPI_Offset length, MPI_Offset offset, MP
     return 0;
 }
 
+int ol_io_pwritev_full(int fd, struct iovec *iov, int n, MPI_Offset offset)
+{
+    int k = 0;
+    for (;;) {
+        while (k < n && iov[k].iov_len == 0)
+            k++;
+        if (k == n)
+            return 0;
+        ssize_t moved = pwritev(fd, iov + k, n - k, offset);
+        if (moved < 0 && errno == EINTR)
+            continue;
+        if (moved < 0)
+            return errno;
+        if (moved == 0)
+            return ENOSPC; /* a write that makes no progress: nothing more fits */
+        offset += moved;
+        for (; k < n && (size_t)moved >= iov[k].iov_len; k++)
+            moved -= (ssize_t)iov[k].iov_len;
+        if (k < n) {
+            iov[k].iov_base = (char *)iov[k].iov_base + moved;
+            iov[k].iov_len -= (size_t)moved;
+        }
+    }
+}
+
 int ol_io_pwrite_full(int fd, const void *buf, MPI_Offset length, MPI_Offset offset)
 {
-    MPI_Offset done = 0;
-    while (done < length) {
-        ssize_t n = pwrite(fd, (const char *)buf + done, (size_t)(length - done), offset + done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return errno;
-        if (n == 0)
-            return ENOSPC; /* a write that makes no progress: nothing more fits */
-        done += n;
-    }
-    return 0;
+    struct iovec iov = {(void *)buf, (size_t)length};
+    return ol_io_pwritev_full(fd, &iov, 1, offset);
 }
 
 /* Open file description locks exclude other processes (and survive no

@@ -730,30 +730,6 @@ static void start_data(io_op_t *op)
 
 /* ---- the aggregator's file request ------------------------------------------- */
 
-/* pwritev of iov[0 .. n) at offset, retried on short transfers and EINTR
- * (it advances iov); returns errno. */
-static int pwritev_full(int fd, struct iovec *iov, int n, MPI_Offset offset)
-{
-    int k = 0;
-    while (k < n) {
-        ssize_t moved = pwritev(fd, iov + k, n - k, offset);
-        if (moved < 0 && errno == EINTR)
-            continue;
-        if (moved < 0)
-            return errno;
-        if (moved == 0)
-            return ENOSPC; /* a write that makes no progress: nothing more fits */
-        offset += moved;
-        for (; k < n && (size_t)moved >= iov[k].iov_len; k++)
-            moved -= (ssize_t)iov[k].iov_len;
-        if (k < n) {
-            iov[k].iov_base = (char *)iov[k].iov_base + moved;
-            iov[k].iov_len -= (size_t)moved;
-        }
-    }
-    return 0;
-}
-
 /* Segments that follow each other in the file without a gap, written in
  * one pass from wherever their bytes are (pwritev, IOV_BATCH at a time):
  * the kernel gathers them into the file's pages, so a round's pieces need
@@ -768,7 +744,7 @@ static int write_segments(int fd, const segment_t *segments, size_t n)
         int batch = 0;
         for (; batch < IOV_BATCH && k < n; batch++, k++)
             iov[batch] = (struct iovec){segments[k].data, (size_t)segments[k].length};
-        int error = pwritev_full(fd, iov, batch, offset);
+        int error = ol_io_pwritev_full(fd, iov, batch, offset);
         if (error)
             return error;
     }

@@ -6,6 +6,8 @@
 #include "ol_common.h"
 #include "ol_log.h"
 
+#include <sys/uio.h>
+
 /* Every process learns the error of the lowest rank that failed (error is
  * an errno, 0 for none), as the class of ol_io_errno_class with "could not
  * <verb>" and path; MPI_SUCCESS when none failed. */
@@ -81,6 +83,8 @@ void ol_io_status(const ol_io_stream_t *stream, MPI_Offset moved, MPI_Status *st
  * stops at the end of the file: *done says how far it got. Return errno. */
 int ol_io_pread_full(int fd, void *buf, MPI_Offset length, MPI_Offset offset, MPI_Offset *done);
 int ol_io_pwrite_full(int fd, const void *buf, MPI_Offset length, MPI_Offset offset);
+/* pwritev of iov[0 .. n) at offset, retried alike (it advances iov). */
+int ol_io_pwritev_full(int fd, struct iovec *iov, int n, MPI_Offset offset);
 
 
 /* The runs of the file that data bytes [start, start + length) of a view
