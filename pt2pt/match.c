@@ -1017,7 +1017,9 @@ static bool streams_to_us(int peer)
  * may wait for room in our ring meanwhile (osu_bibw 16-64 KiB took 3-10
  * times as long), nor for records the ring clears anyway, whose one-way
  * streams are slow on the ring alone (osu_reduce 4-8 KiB 1.2-1.6 times the
- * time). */
+ * time). Measured with the rings copying up to 32 KiB: with the default of
+ * 8 KiB (P2P_SHM_EAGER_BYTES), no message waits so, nor goes by address
+ * below (FULL_RING_CMA_BYTES); both serve a job that raises it. */
 #define ROOM_WAIT_S 20e-6
 static enqueue_result_t enqueue_when_room(int peer, ol_ring_envelope_t *envelope,
                                           const ol_ucx_data_t *data)
