@@ -289,7 +289,10 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
         return rc;
     }
     rc = ol_rma_message_send(s, op->target, msg, bytes);
-    if (rc == MPI_SUCCESS)
+    /* An operation that brings an answer back is complete at the target
+     * when the answer arrives, which every synchronisation waits for
+     * anyway (data_pending); only the others need a flush's round trip. */
+    if (rc == MPI_SUCCESS && !brings_data_back(op->kind))
         s->touched[op->target] = true;
     return rc;
 }

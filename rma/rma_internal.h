@@ -127,7 +127,8 @@ typedef struct ol_rma_state {
     uint64_t next_id;
     ol_rma_pending_t *pending, *pending_tail;
     int *data_pending;              /* per target: gets not yet answered */
-    bool *touched;                  /* per target: operations since it last answered a flush */
+    bool *touched;                  /* per target: operations without an answer of their
+                                       own since it last answered a flush */
     ol_status_t deferred_error;     /* found at a target, for the next synchronisation */
     bool fence_epoch;               /* between fences */
     int *access;                    /* PSCW: the ranks of the access epoch */

@@ -94,7 +94,10 @@ static ol_status_t ask_and_wait(ol_rma_state_t *s, int target, ol_rma_msg_kind_t
 
 ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target)
 {
-    return ask_and_wait(s, target, MSG_FLUSH, true);
+    ol_status_t rc = ask_and_wait(s, target, MSG_FLUSH, true);
+    /* Operations with answers leave no mark in touched: theirs say. */
+    ol_rma_wait_until(target_data_done, &(target_arg_t){s, target});
+    return rc;
 }
 
 /* UCX's operations to target (-1: all) complete there, before a message
