@@ -288,7 +288,7 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
         free(msg);
         return rc;
     }
-    rc = ol_rma_message_send(s, op->target, msg, bytes);
+    rc = ol_rma_message_send_later(s, op->target, msg, bytes);
     /* An operation that brings an answer back is complete at the target
      * when the answer arrives, which every synchronisation waits for
      * anyway (data_pending); only the others need a flush's round trip. */

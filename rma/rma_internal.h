@@ -27,6 +27,8 @@ typedef enum {
     MSG_POST,     /* PSCW: the target exposes its memory to the receiver */
     MSG_COMPLETE, /* PSCW: the origin's access epoch ended */
     MSG_REPLY,    /* data of a get, or the answer to a lock, unlock, flush */
+    MSG_BUNDLE,   /* messages in a row, each its length (8 bytes) and itself,
+                     padded to 8 bytes: handled one after the other */
 } ol_rma_msg_kind_t;
 
 /* A message: this header, then nblocks blocks, then the payload. */
@@ -42,6 +44,14 @@ typedef struct {
     uint64_t nblocks;  /* target blocks that follow; 0: one block of `bytes` at disp */
     uint64_t bytes;    /* bytes addressed at the target */
 } ol_rma_msg_t;
+
+_Static_assert(sizeof(ol_rma_msg_t) % 8 == 0, "a bundle keeps its messages 8-byte aligned");
+
+/* Small messages to one peer waiting to leave as one (protocol.c). */
+typedef struct {
+    char *buf; /* room for a MSG_BUNDLE header, then the messages */
+    size_t bytes, capacity;
+} ol_rma_bundle_t;
 
 /* One contiguous piece of the target data, from disp. */
 typedef struct {
@@ -129,6 +139,8 @@ typedef struct ol_rma_state {
     int *data_pending;              /* per target: gets not yet answered */
     bool *touched;                  /* per target: operations without an answer of their
                                        own since it last answered a flush */
+    ol_rma_bundle_t *bundles;       /* per target: what waits to leave (protocol.c) */
+    int nbundled;                   /* targets whose bundle holds messages */
     ol_status_t deferred_error;     /* found at a target, for the next synchronisation */
     bool fence_epoch;               /* between fences */
     int *access;                    /* PSCW: the ranks of the access epoch */
@@ -169,6 +181,12 @@ ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
 char *ol_rma_message_new(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
                          size_t payload_bytes, char **payload, size_t *bytes);
 ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t bytes);
+/* The same for the message of an operation or of an answer: a small one
+ * waits to leave with the next message to peer, or with the next progress. */
+ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, size_t bytes);
+/* Frees the bundles; what still waits in one (a window freed inside an
+ * epoch, which MPI forbids) is dropped. */
+void ol_rma_bundles_free(ol_rma_state_t *s);
 /* A new answer to wait for; data: the reply carries count of dt into buf. */
 ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
                                 MPI_Count count, ol_datatype_t *dt, ol_request_t *request);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # One-sided communication between hosts: rma_basic's and rma_acc's ring
-# cases (each rank accesses the next one, so with 2 ranks per host half of
-# the accesses cross hosts over TCP) on 2 network-namespace hosts x 2
-# ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
+# cases and rma_bundles (each rank accesses the next one, so with 2 ranks
+# per host half of the accesses cross hosts over TCP) on 2
+# network-namespace hosts x 2 ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
 # ranks are not on one host (55 ring cases remain). The interfaces'
 # counters show that the data crossed the link, and no process is left on
 # either host.
@@ -11,7 +11,8 @@ NHOSTS=2
 BASIC=$top_builddir/test/mpi/rma_basic
 ACC=$top_builddir/test/mpi/rma_acc
 PROGRESS=$top_builddir/test/mpi/rma_progress
-need_helpers "$BASIC" "$ACC" "$PROGRESS"
+BUNDLES=$top_builddir/test/mpi/rma_bundles
+need_helpers "$BASIC" "$ACC" "$PROGRESS" "$BUNDLES"
 
 printf '%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" >"$TMP/hosts"
 
@@ -35,6 +36,13 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$ACC" ring
 [ "$rc" -eq 0 ] || fail "rma_acc ring on 2 hosts: status $rc: $(cat "$TMP/err")"
 grep -q "^rma_acc: 4 ranks OK (6 cases)" "$TMP/out" ||
     fail "rma_acc ring on 2 hosts: $(cat "$TMP/out")"
+check_hosts_empty 20
+
+# Small puts and gets cross as messages in bundles (rma/README.md).
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$BUNDLES"
+[ "$rc" -eq 0 ] || fail "rma_bundles on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
+grep -q "^rma_bundles: 4 ranks OK" "$TMP/out" ||
+    fail "rma_bundles on 2 hosts: $(cat "$TMP/out")"
 check_hosts_empty 20
 
 # Passive target across hosts while the target computes outside MPI: only

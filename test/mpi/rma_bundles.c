@@ -1,0 +1,179 @@
+/* rma_bundles: many small one-sided operations in one passive-target epoch,
+ * as the message protocol bundles them (rma/README.md, "Bundles"): every
+ * rank accesses the next one with
+ *  - 20000 8-byte puts to distinct slots, then one flush (the bundles fill
+ *    and leave on their own many times over);
+ *  - accumulates and, between them, MPI_Get_accumulate with MPI_NO_OP on
+ *    the same slot, which must see every accumulate issued before it (the
+ *    default accumulate_ordering);
+ *  - 200 request-based gets completed by MPI_Waitall alone;
+ *  - on a dynamic window, good puts around one outside the attached region:
+ *    the flush returns MPI_ERR_RMA_RANGE, the good ones are done.
+ * The targets check their memory after a barrier. Run with the messages
+ * (OMPI_LITE_RMA_UCX=0 or between hosts) for the bundles to be taken. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PUTS 20000
+#define ACC_SLOTS 16
+#define ACC_ROUNDS 50
+#define RGETS 200
+#define DYN_INTS 8
+
+static int failures;
+
+static void check(int ok, const char *what, int rank)
+{
+    if (!ok) {
+        printf("rma_bundles: rank %d: %s\n", rank, what);
+        failures++;
+    }
+}
+
+static int64_t put_value(int origin, int i)
+{
+    return (int64_t)origin * 1000003 + i;
+}
+
+static void many_puts(int rank, int size)
+{
+    int64_t *mem;
+    MPI_Win win;
+    MPI_Win_allocate(PUTS * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &mem, &win);
+    for (int i = 0; i < PUTS; i++)
+        mem[i] = -1;
+    int64_t *values = malloc(PUTS * sizeof(int64_t));
+    for (int i = 0; i < PUTS; i++)
+        values[i] = put_value(rank, i);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size;
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < PUTS; i++)
+        MPI_Put(&values[i], 1, MPI_INT64_T, next, i, 1, MPI_INT64_T, win);
+    MPI_Win_flush(next, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int prev = (rank + size - 1) % size, wrong = 0;
+    for (int i = 0; i < PUTS; i++)
+        wrong += mem[i] != put_value(prev, i);
+    check(wrong == 0, "puts: slots hold other values than the origin put", rank);
+    free(values);
+    MPI_Win_free(&win);
+}
+
+static void ordered_accumulates(int rank, int size)
+{
+    int64_t *mem;
+    MPI_Win win;
+    MPI_Win_allocate(ACC_SLOTS * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &mem, &win);
+    for (int i = 0; i < ACC_SLOTS; i++)
+        mem[i] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size, unordered = 0;
+    int64_t one = 1, unused = 0, seen;
+    MPI_Win_lock_all(0, win);
+    for (int round = 1; round <= ACC_ROUNDS; round++) {
+        for (int slot = 0; slot < ACC_SLOTS; slot++)
+            MPI_Accumulate(&one, 1, MPI_INT64_T, next, slot, 1, MPI_INT64_T, MPI_SUM, win);
+        int slot = round % ACC_SLOTS;
+        MPI_Get_accumulate(&unused, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, next, slot, 1,
+                           MPI_INT64_T, MPI_NO_OP, win);
+        MPI_Win_flush_local(next, win);
+        unordered += seen != round;
+    }
+    MPI_Win_unlock_all(win);
+    check(unordered == 0, "accumulates: a fetch missed accumulates issued before it", rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < ACC_SLOTS; i++)
+        check(mem[i] == ACC_ROUNDS, "accumulates: a slot's sum is wrong", rank);
+    MPI_Win_free(&win);
+}
+
+static void request_gets(int rank, int size)
+{
+    int *mem;
+    MPI_Win win;
+    MPI_Win_allocate(RGETS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    for (int i = 0; i < RGETS; i++)
+        mem[i] = rank * RGETS + i;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size, got[RGETS], wrong = 0;
+    MPI_Request requests[RGETS];
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < RGETS; i++)
+        MPI_Rget(&got[i], 1, MPI_INT, next, i, 1, MPI_INT, win, &requests[i]);
+    MPI_Waitall(RGETS, requests, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < RGETS; i++)
+        wrong += got[i] != next * RGETS + i;
+    MPI_Win_unlock_all(win);
+    check(wrong == 0, "request-based gets: wrong data after MPI_Waitall", rank);
+    MPI_Win_free(&win);
+}
+
+static void range_error_in_bundle(int rank, int size)
+{
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int mem[DYN_INTS];
+    for (int i = 0; i < DYN_INTS; i++)
+        mem[i] = -1;
+    MPI_Win_attach(win, mem, sizeof(mem));
+    MPI_Aint mine, base;
+    MPI_Get_address(mem, &mine);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Sendrecv(&mine, 1, MPI_AINT, prev, 0, &base, 1, MPI_AINT, next, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    int values[DYN_INTS];
+    for (int i = 0; i < DYN_INTS; i++)
+        values[i] = rank + i;
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < DYN_INTS / 2; i++)
+        MPI_Put(&values[i], 1, MPI_INT, next, MPI_Aint_add(base, i * (MPI_Aint)sizeof(int)), 1,
+                MPI_INT, win);
+    int outside = MPI_Put(&values[0], 1, MPI_INT, next,
+                          MPI_Aint_add(base, DYN_INTS * (MPI_Aint)sizeof(int) + 4096), 1, MPI_INT,
+                          win);
+    for (int i = DYN_INTS / 2; i < DYN_INTS; i++)
+        MPI_Put(&values[i], 1, MPI_INT, next, MPI_Aint_add(base, i * (MPI_Aint)sizeof(int)), 1,
+                MPI_INT, win);
+    int flushed = MPI_Win_flush(next, win), klass = MPI_SUCCESS;
+    if (outside != MPI_SUCCESS)
+        MPI_Error_class(outside, &klass);
+    else if (flushed != MPI_SUCCESS)
+        MPI_Error_class(flushed, &klass);
+    check(klass == MPI_ERR_RMA_RANGE, "dynamic window: a put outside the region was not "
+                                      "MPI_ERR_RMA_RANGE at the put or the flush", rank);
+    check(MPI_Win_flush(next, win) == MPI_SUCCESS, "dynamic window: the error came twice", rank);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int wrong = 0;
+    for (int i = 0; i < DYN_INTS; i++)
+        wrong += mem[i] != prev + i;
+    check(wrong == 0, "dynamic window: the good puts around the bad one were not all done",
+          rank);
+    MPI_Win_detach(win, mem);
+    MPI_Win_free(&win);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    many_puts(rank, size);
+    ordered_accumulates(rank, size);
+    request_gets(rank, size);
+    range_error_in_bundle(rank, size);
+    int all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && all == 0)
+        printf("rma_bundles: %d ranks OK\n", size);
+    MPI_Finalize();
+    return all != 0;
+}
