@@ -186,7 +186,7 @@ static ol_status_t bundle_send(ol_rma_state_t *s, int peer)
     return send_now(s, peer, msg, bytes);
 }
 
-static void send_bundles(ol_rma_state_t *s)
+void ol_rma_send_bundles(ol_rma_state_t *s)
 {
     for (int r = 0; s->nbundled > 0 && r < s->size; r++)
         if (bundle_send(s, r) != MPI_SUCCESS)
@@ -259,7 +259,7 @@ static bool outgoing_empty(void *arg)
 void ol_rma_drain_outgoing(ol_rma_state_t *s)
 {
     ol_rma_lock_state();
-    send_bundles(s);
+    ol_rma_send_bundles(s);
     ol_rma_unlock_state();
     ol_rma_wait_until(outgoing_empty, s);
 }
@@ -881,7 +881,7 @@ static int progress_windows(void)
         reap_outgoing(s);
         take_arrived(s);
         events += handle_received(s);
-        send_bundles(s); /* operations issued since the last pass, answers just made */
+        ol_rma_send_bundles(s); /* operations issued since the last pass, answers just made */
     }
     in_hook = false;
     ol_rma_unlock_state();

@@ -184,6 +184,8 @@ ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t b
 /* The same for the message of an operation or of an answer: a small one
  * waits to leave with the next message to peer, or with the next progress. */
 ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, size_t bytes);
+/* Sends what waits in the bundles. Lock held. */
+void ol_rma_send_bundles(ol_rma_state_t *s);
 /* Frees the bundles; what still waits in one (a window freed inside an
  * epoch, which MPI forbids) is dropped. */
 void ol_rma_bundles_free(ol_rma_state_t *s);

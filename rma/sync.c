@@ -45,6 +45,17 @@ static bool target_data_done(void *arg)
     return __atomic_load_n(&t->s->data_pending[t->target], __ATOMIC_ACQUIRE) == 0;
 }
 
+/* Waits for the answers to this process's operations to target (-1: to
+ * all), which must leave first if they wait in a bundle. Lock held. */
+static void await_answers(ol_rma_state_t *s, int target)
+{
+    ol_rma_send_bundles(s);
+    if (target >= 0)
+        ol_rma_wait_until(target_data_done, &(target_arg_t){s, target});
+    else
+        ol_rma_wait_until(no_data_pending, s);
+}
+
 /* An error a target reported for an operation without a reply of its own,
  * once. */
 static ol_status_t take_deferred(ol_rma_state_t *s, ol_status_t rc)
@@ -96,7 +107,7 @@ ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target)
 {
     ol_status_t rc = ask_and_wait(s, target, MSG_FLUSH, true);
     /* Operations with answers leave no mark in touched: theirs say. */
-    ol_rma_wait_until(target_data_done, &(target_arg_t){s, target});
+    await_answers(s, target);
     return rc;
 }
 
@@ -115,7 +126,7 @@ ol_status_t ol_rma_complete_at_targets(ol_rma_state_t *s)
     }
     ol_status_t ucx = flush_ucx(s, -1);
     ol_status_t rc = ask_and_wait(s, -1, MSG_FLUSH, true);
-    ol_rma_wait_until(no_data_pending, s);
+    await_answers(s, -1);
     return ucx != MPI_SUCCESS ? ucx : rc;
 }
 
@@ -258,7 +269,7 @@ ol_status_t ol_rma_complete(ol_win_t *win)
         s->touched[s->access[i]] = false;
     }
     s->naccess = -1;
-    ol_rma_wait_until(no_data_pending, s);
+    await_answers(s, -1);
     rc = take_deferred(s, rc);
     ol_rma_unlock_state();
     return rc;
@@ -356,7 +367,7 @@ static ol_status_t release(ol_rma_state_t *s, int rank)
     ol_status_t ucx = flush_ucx(s, rank);
     ol_rma_msg_kind_t kind = s->lock_nocheck[rank] ? MSG_FLUSH : MSG_UNLOCK;
     ol_status_t rc = ask_and_wait(s, rank, kind, false);
-    ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});
+    await_answers(s, rank);
     return ucx != MPI_SUCCESS ? ucx : rc;
 }
 
@@ -462,7 +473,7 @@ ol_status_t ol_rma_unlock_all(ol_win_t *win)
         ol_status_t answers = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK,
                                            false);
         rc = rc != MPI_SUCCESS ? rc : answers;
-        ol_rma_wait_until(no_data_pending, s);
+        await_answers(s, -1);
     }
     s->lock_all = false;
     for (int r = 0; r < s->size; r++)
@@ -502,10 +513,7 @@ ol_status_t ol_rma_flush(ol_win_t *win, int rank, bool local)
     ol_status_t rc = flush_ucx(s, rank);
     if (!local && rc == MPI_SUCCESS)
         rc = ask_and_wait(s, rank, MSG_FLUSH, true);
-    if (rank >= 0)
-        ol_rma_wait_until(target_data_done, &(target_arg_t){s, rank});
-    else
-        ol_rma_wait_until(no_data_pending, s);
+    await_answers(s, rank);
     rc = take_deferred(s, rc);
     ol_rma_unlock_state();
     return rc;
