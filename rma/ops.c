@@ -500,12 +500,45 @@ static bool direct_contiguous(ol_rma_state_t *s, const ol_rma_op_t *op)
     return true;
 }
 
+/* An MPI_Accumulate of contiguous host data of one predefined type (the
+ * same on both sides) with a predefined op defined on it, within memory
+ * mapped here, in an epoch: applied at once under the target's accumulate
+ * word, without the general path's layout and checks (osu_acc_latency of
+ * 4 B: ... ns an operation). False for anything else, which the general
+ * path does or refuses with its reason. */
+static bool direct_contiguous_accumulate(ol_rma_state_t *s, const ol_rma_op_t *op)
+{
+    if (!s->direct || op->kind != OL_RMA_ACCUMULATE || op->target < 0 ||
+        op->target >= s->size || !s->peers[op->target].shared_base || !op->op->predefined)
+        return false;
+    const ol_datatype_t *dt = op->target_dt;
+    MPI_Op handle = ol_op_to_handle(op->op);
+    ol_op_loop_t loop = handle == MPI_REPLACE ? NULL : ol_op_loop(op->op, dt);
+    if (op->origin_dt != dt || !dt->predefined || dt->size != (size_t)dt->extent ||
+        (!loop && handle != MPI_REPLACE) || !ol_rma_in_epoch(s, op->target))
+        return false;
+    const ol_rma_peer_t *peer = &s->peers[op->target];
+    int64_t bytes = (int64_t)op->origin_count * (int64_t)dt->size;
+    int64_t start = (int64_t)op->target_disp * peer->disp_unit;
+    if (bytes <= 0 || op->target_count != op->origin_count || start < 0 ||
+        start > (int64_t)peer->size - bytes || ol_accel_is_device(op->origin))
+        return false;
+    char *there = (char *)peer->shared_base + start;
+    ol_rma_direct_acc_begin(s, op->target);
+    if (loop)
+        loop(op->origin, there, (size_t)op->origin_count);
+    else
+        memmove(there, op->origin, (size_t)bytes);
+    ol_rma_direct_acc_end(s, op->target);
+    return true;
+}
+
 ol_status_t ol_rma_issue(ol_win_t *win, const ol_rma_op_t *op, ol_request_t **request)
 {
     ol_rma_state_t *s = win->state;
     if (op->target == MPI_PROC_NULL)
         return request ? completed_request(request) : MPI_SUCCESS;
-    if (!request && direct_contiguous(s, op))
+    if (!request && (direct_contiguous(s, op) || direct_contiguous_accumulate(s, op)))
         return MPI_SUCCESS;
     ol_rma_lock_state();
     const ol_datatype_t *basic;
