@@ -115,11 +115,11 @@ static bool core_taken(double before)
 
 /* When a yield last lost the core: for core_lost_for seconds after it,
  * waits skip their yielding (each would lose a time slice before finding
- * out), then one yield looks again. The span starts at 1 ms and doubles
- * each time that look loses the core too, up to 100 ms; a yield that keeps
- * the core sets it back. So a lasting neighbour costs a look every 100 ms,
+ * out), then one yield looks again. The span is 1 ms after a loss that
+ * follows none in the last 200 ms, and doubles with each loss within that
+ * time, up to 100 ms: so a lasting neighbour costs a look every 100 ms,
  * and a one-off (a daemon of the job starting up, the hypervisor taking
- * the virtual core) 1 ms of sleeps: with a fixed 100 ms, the one slow
+ * the virtual core) 1 ms of sleeps. With a fixed 100 ms, the one slow
  * yield at the start of a run made every wait of the next 100 ms sleep
  * (osu_latency 64 KiB copied by its receiver, P2P_SHM_CMA_BYTES 16 KiB:
  * 706 sleeps, 25-30 us against 8.6-9.4 with a 20 us spin). */
@@ -128,15 +128,9 @@ static bool core_taken(double before)
 static _Atomic double core_lost_at = -1.0;
 static _Atomic double core_lost_for = CORE_LOST_MIN_S;
 
-/* The yield at now kept the core (taken: false) or lost it. */
-static void note_yield(double now, bool taken)
+static void core_lost(double now)
 {
-    if (!taken) {
-        if (core_lost_for != CORE_LOST_MIN_S)
-            core_lost_for = CORE_LOST_MIN_S;
-        return;
-    }
-    bool again = now - core_lost_at < 2 * CORE_LOST_MAX_S;
+    bool again = core_lost_at >= 0 && now - core_lost_at < 2 * CORE_LOST_MAX_S;
     double span = again ? 2 * core_lost_for : CORE_LOST_MIN_S;
     core_lost_for = span < CORE_LOST_MAX_S ? span : CORE_LOST_MAX_S;
     core_lost_at = ol_rt_wtime();
@@ -166,10 +160,9 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
     }
     if (now < w->yield_until && now - core_lost_at > core_lost_for) {
         sched_yield();
-        bool taken = core_taken(now);
-        note_yield(now, taken);
-        if (!taken)
+        if (!core_taken(now))
             return true;
+        core_lost(now);
     }
     return false;
 }
