@@ -127,11 +127,11 @@ static ol_status_t send_now(ol_rma_state_t *s, int peer, char *msg, size_t bytes
  * hosts an accumulate and its flush, two messages, took 24-34 us, a
  * fetch-and-op and its answer 14. So the message of an operation, or of an
  * answer, of at most BUNDLE_MESSAGE_BYTES waits, per peer, for the next
- * message of synchronisation to that peer (a flush, an unlock, a complete),
- * which takes it along, or for the end of this pass of progress or the
- * next (any MPI call that waits or tests); they leave as one MSG_BUNDLE of
- * up to BUNDLE_BYTES. An operation with an answer is waited for with
- * progress, so none waits for ever. */
+ * message of synchronisation to that peer (a lock, flush, unlock or
+ * complete), which takes it along, for a wait for answers (sync.c), or for
+ * the end of this pass of progress or the next (any MPI call that waits or
+ * tests); they leave as one MSG_BUNDLE of up to BUNDLE_BYTES. An operation
+ * with an answer is waited for with progress, so none waits for ever. */
 #define BUNDLE_MESSAGE_BYTES 16384
 #define BUNDLE_BYTES 65536
 
