@@ -146,10 +146,16 @@ static size_t bundle_end(const ol_rma_bundle_t *b)
     return b->bytes ? b->bytes : sizeof(ol_rma_msg_t);
 }
 
+/* b's size once a message of `bytes` joins it. */
+static size_t bundle_end_with(const ol_rma_bundle_t *b, size_t bytes)
+{
+    return bundle_end(b) + sizeof(uint64_t) + padded(bytes);
+}
+
 static ol_status_t bundle_append(ol_rma_state_t *s, int peer, const char *msg, size_t bytes)
 {
     ol_rma_bundle_t *b = &s->bundles[peer];
-    size_t end = bundle_end(b) + sizeof(uint64_t) + padded(bytes);
+    size_t end = bundle_end_with(b, bytes);
     if (end > b->capacity) {
         size_t capacity = b->capacity ? 2 * b->capacity : 4096;
         while (capacity < end)
@@ -225,7 +231,7 @@ ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, si
     if (bytes > BUNDLE_MESSAGE_BYTES)
         return ol_rma_message_send(s, peer, msg, bytes);
     ol_status_t rc = MPI_SUCCESS;
-    if (bundle_end(&s->bundles[peer]) + sizeof(uint64_t) + padded(bytes) > BUNDLE_BYTES)
+    if (bundle_end_with(&s->bundles[peer], bytes) > BUNDLE_BYTES)
         rc = bundle_send(s, peer);
     if (rc == MPI_SUCCESS)
         rc = bundle_append(s, peer, msg, bytes);
@@ -233,17 +239,23 @@ ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, si
     return rc;
 }
 
+/* A message of hdr, blocks and a copy of the payload (*bytes in all). */
+static char *message_copy(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
+                          const void *payload, size_t payload_bytes, size_t *bytes)
+{
+    char *at;
+    char *msg = ol_rma_message_new(hdr, blocks, payload_bytes, &at, bytes);
+    if (msg && payload_bytes)
+        memcpy(at, payload, payload_bytes);
+    return msg;
+}
+
 ol_status_t ol_rma_send(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
                         const ol_rma_block_t *blocks, const void *payload, size_t payload_bytes)
 {
-    char *at;
     size_t bytes;
-    char *msg = ol_rma_message_new(hdr, blocks, payload_bytes, &at, &bytes);
-    if (!msg)
-        return MPI_ERR_NO_MEM;
-    if (payload_bytes)
-        memcpy(at, payload, payload_bytes);
-    return ol_rma_message_send(s, peer, msg, bytes);
+    char *msg = message_copy(hdr, blocks, payload, payload_bytes, &bytes);
+    return msg ? ol_rma_message_send(s, peer, msg, bytes) : MPI_ERR_NO_MEM;
 }
 
 static bool outgoing_empty(void *arg)
@@ -384,15 +396,10 @@ static ol_status_t reply(ol_rma_state_t *s, int origin, uint64_t id, ol_status_t
                          const void *payload, size_t bytes)
 {
     ol_rma_msg_t hdr = {.kind = MSG_REPLY, .error = error, .id = id};
-    size_t payload_bytes = error == MPI_SUCCESS ? bytes : 0, msg_bytes;
-    char *at;
-    char *msg = ol_rma_message_new(&hdr, NULL, payload_bytes, &at, &msg_bytes);
-    if (!msg)
-        return MPI_ERR_NO_MEM;
-    if (payload_bytes)
-        memcpy(at, payload, payload_bytes);
+    size_t msg_bytes;
+    char *msg = message_copy(&hdr, NULL, payload, error == MPI_SUCCESS ? bytes : 0, &msg_bytes);
     /* The answers of one pass of progress leave together at its end. */
-    return ol_rma_message_send_later(s, origin, msg, msg_bytes);
+    return msg ? ol_rma_message_send_later(s, origin, msg, msg_bytes) : MPI_ERR_NO_MEM;
 }
 
 /* The answer to a flush or unlock carries an error an earlier operation of
