@@ -282,6 +282,8 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
             rc = MPI_ERR_NO_MEM;
         } else {
             ((ol_rma_msg_t *)msg)->id = p->id;
+            if (op->kind == OL_RMA_GET && hdr.bytes > OL_RMA_GET_APART_BYTES)
+                rc = ol_rma_receive_apart(s, p);
         }
     }
     if (rc != MPI_SUCCESS) {

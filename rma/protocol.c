@@ -97,27 +97,35 @@ char *ol_rma_message_new(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
     return msg;
 }
 
-/* Sends msg on its own; takes it. */
-static ol_status_t send_now(ol_rma_state_t *s, int peer, char *msg, size_t bytes)
+/* Sends bytes of data to peer under tag, tracked until out; owned (data
+ * or NULL) is freed then, or at once on failure. */
+static ol_status_t send_tracked(ol_rma_state_t *s, int peer, int tag, const void *data,
+                                size_t bytes, char *owned)
 {
     ol_rma_transfer_t *out = malloc(sizeof(*out));
     if (!out) {
-        free(msg);
+        free(owned);
         ol_error_detail("out of memory for a one-sided message of %zu bytes", bytes);
         return MPI_ERR_NO_MEM;
     }
-    *out = (ol_rma_transfer_t){.buf = msg, .bytes = bytes, .peer = peer};
-    ol_status_t rc = ol_pt2pt_isend(msg, (MPI_Count)bytes, bytes_type(), peer, OL_RMA_TAG,
+    *out = (ol_rma_transfer_t){.buf = owned, .bytes = bytes, .peer = peer};
+    ol_status_t rc = ol_pt2pt_isend(data, (MPI_Count)bytes, bytes_type(), peer, tag,
                                     s->win->comm, OL_TAGSPACE_USER, OL_SEND_STANDARD,
                                     &out->request);
     if (rc != MPI_SUCCESS) {
-        free(msg);
+        free(owned);
         free(out);
         return rc;
     }
     out->next = s->outgoing;
     s->outgoing = out;
     return MPI_SUCCESS;
+}
+
+/* Sends msg on its own; takes it. */
+static ol_status_t send_now(ol_rma_state_t *s, int peer, char *msg, size_t bytes)
+{
+    return send_tracked(s, peer, OL_RMA_TAG, msg, bytes, msg);
 }
 
 /* ---- bundles ------------------------------------------------------------- */
@@ -349,26 +357,23 @@ static ol_rma_pending_t *find_pending(ol_rma_state_t *s, uint64_t id)
     return NULL;
 }
 
-/* A reply arrived: data into the origin's buffer, the request completed. */
-static void take_reply(ol_rma_state_t *s, const ol_rma_msg_t *hdr, const char *payload,
-                       size_t payload_bytes)
+ol_status_t ol_rma_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
 {
-    ol_rma_pending_t *p = find_pending(s, hdr->id);
-    if (!p) {
-        OL_WARN("rma", "a one-sided reply answers nothing this process asked (id %llu)",
-                    (unsigned long long)hdr->id);
-        return;
+    ol_status_t rc = ol_pt2pt_irecv(p->buf, p->count, p->dt, p->target, ol_rma_data_tag(p->id),
+                                    s->win->comm, OL_TAGSPACE_USER, &p->data_apart);
+    if (rc == MPI_SUCCESS) {
+        s->ndata_apart++;
+    } else {
+        s->data_pending[p->target]--;
+        forget(s, p);
     }
-    ol_status_t rc = hdr->error;
-    if (p->data && rc == MPI_SUCCESS) {
-        size_t want = (size_t)p->count * p->dt->size;
-        if (payload_bytes != want) {
-            rc = MPI_ERR_OTHER;
-            OL_WARN("rma", "a one-sided reply brought %zu bytes for %zu", payload_bytes, want);
-        } else if (want) {
-            rc = ol_pt2pt_unpack(payload, p->buf, p->count, p->dt);
-        }
-    }
+    return rc;
+}
+
+/* The answer p waited for is in, with error rc: the request completed, the
+ * get counted off. */
+static void finish(ol_rma_state_t *s, ol_rma_pending_t *p, ol_status_t rc)
+{
     if (rc != MPI_SUCCESS && s->deferred_error == MPI_SUCCESS && !p->request)
         s->deferred_error = rc;
     p->error = rc;
@@ -388,6 +393,59 @@ static void take_reply(ol_rma_state_t *s, const ol_rma_msg_t *hdr, const char *p
         return;
     }
     __atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+}
+
+static void end_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
+{
+    ol_request_free_when_complete(p->data_apart);
+    p->data_apart = NULL;
+    s->ndata_apart--;
+}
+
+/* Gets whose data sent apart has arrived are done. */
+static int take_data_apart(ol_rma_state_t *s)
+{
+    int done = 0;
+    for (ol_rma_pending_t *p = s->pending, *next; p && s->ndata_apart; p = next) {
+        next = p->next;
+        if (!p->data_apart || !ol_request_is_complete(p->data_apart))
+            continue;
+        ol_status_t rc = p->data_apart->error;
+        end_receive_apart(s, p);
+        finish(s, p, rc);
+        done++;
+    }
+    return done;
+}
+
+/* A reply arrived: data into the origin's buffer, the request completed. A
+ * get whose data comes apart is answered only when the target could not
+ * send it: its receive is taken back. */
+static void take_reply(ol_rma_state_t *s, const ol_rma_msg_t *hdr, const char *payload,
+                       size_t payload_bytes)
+{
+    ol_rma_pending_t *p = find_pending(s, hdr->id);
+    if (!p) {
+        OL_WARN("rma", "a one-sided reply answers nothing this process asked (id %llu)",
+                    (unsigned long long)hdr->id);
+        return;
+    }
+    ol_status_t rc = hdr->error;
+    if (p->data_apart) {
+        ol_pt2pt_cancel(p->data_apart);
+        end_receive_apart(s, p);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_ERR_INTERN;
+    } else if (p->data && rc == MPI_SUCCESS) {
+        size_t want = (size_t)p->count * p->dt->size;
+        if (payload_bytes != want) {
+            rc = MPI_ERR_OTHER;
+            OL_WARN("rma", "a one-sided reply brought %zu bytes for %zu", payload_bytes, want);
+        } else if (want) {
+            rc = ol_pt2pt_unpack(payload, p->buf, p->count, p->dt);
+        }
+    }
+    finish(s, p, rc);
 }
 
 /* ---- the target's side ----------------------------------------------------- */
@@ -684,9 +742,28 @@ static ol_status_t compare_and_swap(ol_rma_state_t *s, int origin, const ol_rma_
     return reply(s, origin, hdr->id, rc, old, hdr->bytes);
 }
 
+/* A large get's data, sent apart from the replies: from the window itself
+ * where it is one block; an error is answered instead. */
+static ol_status_t send_apart(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
+                              const ol_rma_block_t *blocks)
+{
+    if (hdr->nblocks == 0)
+        return send_tracked(s, origin, ol_rma_data_tag(hdr->id),
+                            window_bytes(s, hdr->disp, 0, hdr->bytes), hdr->bytes, NULL);
+    char *data = malloc(hdr->bytes);
+    ol_status_t rc = data ? gather(s, hdr, blocks, data) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = send_tracked(s, origin, ol_rma_data_tag(hdr->id), data, hdr->bytes, data);
+    else
+        free(data);
+    return rc == MPI_SUCCESS ? rc : reply(s, origin, hdr->id, rc, NULL, 0);
+}
+
 static ol_status_t get(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
                        const ol_rma_block_t *blocks)
 {
+    if (hdr->bytes > OL_RMA_GET_APART_BYTES)
+        return send_apart(s, origin, hdr, blocks);
     char *data = malloc(hdr->bytes ? hdr->bytes : 1);
     if (!data)
         return reply(s, origin, hdr->id, MPI_ERR_NO_MEM, NULL, 0);
@@ -888,6 +965,7 @@ static int progress_windows(void)
         reap_outgoing(s);
         take_arrived(s);
         events += handle_received(s);
+        events += take_data_apart(s);
         ol_rma_send_bundles(s); /* operations issued since the last pass, answers just made */
     }
     in_hook = false;

@@ -15,6 +15,20 @@
  * order it sent them (MPI's non-overtaking rule). */
 #define OL_RMA_TAG 0
 
+/* A get of more bytes has its data sent apart from the reply messages: the
+ * target sends it from its window, the origin receives it straight into
+ * the result buffer (one message each way, no copies on either side),
+ * under a tag of its own (ol_rma_data_tag). README.md, "The protocol". */
+#define OL_RMA_GET_APART_BYTES 8192
+
+/* The tag of a get's data sent apart: one per get in flight, so that an
+ * error answered instead of the data leaves no receive for another's. */
+static inline int ol_rma_data_tag(uint64_t id)
+{
+    enum { TAGS = (1 << 23) - 2 }; /* 1 .. MPI_TAG_UB, never OL_RMA_TAG */
+    return 1 + (int)(id % TAGS);
+}
+
 typedef enum {
     MSG_PUT,
     MSG_GET,
@@ -82,6 +96,7 @@ typedef struct ol_rma_pending {
     MPI_Count count;
     ol_datatype_t *dt;      /* retained */
     ol_request_t *request;  /* completed on arrival; NULL: none */
+    ol_request_t *data_apart; /* the receive of a get's data sent apart; NULL: none */
     volatile bool done;
     ol_status_t error;
     struct ol_rma_pending *next;
@@ -137,6 +152,7 @@ typedef struct ol_rma_state {
     uint64_t next_id;
     ol_rma_pending_t *pending, *pending_tail;
     int *data_pending;              /* per target: gets not yet answered */
+    int ndata_apart;                /* pending answers with a data_apart receive */
     bool *touched;                  /* per target: operations without an answer of their
                                        own since it last answered a flush */
     ol_rma_bundle_t *bundles;       /* per target: what waits to leave (protocol.c) */
@@ -192,6 +208,10 @@ void ol_rma_bundles_free(ol_rma_state_t *s);
 /* A new answer to wait for; data: the reply carries count of dt into buf. */
 ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
                                 MPI_Count count, ol_datatype_t *dt, ol_request_t *request);
+/* Posts the receive of a get's data sent apart (its bytes are more than
+ * OL_RMA_GET_APART_BYTES), before the get's message leaves; on failure p
+ * is forgotten. */
+ol_status_t ol_rma_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p);
 /* Waits (lock released) until the answer came; returns its error and
  * forgets it. */
 ol_status_t ol_rma_await(ol_rma_state_t *s, ol_rma_pending_t *p);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One-sided communication between hosts: rma_basic's and rma_acc's ring
-# cases and rma_bundles (each rank accesses the next one, so with 2 ranks
+# cases and rma_messages (each rank accesses the next one, so with 2 ranks
 # per host half of the accesses cross hosts over TCP) on 2
 # network-namespace hosts x 2 ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
 # ranks are not on one host (55 ring cases remain). The interfaces'
@@ -11,8 +11,8 @@ NHOSTS=2
 BASIC=$top_builddir/test/mpi/rma_basic
 ACC=$top_builddir/test/mpi/rma_acc
 PROGRESS=$top_builddir/test/mpi/rma_progress
-BUNDLES=$top_builddir/test/mpi/rma_bundles
-need_helpers "$BASIC" "$ACC" "$PROGRESS" "$BUNDLES"
+MESSAGES=$top_builddir/test/mpi/rma_messages
+need_helpers "$BASIC" "$ACC" "$PROGRESS" "$MESSAGES"
 
 printf '%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" >"$TMP/hosts"
 
@@ -39,10 +39,10 @@ grep -q "^rma_acc: 4 ranks OK (6 cases)" "$TMP/out" ||
 check_hosts_empty 20
 
 # Small puts and gets cross as messages in bundles (rma/README.md).
-mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$BUNDLES"
-[ "$rc" -eq 0 ] || fail "rma_bundles on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
-grep -q "^rma_bundles: 4 ranks OK" "$TMP/out" ||
-    fail "rma_bundles on 2 hosts: $(cat "$TMP/out")"
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$MESSAGES"
+[ "$rc" -eq 0 ] || fail "rma_messages on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
+grep -q "^rma_messages: 4 ranks OK" "$TMP/out" ||
+    fail "rma_messages on 2 hosts: $(cat "$TMP/out")"
 check_hosts_empty 20
 
 # Passive target across hosts while the target computes outside MPI: only

@@ -1,6 +1,6 @@
-/* rma_bundles: many small one-sided operations in one passive-target epoch,
- * as the message protocol bundles them (rma/README.md, "Bundles"): every
- * rank accesses the next one with
+/* rma_messages: the message protocol of one-sided operations
+ * (rma/README.md, "The protocol"): every rank accesses the next one, in
+ * passive-target epochs, with
  *  - 20000 8-byte puts to distinct slots, then one flush (the bundles fill
  *    and leave on their own many times over);
  *  - accumulates and, between them, MPI_Get_accumulate with MPI_NO_OP on
@@ -8,9 +8,13 @@
  *    default accumulate_ordering);
  *  - 200 request-based gets completed by MPI_Waitall alone;
  *  - on a dynamic window, good puts around one outside the attached region:
- *    the flush returns MPI_ERR_RMA_RANGE, the good ones are done.
+ *    the flush returns MPI_ERR_RMA_RANGE, the good ones are done;
+ *  - large gets, whose data travels apart from the replies: several in
+ *    flight, one request-based, strided on the target side and on the
+ *    origin side, and on a dynamic window one outside the region between
+ *    good ones (MPI_ERR_RMA_RANGE, and the good ones bring their own data).
  * The targets check their memory after a barrier. Run with the messages
- * (OMPI_LITE_RMA_UCX=0 or between hosts) for the bundles to be taken. */
+ * (OMPI_LITE_RMA_UCX=0 or between hosts) for the protocol to be taken. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,13 +25,15 @@
 #define ACC_ROUNDS 50
 #define RGETS 200
 #define DYN_INTS 8
+#define BIG_INTS 65536 /* a large get's window: 256 KiB */
+#define PIECE_INTS 4096 /* 16 KiB, above the size whose data comes apart */
 
 static int failures;
 
 static void check(int ok, const char *what, int rank)
 {
     if (!ok) {
-        printf("rma_bundles: rank %d: %s\n", rank, what);
+        printf("rma_messages: rank %d: %s\n", rank, what);
         failures++;
     }
 }
@@ -160,6 +166,116 @@ static void range_error_in_bundle(int rank, int size)
     MPI_Win_free(&win);
 }
 
+static int big_value(int owner, int i)
+{
+    return owner * BIG_INTS + i;
+}
+
+/* Gets of 16-64 KiB from next's window of MPI_Win_allocate, several in
+ * flight at once, one of them request-based; then the even ints of its
+ * first half (a strided target), and its first 16 KiB into every other int
+ * of a buffer (a strided origin). */
+static void large_gets_allocated(int rank, int size)
+{
+    int *mem;
+    MPI_Win win;
+    MPI_Win_allocate(BIG_INTS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                     &win);
+    for (int i = 0; i < BIG_INTS; i++)
+        mem[i] = big_value(rank, i);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size, wrong = 0;
+    int *got = malloc(2 * BIG_INTS * sizeof(int));
+    for (int i = 0; i < 2 * BIG_INTS; i++)
+        got[i] = -1;
+    MPI_Win_lock_all(0, win);
+    int pieces = BIG_INTS / 2 / PIECE_INTS;
+    for (int k = 0; k < pieces; k++)
+        MPI_Get(got + k * PIECE_INTS, PIECE_INTS, MPI_INT, next, k * PIECE_INTS, PIECE_INTS,
+                MPI_INT, win);
+    MPI_Request request;
+    MPI_Rget(got + BIG_INTS / 2, BIG_INTS / 2, MPI_INT, next, BIG_INTS / 2, BIG_INTS / 2, MPI_INT,
+             win, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Win_flush(next, win);
+    for (int i = 0; i < BIG_INTS; i++)
+        wrong += got[i] != big_value(next, i);
+    check(wrong == 0, "large gets: wrong data after the flush", rank);
+
+    MPI_Datatype every_other;
+    MPI_Type_vector(BIG_INTS / 4, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Get(got, BIG_INTS / 4, MPI_INT, next, 0, 1, every_other, win);
+    MPI_Win_flush(next, win);
+    wrong = 0;
+    for (int i = 0; i < BIG_INTS / 4; i++)
+        wrong += got[i] != big_value(next, 2 * i);
+    check(wrong == 0, "large gets: wrong data from a strided target", rank);
+    for (int i = 0; i < 2 * BIG_INTS; i++)
+        got[i] = -1;
+    MPI_Get(got, 1, every_other, next, 0, BIG_INTS / 4, MPI_INT, win);
+    MPI_Win_flush(next, win);
+    wrong = 0;
+    for (int i = 0; i < BIG_INTS / 2; i++)
+        wrong += got[i] != (i % 2 ? -1 : big_value(next, i / 2));
+    check(wrong == 0, "large gets: wrong data into a strided origin", rank);
+    MPI_Type_free(&every_other);
+    MPI_Win_unlock_all(win);
+    free(got);
+    MPI_Win_free(&win);
+}
+
+/* On a dynamic window: a large get from outside the attached region,
+ * between two good ones; each good one brings its own data. */
+static void large_gets_dynamic(int rank, int size)
+{
+    MPI_Win win;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int *mem = malloc(BIG_INTS * sizeof(int));
+    for (int i = 0; i < BIG_INTS; i++)
+        mem[i] = big_value(rank, i);
+    MPI_Win_attach(win, mem, BIG_INTS * sizeof(int));
+    MPI_Aint mine, base;
+    MPI_Get_address(mem, &mine);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Sendrecv(&mine, 1, MPI_AINT, prev, 0, &base, 1, MPI_AINT, next, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    int *first = malloc(PIECE_INTS * sizeof(int)), *bad = malloc(PIECE_INTS * sizeof(int)),
+        *last = malloc(PIECE_INTS * sizeof(int));
+    MPI_Win_lock_all(0, win);
+    int rc1 = MPI_Get(first, PIECE_INTS, MPI_INT, next, base, PIECE_INTS, MPI_INT, win);
+    int outside = MPI_Get(bad, PIECE_INTS, MPI_INT, next,
+                          MPI_Aint_add(base, BIG_INTS * (MPI_Aint)sizeof(int) + 4096), PIECE_INTS,
+                          MPI_INT, win);
+    int rc2 = MPI_Get(last, PIECE_INTS, MPI_INT, next,
+                      MPI_Aint_add(base, (BIG_INTS - PIECE_INTS) * (MPI_Aint)sizeof(int)),
+                      PIECE_INTS, MPI_INT, win);
+    int flushed = MPI_Win_flush(next, win), klass = MPI_SUCCESS;
+    if (outside != MPI_SUCCESS)
+        MPI_Error_class(outside, &klass);
+    else if (flushed != MPI_SUCCESS)
+        MPI_Error_class(flushed, &klass);
+    check(klass == MPI_ERR_RMA_RANGE, "dynamic window: a large get outside the region was not "
+                                      "MPI_ERR_RMA_RANGE at the get or the flush", rank);
+    check(rc1 == MPI_SUCCESS && rc2 == MPI_SUCCESS, "dynamic window: a good large get failed",
+          rank);
+    MPI_Win_unlock_all(win);
+    int wrong = 0;
+    for (int i = 0; i < PIECE_INTS; i++)
+        wrong += first[i] != big_value(next, i) ||
+                 last[i] != big_value(next, BIG_INTS - PIECE_INTS + i);
+    check(wrong == 0, "dynamic window: the good large gets around the bad one brought wrong data",
+          rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_detach(win, mem);
+    MPI_Win_free(&win);
+    free(first);
+    free(bad);
+    free(last);
+    free(mem);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -170,10 +286,12 @@ int main(int argc, char **argv)
     ordered_accumulates(rank, size);
     request_gets(rank, size);
     range_error_in_bundle(rank, size);
+    large_gets_allocated(rank, size);
+    large_gets_dynamic(rank, size);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all == 0)
-        printf("rma_bundles: %d ranks OK\n", size);
+        printf("rma_messages: %d ranks OK\n", size);
     MPI_Finalize();
     return all != 0;
 }
