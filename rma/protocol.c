@@ -363,6 +363,7 @@ ol_status_t ol_rma_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
                                     s->win->comm, OL_TAGSPACE_USER, &p->data_apart);
     if (rc == MPI_SUCCESS) {
         s->ndata_apart++;
+        __atomic_add_fetch(&s->apart_pending[p->target], 1, __ATOMIC_RELEASE);
     } else {
         s->data_pending[p->target]--;
         forget(s, p);
@@ -400,6 +401,7 @@ static void end_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
     ol_request_free_when_complete(p->data_apart);
     p->data_apart = NULL;
     s->ndata_apart--;
+    __atomic_sub_fetch(&s->apart_pending[p->target], 1, __ATOMIC_RELEASE);
 }
 
 /* Gets whose data sent apart has arrived are done. */

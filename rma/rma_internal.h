@@ -152,7 +152,8 @@ typedef struct ol_rma_state {
     uint64_t next_id;
     ol_rma_pending_t *pending, *pending_tail;
     int *data_pending;              /* per target: gets not yet answered */
-    int ndata_apart;                /* pending answers with a data_apart receive */
+    int *apart_pending;             /* per target: gets whose data apart is not yet in */
+    int ndata_apart;                /* all of them */
     bool *touched;                  /* per target: operations without an answer of their
                                        own since it last answered a flush */
     ol_rma_bundle_t *bundles;       /* per target: what waits to leave (protocol.c) */

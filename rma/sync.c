@@ -25,35 +25,41 @@ static int rank_in_window(const ol_rma_state_t *s, const ol_group_t *group, int 
     return MPI_UNDEFINED;
 }
 
-static bool no_data_pending(void *arg)
+typedef struct {
+    const int *counts; /* per target */
+    int size, target;  /* target -1: all */
+} counts_arg_t;
+
+static bool counts_zero(void *arg)
 {
-    const ol_rma_state_t *s = arg;
-    for (int r = 0; r < s->size; r++)
-        if (__atomic_load_n(&s->data_pending[r], __ATOMIC_ACQUIRE))
+    const counts_arg_t *c = arg;
+    for (int r = 0; r < c->size; r++)
+        if ((c->target < 0 || r == c->target) && __atomic_load_n(&c->counts[r], __ATOMIC_ACQUIRE))
             return false;
     return true;
 }
 
-typedef struct {
-    const ol_rma_state_t *s;
-    int target;
-} target_arg_t;
-
-static bool target_data_done(void *arg)
+/* Waits until counts[target] (-1: every target's) is 0, once the messages
+ * that wait in a bundle have left. Lock held. */
+static void await_zero(ol_rma_state_t *s, const int *counts, int target)
 {
-    const target_arg_t *t = arg;
-    return __atomic_load_n(&t->s->data_pending[t->target], __ATOMIC_ACQUIRE) == 0;
+    ol_rma_send_bundles(s);
+    ol_rma_wait_until(counts_zero, &(counts_arg_t){counts, s->size, target});
 }
 
 /* Waits for the answers to this process's operations to target (-1: to
- * all), which must leave first if they wait in a bundle. Lock held. */
+ * all). */
 static void await_answers(ol_rma_state_t *s, int target)
 {
-    ol_rma_send_bundles(s);
-    if (target >= 0)
-        ol_rma_wait_until(target_data_done, &(target_arg_t){s, target});
-    else
-        ol_rma_wait_until(no_data_pending, s);
+    await_zero(s, s->data_pending, target);
+}
+
+/* A target sends a large get's data from its window after it handled the
+ * get (protocol.c, "apart"); it must be in here before an unlock or a
+ * complete lets the target or another origin change that memory. */
+static void await_gets_apart(ol_rma_state_t *s, int target)
+{
+    await_zero(s, s->apart_pending, target);
 }
 
 /* An error a target reported for an operation without a reply of its own,
@@ -260,6 +266,8 @@ ol_status_t ol_rma_complete(ol_win_t *win)
     ol_status_t rc = flush_ucx(s, -1);
     if (s->direct)
         atomic_thread_fence(memory_order_seq_cst);
+    else
+        await_gets_apart(s, -1);
     for (int i = 0; i < s->naccess && rc == MPI_SUCCESS; i++) {
         ol_rma_msg_t hdr = {.kind = MSG_COMPLETE};
         if (s->direct)
@@ -365,6 +373,7 @@ static ol_status_t release(ol_rma_state_t *s, int rank)
         return MPI_SUCCESS;
     }
     ol_status_t ucx = flush_ucx(s, rank);
+    await_gets_apart(s, rank);
     ol_rma_msg_kind_t kind = s->lock_nocheck[rank] ? MSG_FLUSH : MSG_UNLOCK;
     ol_status_t rc = ask_and_wait(s, rank, kind, false);
     await_answers(s, rank);
@@ -470,6 +479,7 @@ ol_status_t ol_rma_unlock_all(ol_win_t *win)
     } else {
         /* Every target asked at once, then every answer awaited. */
         rc = flush_ucx(s, -1);
+        await_gets_apart(s, -1);
         ol_status_t answers = ask_and_wait(s, -1, s->lock_nocheck[0] ? MSG_FLUSH : MSG_UNLOCK,
                                            false);
         rc = rc != MPI_SUCCESS ? rc : answers;

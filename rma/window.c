@@ -24,6 +24,7 @@ static void free_state(ol_rma_state_t *s)
 {
     free(s->peers);
     free(s->data_pending);
+    free(s->apart_pending);
     free(s->touched);
     ol_rma_bundles_free(s);
     free(s->access);
@@ -52,6 +53,7 @@ static ol_rma_state_t *new_state(int size, bool dynamic)
     s->naccess = -1;
     s->peers = dynamic ? NULL : calloc((size_t)size, sizeof(*s->peers));
     s->data_pending = calloc((size_t)size, sizeof(int));
+    s->apart_pending = calloc((size_t)size, sizeof(int));
     s->touched = calloc((size_t)size, sizeof(bool));
     s->bundles = calloc((size_t)size, sizeof(*s->bundles));
     s->access = calloc((size_t)size, sizeof(int));
@@ -59,7 +61,7 @@ static ol_rma_state_t *new_state(int size, bool dynamic)
     s->lock_nocheck = calloc((size_t)size, sizeof(bool));
     s->posts = calloc((size_t)size, sizeof(int));
     s->origin_error = calloc((size_t)size, sizeof(ol_status_t));
-    if ((!dynamic && !s->peers) || !s->data_pending || !s->touched || !s->bundles || !s->access ||
+    if ((!dynamic && !s->peers) || !s->data_pending || !s->apart_pending || !s->touched || !s->bundles || !s->access ||
         !s->lock_type || !s->lock_nocheck || !s->posts || !s->origin_error) {
         free_state(s);
         return NULL;

@@ -12,7 +12,11 @@
  *  - large gets, whose data travels apart from the replies: several in
  *    flight, one request-based, strided on the target side and on the
  *    origin side, and on a dynamic window one outside the region between
- *    good ones (MPI_ERR_RMA_RANGE, and the good ones bring their own data).
+ *    good ones (MPI_ERR_RMA_RANGE, and the good ones bring their own data);
+ *    and in a post-start-complete-wait epoch and under an exclusive lock,
+ *    after which the target at once changes the memory read (past
+ *    MPI_Win_wait, or as soon as its own exclusive lock is granted): the
+ *    origin must have the data of before.
  * The targets check their memory after a barrier. Run with the messages
  * (OMPI_LITE_RMA_UCX=0 or between hosts) for the protocol to be taken. */
 #include <mpi.h>
@@ -276,6 +280,70 @@ static void large_gets_dynamic(int rank, int size)
     free(mem);
 }
 
+/* A large get in a post-start-complete-wait epoch, then under an
+ * exclusive lock: once MPI_Win_wait returns, or its own exclusive lock is
+ * granted, the target's memory is its own again, and it changes it. */
+static void large_get_then_change(int rank, int size)
+{
+    int *mem;
+    MPI_Win win;
+    MPI_Win_allocate(BIG_INTS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                     &win);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, wrong = 0;
+    int *got = malloc(BIG_INTS * sizeof(int));
+    MPI_Group world, to, from;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &next, &to);
+    MPI_Group_incl(world, 1, &prev, &from);
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < BIG_INTS; i++)
+            mem[i] = big_value(rank, i);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_post(from, 0, win);
+        MPI_Win_start(to, 0, win);
+        MPI_Get(got, BIG_INTS, MPI_INT, next, 0, BIG_INTS, MPI_INT, win);
+        MPI_Win_complete(win);
+        MPI_Win_wait(win);
+        for (int i = 0; i < BIG_INTS; i++)
+            mem[i] = -1;
+        for (int i = 0; i < BIG_INTS; i++)
+            wrong += got[i] != big_value(next, i);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    check(wrong == 0, "a large get in a post-start-complete-wait epoch saw the target's memory "
+                      "changed after MPI_Win_wait", rank);
+    wrong = 0;
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < BIG_INTS; i++)
+            mem[i] = big_value(rank, i);
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* The token says next is locked by this rank: next's own lock
+         * waits for this rank's unlock. */
+        int token = 0;
+        MPI_Request sent;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win);
+        MPI_Isend(&token, 1, MPI_INT, next, round, MPI_COMM_WORLD, &sent);
+        MPI_Get(got, BIG_INTS, MPI_INT, next, 0, BIG_INTS, MPI_INT, win);
+        MPI_Win_unlock(next, win);
+        MPI_Recv(&token, 1, MPI_INT, prev, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+        for (int i = 0; i < BIG_INTS; i++)
+            mem[i] = -1;
+        MPI_Win_unlock(rank, win);
+        MPI_Wait(&sent, MPI_STATUS_IGNORE);
+        for (int i = 0; i < BIG_INTS; i++)
+            wrong += got[i] != big_value(next, i);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    check(wrong == 0, "a large get under an exclusive lock saw the target's memory changed "
+                      "after the unlock", rank);
+    MPI_Group_free(&world);
+    MPI_Group_free(&to);
+    MPI_Group_free(&from);
+    free(got);
+    MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -288,6 +356,7 @@ int main(int argc, char **argv)
     range_error_in_bundle(rank, size);
     large_gets_allocated(rank, size);
     large_gets_dynamic(rank, size);
+    large_get_then_change(rank, size);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all == 0)
