@@ -267,30 +267,44 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
         hdr.disp += l->blocks[0].offset;
         hdr.nblocks = 0;
     }
-    /* The origin data is packed straight into the message. */
-    size_t payload_bytes = payload_bytes_of(op), bytes;
-    char *payload;
-    char *msg = ol_rma_message_new(&hdr, l->blocks, payload_bytes, &payload, &bytes);
-    if (!msg)
-        return MPI_ERR_NO_MEM;
-    ol_status_t rc = payload_bytes ? pack_payload(op, payload) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && brings_data_back(op->kind)) {
-        ol_rma_pending_t *p = ol_rma_expect(s, op->target, true, op->result, op->result_count,
-                                            op->result_dt, request);
+    /* The answer is expected, and a get's data apart has its receive,
+     * before the message is made: posting a receive may progress, which
+     * sends the bundles. */
+    ol_rma_pending_t *p = NULL;
+    ol_status_t rc = MPI_SUCCESS;
+    if (brings_data_back(op->kind)) {
+        p = ol_rma_expect(s, op->target, true, op->result, op->result_count, op->result_dt,
+                          request);
         if (!p) {
             ol_error_detail("out of memory for an operation's reply");
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            ((ol_rma_msg_t *)msg)->id = p->id;
-            if (op->kind == OL_RMA_GET && hdr.bytes > OL_RMA_GET_APART_BYTES)
-                rc = ol_rma_receive_apart(s, p);
+            return MPI_ERR_NO_MEM;
         }
+        hdr.id = p->id;
+        if (op->kind == OL_RMA_GET && hdr.bytes > OL_RMA_GET_APART_BYTES &&
+            (rc = ol_rma_receive_apart(s, p)) != MPI_SUCCESS)
+            return rc;
     }
+    /* The origin data is packed straight into the message, which a small
+     * one is built in its bundle. */
+    size_t payload_bytes = payload_bytes_of(op), bytes;
+    char *payload;
+    char *msg = ol_rma_message_in_bundle(s, op->target, &hdr, l->blocks, payload_bytes, &payload,
+                                         &bytes);
+    bool in_bundle = msg != NULL;
+    if (!in_bundle)
+        msg = ol_rma_message_new(&hdr, l->blocks, payload_bytes, &payload, &bytes);
+    rc = !msg ? MPI_ERR_NO_MEM : payload_bytes ? pack_payload(op, payload) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) {
-        free(msg);
+        if (p)
+            ol_rma_unexpect(s, p);
+        if (!in_bundle)
+            free(msg);
         return rc;
     }
-    rc = ol_rma_message_send_later(s, op->target, msg, bytes);
+    if (in_bundle)
+        ol_rma_message_join_bundle(s, op->target, bytes);
+    else
+        rc = ol_rma_message_send_later(s, op->target, msg, bytes);
     /* An operation that brings an answer back is complete at the target
      * when the answer arrives, which every synchronisation waits for
      * anyway (data_pending); only the others need a flush's round trip. */

@@ -160,9 +160,16 @@ static size_t bundle_end_with(const ol_rma_bundle_t *b, size_t bytes)
     return bundle_end(b) + sizeof(uint64_t) + padded(bytes);
 }
 
-static ol_status_t bundle_append(ol_rma_state_t *s, int peer, const char *msg, size_t bytes)
+static ol_status_t bundle_send(ol_rma_state_t *s, int peer);
+
+/* Room for a message of `bytes` at the end of peer's bundle, which leaves
+ * first if the message would make it outgrow BUNDLE_BYTES; NULL when out
+ * of memory. The message joins the bundle with bundle_commit. */
+static char *bundle_room(ol_rma_state_t *s, int peer, size_t bytes)
 {
     ol_rma_bundle_t *b = &s->bundles[peer];
+    if (bundle_end_with(b, bytes) > BUNDLE_BYTES && bundle_send(s, peer) != MPI_SUCCESS)
+        return NULL;
     size_t end = bundle_end_with(b, bytes);
     if (end > b->capacity) {
         size_t capacity = b->capacity ? 2 * b->capacity : 4096;
@@ -171,18 +178,53 @@ static ol_status_t bundle_append(ol_rma_state_t *s, int peer, const char *msg, s
         char *buf = realloc(b->buf, capacity);
         if (!buf) {
             ol_error_detail("out of memory for a bundle of one-sided messages of %zu bytes", end);
-            return MPI_ERR_NO_MEM;
+            return NULL;
         }
         b->buf = buf;
         b->capacity = capacity;
     }
-    if (!b->bytes)
-        s->nbundled++;
+    return b->buf + bundle_end(b) + sizeof(uint64_t);
+}
+
+static void bundle_commit(ol_rma_state_t *s, int peer, size_t bytes)
+{
+    ol_rma_bundle_t *b = &s->bundles[peer];
     uint64_t length = bytes;
     memcpy(b->buf + bundle_end(b), &length, sizeof(length));
-    memcpy(b->buf + bundle_end(b) + sizeof(length), msg, bytes);
-    b->bytes = end;
+    if (!b->bytes)
+        s->nbundled++;
+    b->bytes = bundle_end_with(b, bytes);
+}
+
+static ol_status_t bundle_append(ol_rma_state_t *s, int peer, const char *msg, size_t bytes)
+{
+    char *at = bundle_room(s, peer, bytes);
+    if (!at)
+        return MPI_ERR_NO_MEM;
+    memcpy(at, msg, bytes);
+    bundle_commit(s, peer, bytes);
     return MPI_SUCCESS;
+}
+
+char *ol_rma_message_in_bundle(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
+                               const ol_rma_block_t *blocks, size_t payload_bytes,
+                               char **payload, size_t *bytes)
+{
+    size_t block_bytes = hdr->nblocks * sizeof(ol_rma_block_t);
+    *bytes = sizeof(*hdr) + block_bytes + payload_bytes;
+    char *msg = *bytes <= BUNDLE_MESSAGE_BYTES ? bundle_room(s, peer, *bytes) : NULL;
+    if (!msg)
+        return NULL;
+    memcpy(msg, hdr, sizeof(*hdr));
+    if (block_bytes)
+        memcpy(msg + sizeof(*hdr), blocks, block_bytes);
+    *payload = msg + sizeof(*hdr) + block_bytes;
+    return msg;
+}
+
+void ol_rma_message_join_bundle(ol_rma_state_t *s, int peer, size_t bytes)
+{
+    bundle_commit(s, peer, bytes);
 }
 
 /* Sends what waits for peer, as one message. */
@@ -238,11 +280,7 @@ ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, si
 {
     if (bytes > BUNDLE_MESSAGE_BYTES)
         return ol_rma_message_send(s, peer, msg, bytes);
-    ol_status_t rc = MPI_SUCCESS;
-    if (bundle_end_with(&s->bundles[peer], bytes) > BUNDLE_BYTES)
-        rc = bundle_send(s, peer);
-    if (rc == MPI_SUCCESS)
-        rc = bundle_append(s, peer, msg, bytes);
+    ol_status_t rc = bundle_append(s, peer, msg, bytes);
     free(msg);
     return rc;
 }
@@ -365,10 +403,22 @@ ol_status_t ol_rma_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
         s->ndata_apart++;
         __atomic_add_fetch(&s->apart_pending[p->target], 1, __ATOMIC_RELEASE);
     } else {
-        s->data_pending[p->target]--;
-        forget(s, p);
+        ol_rma_unexpect(s, p);
     }
     return rc;
+}
+
+static void end_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p);
+
+void ol_rma_unexpect(ol_rma_state_t *s, ol_rma_pending_t *p)
+{
+    if (p->data_apart) {
+        ol_pt2pt_cancel(p->data_apart);
+        end_receive_apart(s, p);
+    }
+    if (p->data)
+        s->data_pending[p->target]--;
+    forget(s, p);
 }
 
 /* The answer p waited for is in, with error rc: the request completed, the
@@ -456,9 +506,16 @@ static ol_status_t reply(ol_rma_state_t *s, int origin, uint64_t id, ol_status_t
                          const void *payload, size_t bytes)
 {
     ol_rma_msg_t hdr = {.kind = MSG_REPLY, .error = error, .id = id};
-    size_t msg_bytes;
-    char *msg = message_copy(&hdr, NULL, payload, error == MPI_SUCCESS ? bytes : 0, &msg_bytes);
+    size_t payload_bytes = error == MPI_SUCCESS ? bytes : 0, msg_bytes;
     /* The answers of one pass of progress leave together at its end. */
+    char *at;
+    if (ol_rma_message_in_bundle(s, origin, &hdr, NULL, payload_bytes, &at, &msg_bytes)) {
+        if (payload_bytes)
+            memcpy(at, payload, payload_bytes);
+        ol_rma_message_join_bundle(s, origin, msg_bytes);
+        return MPI_SUCCESS;
+    }
+    char *msg = message_copy(&hdr, NULL, payload, payload_bytes, &msg_bytes);
     return msg ? ol_rma_message_send_later(s, origin, msg, msg_bytes) : MPI_ERR_NO_MEM;
 }
 

@@ -201,6 +201,16 @@ ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t b
 /* The same for the message of an operation or of an answer: a small one
  * waits to leave with the next message to peer, or with the next progress. */
 ol_status_t ol_rma_message_send_later(ol_rma_state_t *s, int peer, char *msg, size_t bytes);
+/* A small message (at most 16 KiB) built where it waits, in peer's
+ * bundle: hdr and blocks written, *payload where the caller writes its
+ * payload_bytes, *bytes its size; it joins the bundle with
+ * ol_rma_message_join_bundle, before anything else is sent to peer (or
+ * is dropped by not joining). NULL for a larger message, or when out of
+ * memory: ol_rma_message_new then. */
+char *ol_rma_message_in_bundle(ol_rma_state_t *s, int peer, const ol_rma_msg_t *hdr,
+                               const ol_rma_block_t *blocks, size_t payload_bytes,
+                               char **payload, size_t *bytes);
+void ol_rma_message_join_bundle(ol_rma_state_t *s, int peer, size_t bytes);
 /* Sends what waits in the bundles. Lock held. */
 void ol_rma_send_bundles(ol_rma_state_t *s);
 /* Frees the bundles; what still waits in one (a window freed inside an
@@ -209,6 +219,8 @@ void ol_rma_bundles_free(ol_rma_state_t *s);
 /* A new answer to wait for; data: the reply carries count of dt into buf. */
 ol_rma_pending_t *ol_rma_expect(ol_rma_state_t *s, int target, bool data, void *buf,
                                 MPI_Count count, ol_datatype_t *dt, ol_request_t *request);
+/* Forgets an answer whose operation could not be sent. */
+void ol_rma_unexpect(ol_rma_state_t *s, ol_rma_pending_t *p);
 /* Posts the receive of a get's data sent apart (its bytes are more than
  * OL_RMA_GET_APART_BYTES), before the get's message leaves; on failure p
  * is forgotten. */
