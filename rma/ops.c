@@ -501,6 +501,20 @@ static char *mapped_target(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t byt
     return (char *)peer->shared_base + start;
 }
 
+/* memcpy, with the sizes of one element copied inline: a call to the C
+ * library's was a tenth of an 8-byte put's 19 ns. */
+static inline void copy_bytes(char *dst, const char *src, size_t bytes)
+{
+    switch (bytes) {
+    case 1: __builtin_memcpy(dst, src, 1); break;
+    case 2: __builtin_memcpy(dst, src, 2); break;
+    case 4: __builtin_memcpy(dst, src, 4); break;
+    case 8: __builtin_memcpy(dst, src, 8); break;
+    case 16: __builtin_memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, bytes);
+    }
+}
+
 /* A put or get of contiguous host data within memory mapped here, in an
  * epoch: the common case of a one-host window, done at once, without the
  * general path's layout and checks (osu_get_bw of 8 B: 47 -> 21 ns an
@@ -522,9 +536,9 @@ static bool direct_contiguous(ol_rma_state_t *s, const ol_rma_op_t *op)
         return false;
     char *here = ol_dt_data_at(buf, here_dt);
     if (put)
-        memcpy(there, here, (size_t)bytes);
+        copy_bytes(there, here, (size_t)bytes);
     else
-        memcpy(here, there, (size_t)bytes);
+        copy_bytes(here, there, (size_t)bytes);
     return true;
 }
 
