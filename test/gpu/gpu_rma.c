@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { COUNT = 1000 };
+enum { COUNT = 4096 }; /* 16 KiB: a get of it has its data sent apart (rma/README.md) */
 
 static void fill_ints(int *v, int n, int base)
 {

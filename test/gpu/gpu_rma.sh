@@ -8,3 +8,4 @@
 for np in 2 3; do
     run_gpu "$np"
 done
+OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX=0 run_gpu 2
