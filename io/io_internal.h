@@ -53,7 +53,8 @@ ol_status_t ol_io_layout_twin(const ol_io_datarep_t *rep, const ol_datatype_t *d
 /* Calls visit for each run of the file that view bytes [start, start +
  * length) of the data (in the file's representation) lie in, in order,
  * with the offset of the run's first byte in those data, until visit
- * returns false. Offsets are absolute bytes of the file. */
+ * returns false; runs that touch are one. Offsets are absolute bytes of
+ * the file. */
 typedef bool (*ol_io_run_fn)(MPI_Offset file_offset, MPI_Offset length, MPI_Offset data_offset,
                              void *ctx);
 bool ol_io_map_walk(const ol_io_view_t *view, MPI_Offset start, MPI_Offset length,

@@ -236,24 +236,44 @@ static MPI_Offset locate(const ol_io_map_t *map, MPI_Offset position, size_t *ru
     return instance;
 }
 
+/* Whether the filetype's instances follow one another with no hole, as
+ * the default view's MPI_BYTE does: the view's data is then one stretch of
+ * the file. */
+static bool dense(const ol_io_map_t *map)
+{
+    return map->nruns == 1 && map->runs[0].offset == 0 && map->runs[0].length == map->extent;
+}
+
 bool ol_io_map_walk(const ol_io_view_t *view, MPI_Offset start, MPI_Offset length,
                     ol_io_run_fn visit, void *ctx)
 {
     const ol_io_map_t *map = &view->map;
     if (length <= 0 || map->size == 0)
         return true;
+    if (dense(map))
+        return visit(view->disp + start, length, 0, ctx);
     size_t run;
     MPI_Offset instance = locate(map, start, &run);
     MPI_Offset skip = start % map->size - map->before[run];
     MPI_Offset data = 0;
+    /* Runs that touch in the file (the last of one instance and the first
+     * of the next) are visited as one piece. */
+    MPI_Offset piece_at = -1, piece_length = 0, piece_data = 0;
     while (data < length) {
         const ol_io_run_t *r = &map->runs[run];
         MPI_Offset take = r->length - skip;
         if (take > length - data)
             take = length - data;
         MPI_Offset where = view->disp + instance * map->extent + r->offset + skip;
-        if (!visit(where, take, data, ctx))
-            return false;
+        if (piece_at >= 0 && piece_at + piece_length == where) {
+            piece_length += take;
+        } else {
+            if (piece_at >= 0 && !visit(piece_at, piece_length, piece_data, ctx))
+                return false;
+            piece_at = where;
+            piece_length = take;
+            piece_data = data;
+        }
         data += take;
         skip = 0;
         if (++run == map->nruns) {
@@ -261,7 +281,7 @@ bool ol_io_map_walk(const ol_io_view_t *view, MPI_Offset start, MPI_Offset lengt
             instance++;
         }
     }
-    return true;
+    return visit(piece_at, piece_length, piece_data, ctx);
 }
 
 static bool first_run(MPI_Offset file_offset, MPI_Offset length, MPI_Offset data_offset, void *ctx)
