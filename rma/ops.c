@@ -280,7 +280,7 @@ static ol_status_t send_op(ol_rma_state_t *s, const ol_rma_op_t *op, const ol_da
             return MPI_ERR_NO_MEM;
         }
         hdr.id = p->id;
-        if (op->kind == OL_RMA_GET && hdr.bytes > OL_RMA_GET_APART_BYTES &&
+        if (op->kind == OL_RMA_GET && ol_rma_get_apart(hdr.bytes) &&
             (rc = ol_rma_receive_apart(s, p)) != MPI_SUCCESS)
             return rc;
     }
@@ -561,7 +561,7 @@ static bool simple_accumulate(const ol_rma_op_t *op)
  * result) with a predefined op defined on it, within memory mapped here,
  * in an epoch: applied at once under the target's accumulate word, without
  * the general path's layout and checks (osu_acc_latency of 4-128 B:
- * 0.07-0.13 -> 0.04 us; osu_fop_latency 0.07 -> 0.05). False for anything
+ * 0.07-0.13 -> 0.04 us; osu_fop_latency 0.07-0.08 -> 0.04). False for anything
  * else, which the general path does or refuses with its reason. */
 static bool direct_contiguous_accumulate(ol_rma_state_t *s, const ol_rma_op_t *op)
 {

@@ -410,12 +410,17 @@ ol_status_t ol_rma_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p)
 
 static void end_receive_apart(ol_rma_state_t *s, ol_rma_pending_t *p);
 
+/* The get's data will not come: its receive is taken back. */
+static void take_back_receive(ol_rma_state_t *s, ol_rma_pending_t *p)
+{
+    ol_pt2pt_cancel(p->data_apart);
+    end_receive_apart(s, p);
+}
+
 void ol_rma_unexpect(ol_rma_state_t *s, ol_rma_pending_t *p)
 {
-    if (p->data_apart) {
-        ol_pt2pt_cancel(p->data_apart);
-        end_receive_apart(s, p);
-    }
+    if (p->data_apart)
+        take_back_receive(s, p);
     if (p->data)
         s->data_pending[p->target]--;
     forget(s, p);
@@ -484,8 +489,7 @@ static void take_reply(ol_rma_state_t *s, const ol_rma_msg_t *hdr, const char *p
     }
     ol_status_t rc = hdr->error;
     if (p->data_apart) {
-        ol_pt2pt_cancel(p->data_apart);
-        end_receive_apart(s, p);
+        take_back_receive(s, p);
         if (rc == MPI_SUCCESS)
             rc = MPI_ERR_INTERN;
     } else if (p->data && rc == MPI_SUCCESS) {
@@ -821,7 +825,7 @@ static ol_status_t send_apart(ol_rma_state_t *s, int origin, const ol_rma_msg_t 
 static ol_status_t get(ol_rma_state_t *s, int origin, const ol_rma_msg_t *hdr,
                        const ol_rma_block_t *blocks)
 {
-    if (hdr->bytes > OL_RMA_GET_APART_BYTES)
+    if (ol_rma_get_apart(hdr->bytes))
         return send_apart(s, origin, hdr, blocks);
     char *data = malloc(hdr->bytes ? hdr->bytes : 1);
     if (!data)

@@ -21,6 +21,12 @@
  * under a tag of its own (ol_rma_data_tag). README.md, "The protocol". */
 #define OL_RMA_GET_APART_BYTES 8192
 
+/* The one rule both sides follow: a get of `bytes` has its data apart. */
+static inline bool ol_rma_get_apart(uint64_t bytes)
+{
+    return bytes > OL_RMA_GET_APART_BYTES;
+}
+
 /* The tag of a get's data sent apart: one per get in flight, so that an
  * error answered instead of the data leaves no receive for another's. */
 static inline int ol_rma_data_tag(uint64_t id)

@@ -61,8 +61,9 @@ static ol_rma_state_t *new_state(int size, bool dynamic)
     s->lock_nocheck = calloc((size_t)size, sizeof(bool));
     s->posts = calloc((size_t)size, sizeof(int));
     s->origin_error = calloc((size_t)size, sizeof(ol_status_t));
-    if ((!dynamic && !s->peers) || !s->data_pending || !s->apart_pending || !s->touched || !s->bundles || !s->access ||
-        !s->lock_type || !s->lock_nocheck || !s->posts || !s->origin_error) {
+    if ((!dynamic && !s->peers) || !s->data_pending || !s->apart_pending || !s->touched ||
+        !s->bundles || !s->access || !s->lock_type || !s->lock_nocheck || !s->posts ||
+        !s->origin_error) {
         free_state(s);
         return NULL;
     }
