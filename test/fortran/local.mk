@@ -40,7 +40,12 @@ test_fortran_f_callbacks_mpi_LDADD = $(FORTRAN_TEST_LIBS)
 test_fortran_f_callbacks_mpi_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_fortran_f_callbacks_mpif_h_SOURCES = test/fortran/f_callbacks.F90
-test_fortran_f_callbacks_mpif_h_FCFLAGS = $(FCFLAGS) $(FORTRAN_TEST_FLAGS) $(OL_FC_ALLOW_MISMATCH)
+# Its module `callbacks` goes into test/fortran (-J): in the build's top
+# folder, where the other compilation writes its own, two compilations in
+# parallel renamed one callbacks.mod at once (gfortran: "Cannot rename
+# module file").
+test_fortran_f_callbacks_mpif_h_FCFLAGS = $(FCFLAGS) $(FORTRAN_TEST_FLAGS) $(OL_FC_ALLOW_MISMATCH) \
+	-J test/fortran
 test_fortran_f_callbacks_mpif_h_LDADD = $(FORTRAN_TEST_LIBS)
 test_fortran_f_callbacks_mpif_h_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
