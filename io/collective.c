@@ -43,6 +43,8 @@ enum { SEQ_MODULUS = 1 << 18 }; /* seq * TAG_KINDS stays below MPI_TAG_UB (2^23 
 typedef struct {
     MPI_Offset lo, hi; /* the bytes of the file the process touches; lo == hi: none */
     MPI_Offset leader; /* the world rank of its host's first process */
+    int64_t pieces;    /* how many runs of the file they are */
+    MPI_Offset bytes;  /* and their bytes */
 } range_t;
 
 typedef enum {
@@ -124,6 +126,7 @@ typedef struct io_op {
     ol_io_switch_t cb;     /* process decides the same way whatever changes meanwhile */
     int error;             /* errno of this process's own failure */
     ol_status_t failure;   /* a failure that is no errno (memory, messages, arguments) */
+    bool interleaved;      /* two processes' ranges overlap (two_phase) */
     bool others_hurt;      /* it may have cost other processes data (not just this one's
                               own arguments): they fail too */
     ol_request_t *request;
@@ -252,11 +255,42 @@ static bool interleaved(const io_op_t *op)
     return overlap;
 }
 
-static bool two_phase(const io_op_t *op)
+static bool one_host(const io_op_t *op)
 {
+    for (int r = 1; r < nprocs(op); r++)
+        if (op->ranges[r].leader != op->ranges[0].leader)
+            return false;
+    return true;
+}
+
+/* Whether every process's pieces average at least `bytes`. */
+static bool pieces_average(const io_op_t *op, MPI_Offset bytes)
+{
+    for (int r = 0; r < nprocs(op); r++) {
+        const range_t *range = &op->ranges[r];
+        if (range->pieces > 0 && range->bytes < bytes * range->pieces)
+            return false;
+    }
+    return true;
+}
+
+/* Two-phase I/O gives the file system few large requests from few clients
+ * where the processes' pieces interleave. On one host the processes share
+ * one client, the page cache, and a request per piece costs only its
+ * system call: there each process moves its own pieces where they average
+ * ALONE_PIECE_BYTES or more, and the calls cost less than two-phase's
+ * copies through one aggregator (io_tile, 4 ranks: README.md). Sets
+ * op->interleaved. */
+enum { ALONE_PIECE_BYTES = 4 << 10 };
+
+static bool two_phase(io_op_t *op)
+{
+    op->interleaved = interleaved(op);
     if (op->cb == OL_IO_DISABLE || op->atomic)
         return false;
-    return op->cb == OL_IO_ENABLE || interleaved(op);
+    if (op->cb == OL_IO_ENABLE)
+        return true;
+    return op->interleaved && !(one_host(op) && pieces_average(op, ALONE_PIECE_BYTES));
 }
 
 /* Aggregators: the first process of each host, in rank order; with
@@ -381,6 +415,8 @@ static void start_ranges(io_op_t *op)
     if (op->mine.count > 0) {
         mine->lo = op->mine.pieces[0].file;
         mine->hi = ol_io_pieces_end(&op->mine, 0, op->mine.count);
+        mine->pieces = (int64_t)op->mine.count;
+        mine->bytes = op->stream.length;
     }
     for (int r = 0; r < nprocs(op); r++) {
         if (r == me)
@@ -1095,7 +1131,8 @@ static ol_status_t prepare_two_phase(io_op_t *op)
 static void move_alone(io_op_t *op)
 {
     MPI_Offset moved;
-    ol_status_t rc = ol_io_move(op->file, op->access.write, &op->stream,
+    bool sieve_writes = !op->interleaved || op->atomic; /* atomic: under one lock */
+    ol_status_t rc = ol_io_move(op->file, op->access.write, sieve_writes, &op->stream,
                                 op->access.offset * op->file->view.etype_bytes, &moved);
     if (rc != MPI_SUCCESS)
         op->failure = rc; /* its own data alone */

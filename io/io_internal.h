@@ -115,9 +115,12 @@ MPI_Offset ol_io_pieces_end(const pieces_t *pieces, size_t i, size_t j);
 ol_status_t ol_io_check_direction(const ol_file_t *file, bool write);
 
 /* Moves data between the stream and the runs of the file it maps to,
- * independently (data sieving, locks in atomic mode). *moved: stream bytes
- * moved (a read stops at the end of the file). */
-ol_status_t ol_io_move(ol_file_t *file, bool write, ol_io_stream_t *stream,
+ * independently (data sieving, locks in atomic mode). sieve_writes: whether
+ * a write may be sieved; not where other processes write between its
+ * pieces at once, piece by piece and so without a lock (a sieved write
+ * would put back its stale copy of their bytes). *moved: stream bytes moved
+ * (a read stops at the end of the file). */
+ol_status_t ol_io_move(ol_file_t *file, bool write, bool sieve_writes, ol_io_stream_t *stream,
                        MPI_Offset start, MPI_Offset *moved);
 
 #endif

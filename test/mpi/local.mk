@@ -20,6 +20,7 @@ include test/mpi/hw_resource.mk
 include test/mpi/tool_pvars.mk
 include test/mpi/io.mk
 include test/mpi/io_gathered.mk
+include test/mpi/io_alone.mk
 include test/mpi/dyn.mk
 
 test_mpi_ring_SOURCES = test/mpi/ring.c
