@@ -339,15 +339,17 @@ static int move_one(int fd, bool write, const piece_t *piece, char *data, MPI_Of
 }
 
 /* Sieving moves the holes between the pieces too, to save a system call
- * per piece: it pays while the holes cost less than the calls. A call costs
- * about what copying HOLE_BYTES_PER_CALL bytes does (1-2 us against 8-10
- * GB/s of memcpy here); io_tile, 4 ranks, 64 KiB pieces with 128 KiB holes:
- * sieving read 16 MiB at 2.2 GB/s, where a read per piece goes at memory
- * speed (README.md). A write's holes cost more: they are read and written
- * back, under a lock that makes the writes of ranks whose pieces interleave
- * wait for one another; io_tile's 4-rank independent writes of 8 KiB pieces
- * between 8 KiB holes went 2.1-5.3 GB/s sieved, 4.4-6.6 piece by piece. */
-enum { HOLE_BYTES_PER_CALL = 16 << 10, HOLE_BYTES_PER_WRITE_CALL = 4 << 10 };
+ * per piece: it pays while the holes cost less than the calls. From the
+ * page cache (io_tile, 4 ranks, /dev/shm, README.md) a read per piece cost
+ * about what reading HOLE_BYTES_PER_READ_CALL bytes of holes did: pieces
+ * of 512 bytes between holes of 512 were read sieved at 5.2-6.4 GB/s, 4.2-5.4
+ * piece by piece, pieces of 1 KiB (holes of 1 KiB) 2.4-2.5 against 2.6-3.1,
+ * and of 8 KiB 16-18 against 31-36. A write per piece costs more (the
+ * ranks' writes take turns at the file's lock), and a sieved write reads
+ * and writes its holes back under a lock of its own: 1 KiB pieces wrote
+ * 3.1-3.2 GB/s sieved against 1.2-1.4, 8 KiB pieces 2.1-5.3 against
+ * 4.4-6.6, 32 KiB pieces 3.1-3.8 against 4.9-6.5. */
+enum { HOLE_BYTES_PER_READ_CALL = 1 << 10, HOLE_BYTES_PER_WRITE_CALL = 4 << 10 };
 
 static bool sieve(const ol_file_t *f, bool write, bool sieve_writes, const pieces_t *p)
 {
@@ -358,7 +360,7 @@ static bool sieve(const ol_file_t *f, bool write, bool sieve_writes, const piece
         return true;
     MPI_Offset data = p->pieces[p->count - 1].data + p->pieces[p->count - 1].length;
     MPI_Offset span = ol_io_pieces_end(p, 0, p->count) - p->pieces[0].file;
-    MPI_Offset per_call = write ? HOLE_BYTES_PER_WRITE_CALL : HOLE_BYTES_PER_CALL;
+    MPI_Offset per_call = write ? HOLE_BYTES_PER_WRITE_CALL : HOLE_BYTES_PER_READ_CALL;
     return span - data < (MPI_Offset)p->count * per_call;
 }
 
