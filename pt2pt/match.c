@@ -62,12 +62,14 @@ static const ol_param_t match_params[] = {
      "262144 for jobs of up to 8 ranks, 65536 for larger ones (each rank's segment holds a "
      "ring from every rank: 2 MiB at 8 ranks, 4 MiB at 64)",
      &ring_param, 0, 16777216},
-    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "65537",
+    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "8193",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
-     "(process_vm_readv) instead of taking them over UCX (0: never). Below it they go "
-     "through the ring (P2P_SHM_EAGER_BYTES) or UCX's eager protocol, which measured "
-     "faster up to 64 KiB (see UCX_SHM_RNDV_THRESH)",
+     "(process_vm_readv) instead of taking them over UCX (0: never); blocking MPI_Sends "
+     "only from 64 KiB, so that they complete without their receive below. It goes before "
+     "P2P_SHM_EAGER_BYTES, so raise both together. The copy needs no core of the sender's, "
+     "which beside busy processes made 16-64 KiB streams 2-4 times as fast; "
+     "pt2pt/README.md has the measurements",
      &cma_param, 0, INT_MAX},
     {"P2P_SHM_SHARED_COPY_BYTES", OL_PARAM_INT, "131072",
      "a message copied out of its sender's memory (P2P_SHM_CMA_BYTES) of at least this many "
@@ -1091,8 +1093,14 @@ static void *counted_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t t
     return r;
 }
 
+/* The smallest message a blocking MPI_Send sends by address: below it the
+ * send completes without its receive (UCX's eager protocol up to
+ * UCX_SHM_RNDV_THRESH), which p2p_shm_flood's exchanges of 32 KiB MPI_Sends
+ * before any receive need. */
+#define BLOCKING_CMA_BYTES 65537
+
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
-                    const ucp_request_param_t *param, uint32_t *seq)
+                    bool blocking_standard, const ucp_request_param_t *param, uint32_t *seq)
 {
     *seq = 0;
     size_t bytes = data_bytes(data);
@@ -1101,7 +1109,9 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     }
-    if (bytes >= cma_bytes && peer_may_copy(peer, data))
+    size_t by_address = blocking_standard && cma_bytes < BLOCKING_CMA_BYTES ? BLOCKING_CMA_BYTES
+                                                                            : cma_bytes;
+    if (bytes >= by_address && peer_may_copy(peer, data))
         return counted_by_address(peer, data, tag, param, seq);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};

@@ -305,8 +305,8 @@ static ol_status_t start_send(ol_request_t *req)
         .user_data = req,
         .datatype = data.datatype,
     };
-    void *ucx_req = ol_match_send(ep, peer, &data, tag, a->mode == OL_SEND_SYNCHRONOUS, &param,
-                                  &req->ring_seq);
+    void *ucx_req = ol_match_send(ep, peer, &data, tag, a->mode == OL_SEND_SYNCHRONOUS, false,
+                                  &param, &req->ring_seq);
     if (ucx_req == NULL) {
         send_complete(req, OL_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
@@ -565,8 +565,8 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     ucp_tag_t ucx_tag = ol_tag_make(comm->context_id, space, ol_comm_tag_rank(comm, comm->rank),
                                     tag);
     uint32_t seq; /* a blocking send is never cancelled */
-    void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS, &param,
-                                  &seq);
+    void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS,
+                                  mode == OL_SEND_STANDARD, &param, &seq);
     ucs_status_t st = wait_ucx_send(ucx_req);
     ol_ucx_bounce_put(data.bounce);
     return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
