@@ -3,6 +3,10 @@
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
+# A run takes under a second: a hang fails within 60 s, with mpirun's report
+# of where every rank waits, well inside the harness's limit.
+MPIRUN="$MPIRUN --timeout 60"
+
 for np in 2 3 4; do
     run_mpi "$np"
     expect_success
