@@ -359,6 +359,12 @@ typedef struct idup {
 
 static idup_t *idups;        /* agreements in flight */
 static pthread_mutex_t idups_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A thread found idups_lock held when a step may have completed: the holder
+ * looks again once it has let go. Without it the completion was lost: the
+ * followup runs only from the collectives' progress hook, which goes away
+ * with the last active schedule, so an agreement whose last step completed
+ * meanwhile waited for ever (comm_threads' idups, 1 run in a few hundred). */
+static bool idups_missed;
 
 static ol_status_t start_and(idup_t *d, bool between_groups)
 {
@@ -419,11 +425,9 @@ static bool idup_advance(idup_t *d)
     return false;
 }
 
-static int idups_advance(void)
+static int advance_listed(void)
 {
     int events = 0;
-    if (pthread_mutex_trylock(&idups_lock) != 0)
-        return 0; /* another thread is at it */
     for (idup_t **link = &idups; *link;) {
         idup_t *d = *link, *next = d->next; /* an ended d is freed */
         if (idup_advance(d)) {
@@ -435,7 +439,23 @@ static int idups_advance(void)
     }
     if (!idups)
         ol_coll_followup = NULL;
-    pthread_mutex_unlock(&idups_lock);
+    return events;
+}
+
+static int idups_advance(void)
+{
+    int events = 0;
+    do {
+        if (pthread_mutex_trylock(&idups_lock) != 0) {
+            /* Another thread is at it (this one, perhaps, starting an
+             * idup): it looks again when it lets go. */
+            __atomic_store_n(&idups_missed, true, __ATOMIC_SEQ_CST);
+            return events;
+        }
+        __atomic_store_n(&idups_missed, false, __ATOMIC_SEQ_CST);
+        events += advance_listed();
+        pthread_mutex_unlock(&idups_lock);
+    } while (__atomic_load_n(&idups_missed, __ATOMIC_SEQ_CST));
     return events;
 }
 
@@ -501,6 +521,8 @@ static int idup(ol_comm_t *comm, const ol_info_t *info, MPI_Comm *newcomm, MPI_R
         ol_coll_followup = idups_advance;
     }
     pthread_mutex_unlock(&idups_lock);
+    if (__atomic_load_n(&idups_missed, __ATOMIC_SEQ_CST))
+        idups_advance();
     return MPI_SUCCESS;
 }
 
