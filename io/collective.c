@@ -126,7 +126,6 @@ typedef struct io_op {
     ol_io_switch_t cb;     /* process decides the same way whatever changes meanwhile */
     int error;             /* errno of this process's own failure */
     ol_status_t failure;   /* a failure that is no errno (memory, messages, arguments) */
-    bool interleaved;      /* two processes' ranges overlap (two_phase) */
     bool others_hurt;      /* it may have cost other processes data (not just this one's
                               own arguments): they fail too */
     ol_request_t *request;
@@ -279,18 +278,16 @@ static bool pieces_average(const io_op_t *op, MPI_Offset bytes)
  * one client, the page cache, and a request per piece costs only its
  * system call: there each process moves its own pieces where they average
  * ALONE_PIECE_BYTES or more, and the calls cost less than two-phase's
- * copies through one aggregator (io_tile, 4 ranks: README.md). Sets
- * op->interleaved. */
+ * copies through one aggregator (io_tile, 4 ranks: README.md). */
 enum { ALONE_PIECE_BYTES = 4 << 10 };
 
-static bool two_phase(io_op_t *op)
+static bool two_phase(const io_op_t *op)
 {
-    op->interleaved = interleaved(op);
     if (op->cb == OL_IO_DISABLE || op->atomic)
         return false;
     if (op->cb == OL_IO_ENABLE)
         return true;
-    return op->interleaved && !(one_host(op) && pieces_average(op, ALONE_PIECE_BYTES));
+    return interleaved(op) && !(one_host(op) && pieces_average(op, ALONE_PIECE_BYTES));
 }
 
 /* Aggregators: the first process of each host, in rank order; with
@@ -1131,7 +1128,9 @@ static ol_status_t prepare_two_phase(io_op_t *op)
 static void move_alone(io_op_t *op)
 {
     MPI_Offset moved;
-    bool sieve_writes = !op->interleaved || op->atomic; /* atomic: under one lock */
+    /* Not where others write between our pieces at once; in atomic mode
+     * the whole span is locked. */
+    bool sieve_writes = op->atomic || !interleaved(op);
     ol_status_t rc = ol_io_move(op->file, op->access.write, sieve_writes, &op->stream,
                                 op->access.offset * op->file->view.etype_bytes, &moved);
     if (rc != MPI_SUCCESS)

@@ -155,6 +155,12 @@ uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
 unsigned ol_match_ucx_contexts_live;
 static size_t eager_bytes;
 static size_t cma_bytes;    /* SIZE_MAX: never */
+/* The same for a blocking MPI_Send, at least BLOCKING_CMA_BYTES: below it
+ * such a send completes without its receive (UCX's eager protocol up to
+ * UCX_SHM_RNDV_THRESH), which p2p_shm_flood's exchanges of 32 KiB MPI_Sends
+ * before any receive need. */
+#define BLOCKING_CMA_BYTES 65537
+static size_t blocking_cma_bytes;
 static struct {
     local_recv_t *head, *tail;
 } posted;
@@ -1093,12 +1099,6 @@ static void *counted_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t t
     return r;
 }
 
-/* The smallest message a blocking MPI_Send sends by address: below it the
- * send completes without its receive (UCX's eager protocol up to
- * UCX_SHM_RNDV_THRESH), which p2p_shm_flood's exchanges of 32 KiB MPI_Sends
- * before any receive need. */
-#define BLOCKING_CMA_BYTES 65537
-
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     bool blocking_standard, const ucp_request_param_t *param, uint32_t *seq)
 {
@@ -1109,9 +1109,8 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     }
-    size_t by_address = blocking_standard && cma_bytes < BLOCKING_CMA_BYTES ? BLOCKING_CMA_BYTES
-                                                                            : cma_bytes;
-    if (bytes >= by_address && peer_may_copy(peer, data))
+    if (bytes >= (blocking_standard ? blocking_cma_bytes : cma_bytes) &&
+        peer_may_copy(peer, data))
         return counted_by_address(peer, data, tag, param, seq);
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
@@ -1536,6 +1535,7 @@ ol_status_t ol_match_init(void)
     eager_bytes = eager_param < 0 ? 0 : (size_t)eager_param < largest ? (size_t)eager_param
                                                                       : largest;
     cma_bytes = cma_param > 0 ? (size_t)cma_param : SIZE_MAX;
+    blocking_cma_bytes = cma_bytes > BLOCKING_CMA_BYTES ? cma_bytes : BLOCKING_CMA_BYTES;
     init_shared_copies();
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;
