@@ -11,8 +11,9 @@
  *   announcement matches and says so through its ring to the sender, whose
  *   send (synchronous or not) then completes: one copy and no handshake
  *   but the two records (osu_bw 128/256 KiB 12.1/12.3 -> 12.6/13.4 GB/s);
- *   a sender waiting meanwhile copies part of it too (shm_copy.h);
- *   where the kernel forbids the copy, as below:
+ *   a sender waiting meanwhile copies part of it too, and a blocking
+ *   MPI_Send that waits for its receiver moves its message aside
+ *   (shm_copy.h); where the kernel forbids the copy, as below:
  * - other larger and synchronous sends, an announcement with a private UCX
  *   tag (the token), under which the data follows over UCX; the receiver
  *   posts a UCX receive of exactly that token when the announcement
@@ -62,11 +63,12 @@ static const ol_param_t match_params[] = {
      "262144 for jobs of up to 8 ranks, 65536 for larger ones (each rank's segment holds a "
      "ring from every rank: 2 MiB at 8 ranks, 4 MiB at 64)",
      &ring_param, 0, 16777216},
-    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "8193",
+    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "4097",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
-     "(process_vm_readv) instead of taking them over UCX (0: never); blocking MPI_Sends "
-     "only from 64 KiB, so that they complete without their receive below. It goes before "
+     "(process_vm_readv) instead of through the ring or over UCX (0: never); a blocking "
+     "MPI_Send up to 64 KiB that its receiver does not take at once is copied aside by its "
+     "sender, so it still completes without its receive. It goes before "
      "P2P_SHM_EAGER_BYTES, so raise both together. The copy needs no core of the sender's, "
      "which beside busy processes made 16-64 KiB streams 2-4 times as fast; "
      "pt2pt/README.md has the measurements",
@@ -128,6 +130,7 @@ typedef struct {
     ucp_send_nbx_callback_t callback; /* NULL: the caller polls the status */
     void *user_data;
     uint32_t copy_slot; /* shm_copy.h */
+    bool movable;       /* its sender may move it aside (ol_match_send_move) */
     bool done, freed;
 } local_send_t;
 
@@ -155,12 +158,13 @@ uint64_t ol_match_ucx_contexts[OL_MAX_CONTEXT_IDS / 64];
 unsigned ol_match_ucx_contexts_live;
 static size_t eager_bytes;
 static size_t cma_bytes;    /* SIZE_MAX: never */
-/* The same for a blocking MPI_Send, at least BLOCKING_CMA_BYTES: below it
- * such a send completes without its receive (UCX's eager protocol up to
- * UCX_SHM_RNDV_THRESH), which p2p_shm_flood's exchanges of 32 KiB MPI_Sends
- * before any receive need. */
-#define BLOCKING_CMA_BYTES 65537
-static size_t blocking_cma_bytes;
+/* A blocking MPI_Send of at most this many bytes completes without its
+ * receive, as it did when UCX's eager protocol carried it (up to
+ * UCX_SHM_RNDV_THRESH), and as p2p_shm_flood's exchanges of 32 KiB
+ * MPI_Sends before any receive need: by address, its sender moves it aside
+ * when the receiver does not take it soon (shm_copy.h), or over UCX when no
+ * movable slot is free. */
+#define MOVABLE_SEND_BYTES 65536
 static struct {
     local_recv_t *head, *tail;
 } posted;
@@ -1040,10 +1044,15 @@ static enqueue_result_t enqueue_when_room(int peer, ol_ring_envelope_t *envelope
     return result;
 }
 
+/* What send_by_address answers when a movable send finds no slot free. */
+#define NO_MOVABLE_SLOT UCS_STATUS_PTR(UCS_ERR_NO_RESOURCE)
+
 /* A contiguous message the receiver copies out of this process: it completes
- * (a synchronous send too) when the receiver says it is done. */
+ * (a synchronous send too) when the receiver says it is done, a movable one
+ * also when its sender moves it aside. */
+
 static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
-                             const ucp_request_param_t *param, uint32_t *seq)
+                             const ucp_request_param_t *param, bool movable, uint32_t *seq)
 {
     local_send_t *send = malloc(sizeof(*send));
     if (!send)
@@ -1052,10 +1061,16 @@ static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
     *send = (local_send_t){.callback = has_callback ? param->cb.send : NULL,
                            .user_data = param->op_attr_mask & UCP_OP_ATTR_FIELD_USER_DATA
                                             ? param->user_data
-                                            : NULL};
+                                            : NULL,
+                           .movable = movable};
     lock();
-    send->copy_slot = ol_shm_copy_offer(peer, data->buffer, data->count);
+    send->copy_slot = movable ? ol_shm_copy_offer_movable(peer, data->buffer, data->count)
+                              : ol_shm_copy_offer(peer, data->buffer, data->count);
     unlock();
+    if (movable && send->copy_slot == OL_SHM_COPY_NONE) {
+        free(send);
+        return NO_MOVABLE_SLOT;
+    }
     ol_ring_cma_ref_t ref = {.address = (uint64_t)(uintptr_t)data->buffer,
                              .request = (uint64_t)(uintptr_t)send,
                              .copy_slot = send->copy_slot};
@@ -1091,9 +1106,9 @@ static bool peer_may_copy(int peer, const ol_ucx_data_t *data)
 }
 
 static void *counted_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
-                                const ucp_request_param_t *param, uint32_t *seq)
+                                const ucp_request_param_t *param, bool movable, uint32_t *seq)
 {
-    void *r = send_by_address(peer, data, tag, param, seq);
+    void *r = send_by_address(peer, data, tag, param, movable, seq);
     if (!UCS_PTR_IS_ERR(r))
         count_sent(OL_P2P_PATH_SHM_RING, tag, data->count);
     return r;
@@ -1109,9 +1124,12 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         return sync ? ucp_tag_send_sync_nbx(ep, data->buffer, data->count, tag, param)
                     : ucp_tag_send_nbx(ep, data->buffer, data->count, tag, param);
     }
-    if (bytes >= (blocking_standard ? blocking_cma_bytes : cma_bytes) &&
-        peer_may_copy(peer, data))
-        return counted_by_address(peer, data, tag, param, seq);
+    if (bytes >= cma_bytes && peer_may_copy(peer, data)) {
+        bool movable = blocking_standard && bytes <= MOVABLE_SEND_BYTES;
+        void *r = counted_by_address(peer, data, tag, param, movable, seq);
+        if (r != NO_MOVABLE_SLOT)
+            return r;
+    }
     if (!sync && bytes <= eager_bytes) {
         ol_ring_envelope_t envelope = {.tag = tag, .bytes = bytes, .kind = OL_RING_INLINE};
         enqueue_result_t result = enqueue(peer, &envelope, data);
@@ -1123,7 +1141,7 @@ void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t 
         if (result != RING_FULL)
             return result == ENQUEUED ? NULL : UCS_STATUS_PTR(UCS_ERR_NO_MEMORY);
         if (bytes >= FULL_RING_CMA_BYTES && peer_may_copy(peer, data))
-            return counted_by_address(peer, data, tag, param, seq);
+            return counted_by_address(peer, data, tag, param, false, seq);
     }
     ucp_tag_t token = next_token();
     ol_ring_envelope_t envelope = {.tag = tag, .token = token, .bytes = bytes,
@@ -1383,6 +1401,17 @@ void ol_match_request_free(void *request)
     unlock();
 }
 
+bool ol_match_send_move(void *request)
+{
+    if (!is_our_send(request) || !our_send(request)->movable)
+        return false;
+    local_send_t *send = our_send(request);
+    lock();
+    bool moved = !send->done && ol_shm_copy_move(send->copy_slot);
+    unlock();
+    return moved;
+}
+
 ucs_status_t ol_match_request_status(void *request)
 {
     if (is_our_send(request))
@@ -1535,7 +1564,6 @@ ol_status_t ol_match_init(void)
     eager_bytes = eager_param < 0 ? 0 : (size_t)eager_param < largest ? (size_t)eager_param
                                                                       : largest;
     cma_bytes = cma_param > 0 ? (size_t)cma_param : SIZE_MAX;
-    blocking_cma_bytes = cma_bytes > BLOCKING_CMA_BYTES ? cma_bytes : BLOCKING_CMA_BYTES;
     init_shared_copies();
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
     rings = true;

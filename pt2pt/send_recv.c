@@ -531,6 +531,43 @@ static ucs_status_t wait_ucx_send(void *ucx_req)
     return st;
 }
 
+/* A blocking MPI_Send whose message its receiver has not begun to copy
+ * after this many microseconds is moved aside by its sender, which goes on
+ * (ol_match_send_move). Under the 5 us that a rank with a core of its own
+ * spins before it may sleep, so that a sender never sleeps on a message it
+ * could move; a receiver that waits in MPI takes the message well within
+ * it (pt2pt/README.md, "Blocking sends by address"). */
+#define SEND_MOVE_US 4
+
+typedef struct {
+    void *request;
+    double move_at; /* 0: not looked at the clock yet */
+    bool moved;
+} blocking_send_t;
+
+static bool blocking_send_done(void *arg)
+{
+    blocking_send_t *b = arg;
+    if (ol_match_request_status(b->request) != UCS_INPROGRESS)
+        return true;
+    double now = ol_rt_wtime();
+    if (b->move_at == 0)
+        b->move_at = now + 1e-6 * SEND_MOVE_US;
+    return now >= b->move_at && (b->moved = ol_match_send_move(b->request));
+}
+
+/* wait_ucx_send for a blocking standard send. */
+static ucs_status_t wait_blocking_send(void *ucx_req)
+{
+    if (OL_LIKELY(ucx_req == NULL) || UCS_PTR_IS_ERR(ucx_req))
+        return wait_ucx_send(ucx_req);
+    blocking_send_t b = {.request = ucx_req};
+    ol_progress_wait(blocking_send_done, &b);
+    ucs_status_t st = b.moved ? UCS_OK : ol_match_request_status(ucx_req);
+    ol_match_request_free(ucx_req);
+    return st;
+}
+
 static ol_status_t wait_nonblocking_send(const void *buf, MPI_Count count, ol_datatype_t *dt,
                                          int dest, int tag, ol_comm_t *comm, ol_tagspace_t space,
                                          ol_send_mode_t mode)
@@ -567,7 +604,8 @@ ol_status_t ol_pt2pt_send(const void *buf, MPI_Count count, ol_datatype_t *dt, i
     uint32_t seq; /* a blocking send is never cancelled */
     void *ucx_req = ol_match_send(ep, peer, &data, ucx_tag, mode == OL_SEND_SYNCHRONOUS,
                                   mode == OL_SEND_STANDARD, &param, &seq);
-    ucs_status_t st = wait_ucx_send(ucx_req);
+    ucs_status_t st = mode == OL_SEND_STANDARD ? wait_blocking_send(ucx_req)
+                                               : wait_ucx_send(ucx_req);
     ol_ucx_bounce_put(data.bounce);
     return OL_LIKELY(st == UCS_OK) ? OL_OK : ol_ucx_status(st);
 }

@@ -1,5 +1,5 @@
-/* A large message's copy shared by its receiver and its sender: see
- * shm_copy.h. */
+/* A large message's copy shared by its receiver and its sender, and a
+ * blocking send's message moved aside by its sender: see shm_copy.h. */
 #include "shm_copy.h"
 #include "ol_common.h"
 #include "ol_log.h"
@@ -26,14 +26,21 @@ typedef struct {
     uint32_t started;       /* the receiver has filled in the fields below */
     uint32_t sender_failed; /* a chunk the sender could not write */
     int32_t receiver_error; /* errno of a chunk the receiver could not read */
-    uint32_t unused;
+    uint32_t mode;          /* slot_mode_t */
     uint64_t target;        /* the receiver's buffer */
     uint64_t bytes;         /* what the receiver takes of the message */
     uint64_t chunk_bytes;
     uint64_t claims;        /* chunks claimed: from the front (low half), from the back */
     uint64_t copied;        /* chunks */
-    char pad[64 - 56];
+    uint64_t moved_to;      /* SLOT_MOVED: where the message is now, in the sender */
 } slot_t;
+
+/* A slot shares the copy of a large message, or lets the sender of a
+ * blocking send move its message aside. Whoever of the two first changes
+ * SLOT_MOVABLE has the message: the receiver copies it from where it was
+ * sent (SLOT_TAKEN), or from the sender's copy of it (SLOT_MOVED), which
+ * the sender made before it said so, so the receiver never waits for it. */
+typedef enum { SLOT_SHARED, SLOT_MOVABLE, SLOT_TAKEN, SLOT_MOVED } slot_mode_t;
 
 /* A rank's copy area: whether it waits in progress with nothing of its own
  * to do, so its receivers cut its messages in chunks, on a line of its own;
@@ -50,15 +57,19 @@ _Static_assert(sizeof(area_t) == OL_SHM_COPY_AREA_BYTES, "a line, then a slot a 
 typedef struct {
     int receiver;
     const char *source;
-    bool finished; /* no chunk left to claim */
+    size_t bytes;
+    bool finished; /* no chunk left to claim (a movable offer has none) */
+    void *moved;   /* the sender's copy of a moved message */
 } offer_t;
 
 static size_t min_bytes;   /* 0: no sharing */
 static size_t max_chunk_bytes;
 static uint64_t offered;   /* a bit per slot of ours that is out */
+static uint64_t movable;   /* of them, those offered movable */
 static bool helping;       /* as said in our area */
 static bool *unwritable;   /* by world rank: the kernel refused a write into its memory */
 static uint64_t chunks_written, bytes_written; /* told at the end, for the curious */
+static uint64_t moves;
 static offer_t offers[OL_SHM_COPY_SLOTS];
 
 void ol_shm_copy_init(size_t min_shared, size_t chunk)
@@ -66,7 +77,7 @@ void ol_shm_copy_init(size_t min_shared, size_t chunk)
     unwritable = calloc((size_t)ol_rt.size, sizeof(*unwritable));
     min_bytes = unwritable ? min_shared : 0;
     max_chunk_bytes = chunk;
-    offered = 0;
+    offered = movable = 0;
     helping = false;
 }
 
@@ -82,7 +93,13 @@ void ol_shm_copy_finalize(void)
         OL_INFO("pt2pt", "wrote %llu chunks (%llu bytes) of large messages into their "
                 "receivers while waiting", (unsigned long long)chunks_written,
                 (unsigned long long)bytes_written);
-    chunks_written = bytes_written = 0;
+    if (moves)
+        OL_INFO("pt2pt", "moved %llu blocking sends aside that their receivers had not taken "
+                "yet", (unsigned long long)moves);
+    chunks_written = bytes_written = moves = 0;
+    for (uint64_t out = offered; out; out &= out - 1) /* moved messages nobody took */
+        free(offers[__builtin_ctzll(out)].moved);
+    offered = movable = 0;
     free(unwritable);
     unwritable = NULL;
 }
@@ -105,37 +122,78 @@ static void say_helping(bool now)
     }
 }
 
-uint32_t ol_shm_copy_offer(int receiver, const void *source, size_t bytes)
+/* A free slot of ours, reset, in the given mode. Its stores are seen by
+ * the receiver through the record's publication, which orders them before
+ * it. */
+static uint32_t take_slot(int receiver, const void *source, size_t bytes, slot_mode_t mode)
 {
-    if (min_bytes == 0 || bytes < min_bytes || receiver == ol_rt.rank ||
-        offered == UINT64_MAX || unwritable[receiver] || !ol_ring_reads_peer(receiver))
-        return OL_SHM_COPY_NONE;
     uint32_t index = (uint32_t)__builtin_ctzll(~offered);
     slot_t *s = slot_of(ol_rt.rank, index);
     s->sender_failed = 0;
     s->receiver_error = 0;
     s->claims = 0;
     s->copied = 0;
-    /* Seen by the receiver through the record's publication, which orders
-     * these stores before it. */
     s->started = 0;
-    offers[index] = (offer_t){.receiver = receiver, .source = source};
+    s->mode = mode;
+    offers[index] = (offer_t){.receiver = receiver, .source = source, .bytes = bytes,
+                              .finished = mode == SLOT_MOVABLE};
     offered |= UINT64_C(1) << index;
+    if (mode == SLOT_MOVABLE)
+        movable |= UINT64_C(1) << index;
     return index;
+}
+
+uint32_t ol_shm_copy_offer(int receiver, const void *source, size_t bytes)
+{
+    if (min_bytes == 0 || bytes < min_bytes || receiver == ol_rt.rank ||
+        offered == UINT64_MAX || unwritable[receiver] || !ol_ring_reads_peer(receiver))
+        return OL_SHM_COPY_NONE;
+    return take_slot(receiver, source, bytes, SLOT_SHARED);
+}
+
+uint32_t ol_shm_copy_offer_movable(int receiver, const void *source, size_t bytes)
+{
+    return offered == UINT64_MAX ? OL_SHM_COPY_NONE
+                                 : take_slot(receiver, source, bytes, SLOT_MOVABLE);
+}
+
+bool ol_shm_copy_move(uint32_t index)
+{
+    slot_t *s = slot_of(ol_rt.rank, index);
+    offer_t *o = &offers[index];
+    if (__atomic_load_n(&s->mode, __ATOMIC_RELAXED) != SLOT_MOVABLE)
+        return false; /* taken: no copy in vain */
+    void *copy = malloc(o->bytes ? o->bytes : 1);
+    if (!copy)
+        return false;
+    memcpy(copy, o->source, o->bytes);
+    s->moved_to = (uint64_t)(uintptr_t)copy;
+    uint32_t expected = SLOT_MOVABLE;
+    if (!__atomic_compare_exchange_n(&s->mode, &expected, SLOT_MOVED, false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED)) {
+        free(copy); /* the receiver took it meanwhile */
+        return false;
+    }
+    o->moved = copy;
+    moves++;
+    return true;
 }
 
 void ol_shm_copy_withdraw(uint32_t index)
 {
     if (index == OL_SHM_COPY_NONE)
         return;
+    free(offers[index].moved);
+    offers[index].moved = NULL;
     offered &= ~(UINT64_C(1) << index);
+    movable &= ~(UINT64_C(1) << index);
     if (!offered)
         say_helping(false);
 }
 
 bool ol_shm_copy_offers_out(void)
 {
-    return offered != 0;
+    return (offered & ~movable) != 0;
 }
 
 static size_t chunk_length(const slot_t *s, uint64_t chunk, uint64_t *offset)
@@ -263,12 +321,26 @@ static ol_shm_copy_state_t alone(int sender, void *dst, uint64_t address, size_t
                                                           : OL_SHM_COPY_FAILED;
 }
 
+/* Where the receiver copies the message of a movable slot from: where it
+ * was sent, once the receiver has taken it so that its sender no longer
+ * moves it, or where its sender moved it. */
+static uint64_t take_movable(slot_t *s, uint64_t address)
+{
+    uint32_t mode = SLOT_MOVABLE;
+    if (__atomic_compare_exchange_n(&s->mode, &mode, SLOT_TAKEN, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_ACQUIRE))
+        return address;
+    return mode == SLOT_MOVED ? s->moved_to : address;
+}
+
 ol_shm_copy_state_t ol_shm_copy_receive(int sender, uint32_t index, void *dst, uint64_t address,
                                         size_t bytes)
 {
     if (index >= OL_SHM_COPY_SLOTS)
         return alone(sender, dst, address, bytes);
     slot_t *s = slot_of(sender, index);
+    if (__atomic_load_n(&s->mode, __ATOMIC_RELAXED) != SLOT_SHARED)
+        return alone(sender, dst, take_movable(s, address), bytes);
     s->target = (uint64_t)(uintptr_t)dst;
     s->bytes = bytes;
     s->chunk_bytes = chunk_for(sender, bytes);

@@ -1,5 +1,6 @@
 /* A large message's copy shared by its receiver and its sender, both ranks
- * of one host, private to pt2pt/ (match.c's OL_RING_CMA messages).
+ * of one host, and a blocking send's message moved aside by its sender;
+ * private to pt2pt/ (match.c's OL_RING_CMA messages).
  *
  * The receiver of a message sent by address copies it out of the sender's
  * memory (process_vm_readv) in chunks, which it claims one at a time from
@@ -15,6 +16,15 @@
  *
  * Why: one core's copy does not use the machine's memory bandwidth, and a
  * sender waiting in MPI_Wait or MPI_Waitall has nothing else to do.
+ *
+ * A blocking MPI_Send up to 64 KiB goes by address too, through a movable
+ * slot: if its receiver has not begun to copy it after a few microseconds,
+ * the sender copies the message to a buffer of its own, says so in the slot
+ * and returns; the receiver copies from that buffer, and its
+ * OL_RING_CMA_DONE frees it. Whoever changes the slot first has the
+ * message. So such a send takes one copy when its receive is there, and
+ * still completes without it, as programs that send both ways before they
+ * receive need.
  *
  * Everything here runs under the match lock (match.c), one thread at a
  * time per process. */
@@ -43,13 +53,20 @@ void ol_shm_copy_written(uint64_t *chunks, uint64_t *bytes);
  * receiver, or OL_SHM_COPY_NONE; set before the message's record is
  * published. Withdrawn when the receiver says it is done. */
 uint32_t ol_shm_copy_offer(int receiver, const void *source, size_t bytes);
+/* Sender: a movable slot (never shared) for such a message, or
+ * OL_SHM_COPY_NONE when every slot is out. */
+uint32_t ol_shm_copy_offer_movable(int receiver, const void *source, size_t bytes);
+/* Sender: copies the message of a movable slot aside, unless its receiver
+ * has taken it already; true when moved (the source is free again, and the
+ * copy goes at ol_shm_copy_withdraw). */
+bool ol_shm_copy_move(uint32_t slot);
 void ol_shm_copy_withdraw(uint32_t slot);
 
 /* Sender, in progress: copies chunks of the offers whose receivers have
  * started, if free_to_help (no work of its own waits), and says so to
  * them; returns the chunks copied. */
 int ol_shm_copy_progress(bool free_to_help);
-/* Whether some offer is out: progress need not look otherwise. */
+/* Whether some shared offer is out: progress need not look otherwise. */
 bool ol_shm_copy_offers_out(void);
 
 typedef enum {
