@@ -6,10 +6,17 @@
  * medians; shared memory, oversubscribed at 4 and 8 ranks):
  * - linear beats binomial below 16 KiB at 4 and 8 ranks (1.4-5 us against
  *   23-38 us at 4 ranks, 8-36 us against 37-82 us at 8): one hop, and the
- *   root's eager sends do not wait for each other; from 16 KiB on binomial
- *   wins (34 against 62 us at 64 KiB, 4 ranks; 155 against 180 at 8), since
- *   the root's rendezvous sends then serialise. With 2 ranks they are the
- *   same schedule.
+ *   root's eager sends do not wait for each other. With 2 ranks they are
+ *   the same schedule. Once sends from 4 KiB went by address (the
+ *   receivers copy out of the root's buffer at once, pt2pt/README.md), it
+ *   also won up to 128 KiB (2-core Intel Xeon, 2026-12-06, ompi-lite alone,
+ *   three alternating pairs of 3 runs, 4 ranks: 64 KiB 13.5-15.8 us against
+ *   16.8-22.4, 128 KiB 22.6-25.0 against 23.4-37.9; 8 ranks, two: 64 KiB
+ *   37.6-37.8 against 43.8-44.7, 128 KiB 54-62 against 59-65); from 256
+ *   KiB binomial did as well or better (4 ranks 36.7-71 against 43.6-50.4,
+ *   512 KiB 89-135 against 64-136; 8 ranks 1 MiB 543-587 against 575-588),
+ *   hence BCAST_LINEAR_BYTES = 256 KiB. Below 32 KiB the shared-memory path
+ *   (shm_coll.c) takes blocking broadcasts first.
  * - scatter_allgather and pipeline never won up to 1 MiB and 8 ranks
  *   (1 MiB, 8 ranks: binomial 726 us, scatter_allgather 1665, pipeline
  *   3091): on one host every copy crosses the same memory, so cutting the
@@ -62,7 +69,7 @@ static const ol_param_t params[] = {
     {"BCAST_LINEAR_PROCS", OL_PARAM_INT, "8",
      "up to this many processes, short broadcasts go from the root to each process directly",
      &linear_procs, 0, INT_MAX},
-    {"BCAST_LINEAR_BYTES", OL_PARAM_INT, "16384",
+    {"BCAST_LINEAR_BYTES", OL_PARAM_INT, "262144",
      "broadcasts below this many bytes are short (linear on few processes)", &linear_bytes, 0, INT_MAX},
     {"BCAST_LONG_BYTES", OL_PARAM_INT, "0",
      "broadcasts of at least this many bytes on 3 or more processes scatter then allgather "

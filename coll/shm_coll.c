@@ -115,7 +115,12 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * 1.46-1.94; 1-2 KiB even. A reduce gains only where the ring clears
  * its records, 4-8 KiB: 1.64/2.07 us here against 1.75/3.43 at 4/8 KiB,
  * but 2.62/3.93 against 1.28/2.48 at 16/32 KiB (medians of 7 alternating
- * runs). An allgather or alltoall exchange of
+ * runs). On a 2-core Intel Xeon (2026-12-06, three alternating pairs of
+ * 3 runs, ompi-lite alone) a 4 KiB bcast went the other way, 0.36-0.43 us
+ * through pair.c (one ring record) against 0.55-0.59 here, while 8 KiB,
+ * by address since pt2pt sends from 4 KiB so, stayed here (0.90-0.95
+ * against 1.37-2.01): hence messages up to 4 KiB. An allgather or alltoall
+ * exchange of
  * blocks of 2 KiB or more is faster as one message each way too (the
  * receiver copies once, out of the FIFO, instead of the segment's copy in
  * and copy out): 4/8/16/32 KiB 0.64/0.94/1.8/3.5 us against
@@ -134,7 +139,7 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     if (a->comm->size != 2)
         return false;
     switch (a->kind) {
-    case OL_COLL_BCAST: return slot_bytes < 4096;
+    case OL_COLL_BCAST: return slot_bytes <= 4096;
     case OL_COLL_REDUCE: return slot_bytes < 4096 || slot_bytes > 8192;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
