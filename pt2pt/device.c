@@ -325,8 +325,8 @@ static void counted_announce(ucx_count_t *c, ucp_ep_h ep, int peer, ucp_tag_t ta
     ol_ucx_data_t nothing;
     ol_ucx_describe_bytes(NULL, 0, &nothing);
     uint32_t seq; /* never cancelled */
-    counted_started(c,
-                    ol_match_send(ep, peer, &nothing, tag, false, false, counted_param(c, &param), &seq));
+    counted_started(c, ol_match_send(ep, peer, &nothing, tag, false, false,
+                                     counted_param(c, &param), &seq));
 }
 
 /* Receives exactly tag into buf, counted in c. */

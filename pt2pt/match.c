@@ -1050,7 +1050,6 @@ static enqueue_result_t enqueue_when_room(int peer, ol_ring_envelope_t *envelope
 /* A contiguous message the receiver copies out of this process: it completes
  * (a synchronous send too) when the receiver says it is done, a movable one
  * also when its sender moves it aside. */
-
 static void *send_by_address(int peer, const ol_ucx_data_t *data, ucp_tag_t tag,
                              const ucp_request_param_t *param, bool movable, uint32_t *seq)
 {
@@ -1401,10 +1400,13 @@ void ol_match_request_free(void *request)
     unlock();
 }
 
+bool ol_match_send_movable(void *request)
+{
+    return is_our_send(request) && our_send(request)->movable;
+}
+
 bool ol_match_send_move(void *request)
 {
-    if (!is_our_send(request) || !our_send(request)->movable)
-        return false;
     local_send_t *send = our_send(request);
     lock();
     bool moved = !send->done && ol_shm_copy_move(send->copy_slot);

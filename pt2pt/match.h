@@ -65,15 +65,18 @@ static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, 
  * without its receive, as programs that exchange with MPI_Send before
  * MPI_Recv need; on one host its caller waits with ol_match_send_move
  * (sends of contiguous data on one host go by address from
- * P2P_SHM_CMA_BYTES, 8 KiB). Returns NULL when complete at once, a request,
+ * P2P_SHM_CMA_BYTES, above 4 KiB). Returns NULL when complete at once, a request,
  * or an error pointer (UCS_PTR_IS_ERR). *seq names the message for
  * ol_match_cancel_send (0: it cannot be cancelled). */
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,
                     bool blocking_standard, const ucp_request_param_t *param, uint32_t *seq);
-/* A blocking standard send's request that has not completed: copies its
- * message aside if the receiver has not begun to copy it, so that the
- * caller may go on. True when moved: the send is complete for its caller,
- * who frees the request and never looks at its status again. */
+/* Whether a blocking standard send's request may be moved aside: one by
+ * address, of at most 64 KiB. */
+bool ol_match_send_movable(void *request);
+/* A movable request that has not completed: copies its message aside if
+ * the receiver has not begun to copy it, so that the caller may go on.
+ * True when moved: the send is complete for its caller, who frees the
+ * request and never looks at its status again. */
 bool ol_match_send_move(void *request);
 
 /* Posts a receive of data matching (tag, mask) from world rank peer (-1:

@@ -556,10 +556,12 @@ static bool blocking_send_done(void *arg)
     return now >= b->move_at && (b->moved = ol_match_send_move(b->request));
 }
 
-/* wait_ucx_send for a blocking standard send. */
+/* wait_ucx_send for a blocking standard send; only a movable one looks
+ * at the clock while it waits. */
 static ucs_status_t wait_blocking_send(void *ucx_req)
 {
-    if (OL_LIKELY(ucx_req == NULL) || UCS_PTR_IS_ERR(ucx_req))
+    if (OL_LIKELY(ucx_req == NULL) || UCS_PTR_IS_ERR(ucx_req) ||
+        !ol_match_send_movable(ucx_req))
         return wait_ucx_send(ucx_req);
     blocking_send_t b = {.request = ucx_req};
     ol_progress_wait(blocking_send_done, &b);

@@ -58,7 +58,7 @@ typedef struct {
     int receiver;
     const char *source;
     size_t bytes;
-    bool finished; /* no chunk left to claim (a movable offer has none) */
+    bool finished; /* no chunk left to claim */
     void *moved;   /* the sender's copy of a moved message */
 } offer_t;
 
@@ -135,8 +135,7 @@ static uint32_t take_slot(int receiver, const void *source, size_t bytes, slot_m
     s->copied = 0;
     s->started = 0;
     s->mode = mode;
-    offers[index] = (offer_t){.receiver = receiver, .source = source, .bytes = bytes,
-                              .finished = mode == SLOT_MOVABLE};
+    offers[index] = (offer_t){.receiver = receiver, .source = source, .bytes = bytes};
     offered |= UINT64_C(1) << index;
     if (mode == SLOT_MOVABLE)
         movable |= UINT64_C(1) << index;
@@ -274,7 +273,7 @@ int ol_shm_copy_progress(bool free_to_help)
     if (!free_to_help)
         return 0;
     int chunks = 0;
-    for (uint64_t out = offered; out; out &= out - 1) {
+    for (uint64_t out = offered & ~movable; out; out &= out - 1) { /* shared ones */
         uint32_t index = (uint32_t)__builtin_ctzll(out);
         if (!offers[index].finished &&
             __atomic_load_n(&slot_of(ol_rt.rank, index)->started, __ATOMIC_ACQUIRE))

@@ -67,7 +67,7 @@ typedef struct {
 
 static const send_case_t cases[] = {
     {"MPI_Isend of 8 B", 0, 8},
-    {"MPI_Isend of 32 KiB", 0, 32 * 1024}, /* by address on one host, from 8 KiB */
+    {"MPI_Isend of 32 KiB", 0, 32 * 1024}, /* by address on one host, above 4 KiB */
     {"MPI_Isend of 256 KiB", 0, BIG},
     {"MPI_Issend of 8 B", 1, 8},
     {"MPI_Issend of 256 KiB", 1, BIG},
