@@ -23,7 +23,9 @@
  * (in order) that progress pushes on. The receiver drains its rings into
  * the posted receives, in posting order, or into the unexpected queue, in
  * arrival order. A rank about to sleep on UCX's event fd says so in its
- * segment; a sender that sees it sends a wake-up message over UCX.
+ * segment; a sender that sees it sends a wake-up message over UCX, and so
+ * does a receiver that makes the room a sleeping sender's backlog asked
+ * for.
  *
  * Under MPI_THREAD_MULTIPLE everything here runs under ol_rt_match_lock. */
 #include "match.h"
@@ -600,6 +602,16 @@ static int finish_copies(void)
     return events;
 }
 
+static void wake(int peer);
+
+/* Lets go of the oldest record of the ring from world rank peer, and wakes
+ * peer if it sleeps until that room (records of its backlog wait). */
+static void consume(int peer)
+{
+    if (ol_ring_consume(peer))
+        wake(peer);
+}
+
 /* Lets go of the record a message came in once a receive has what it needs
  * of it: the unexpected copy `kept`, or (NULL) the oldest record of the
  * ring from world rank peer. */
@@ -608,7 +620,7 @@ static void release_message(int peer, unexpected_t *kept)
     if (kept)
         unexpected_free(kept);
     else
-        ol_ring_consume(peer);
+        consume(peer);
 }
 
 /* A receive meets its message from world rank peer: bytes in the record
@@ -818,7 +830,7 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
     while ((record = ol_ring_peek(peer, &payload)) != NULL) {
         ol_ring_envelope_t envelope = *record;
         if (OL_UNLIKELY(is_control(&envelope))) {
-            ol_ring_consume(peer);
+            consume(peer);
             take_control(peer, &envelope);
             events++;
             continue;
@@ -830,7 +842,7 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
         } else {
             if (!keep_arrived(peer, &envelope, payload))
                 break; /* stays in the ring until memory is back */
-            ol_ring_consume(peer);
+            consume(peer);
         }
         events++;
         if (*reached)
@@ -1200,7 +1212,7 @@ static bool received_at_once(const ol_ucx_data_t *data, int peer, ucp_tag_t tag,
     count_received(OL_P2P_PATH_SHM_RING, envelope.tag, envelope.bytes);
     ucs_status_t st;
     copy_out(data, payload, envelope.bytes, &st);
-    ol_ring_consume(peer);
+    consume(peer);
     ucp_tag_recv_info_t info = {.sender_tag = envelope.tag, .length = envelope.bytes};
     param->cb.recv(NULL, st, &info, param->user_data);
     return true;
@@ -1448,18 +1460,46 @@ static int channel_progress(void)
     return events;
 }
 
-/* Records wait for room in a ring, or receives for a sender's last chunks:
- * the peer that makes room or copies the chunk wakes nobody. */
+/* Receives wait for a sender's last chunks: the peer that copies the chunk
+ * wakes nobody. */
 static bool channel_owes_progress(void)
 {
-    return __atomic_load_n(&backlogged, __ATOMIC_RELAXED) > 0 ||
-           __atomic_load_n(&finishing, __ATOMIC_RELAXED) != NULL;
+    return __atomic_load_n(&finishing, __ATOMIC_RELAXED) != NULL;
+}
+
+/* A rank whose records wait for room may sleep: the consumer of each such
+ * ring is asked to wake it once the first record fits (before the fence
+ * of ol_ring_sleep_begin), and after that fence the room is looked at
+ * once more. Until this, such a rank yielded instead: beside busy
+ * processes each yield gave a time slice away (see "Busy cores" in
+ * README.md). */
+static void want_room_for_backlogs(void)
+{
+    for (int peer = 0; backlogged > 0 && peer < ol_rt.size; peer++)
+        if (backlogs[peer].head)
+            ol_ring_want_room(peer, ol_ring_payload_bytes(&backlogs[peer].head->envelope));
+}
+
+static bool backlog_fits(void)
+{
+    for (int peer = 0; backlogged > 0 && peer < ol_rt.size; peer++)
+        if (backlogs[peer].head &&
+            ol_ring_has_room(peer, ol_ring_payload_bytes(&backlogs[peer].head->envelope)))
+            return true;
+    return false;
 }
 
 /* Also false when another thread's progress has just left work owed. */
 static bool channel_sleep_begin(void)
 {
-    return ol_ring_sleep_begin() && !ol_ring_any_pending() && !channel_owes_progress();
+    lock();
+    want_room_for_backlogs();
+    unlock();
+    bool quiet = ol_ring_sleep_begin() && !ol_ring_any_pending() && !channel_owes_progress();
+    lock();
+    quiet = quiet && !backlog_fits();
+    unlock();
+    return quiet;
 }
 
 static void channel_close(void);

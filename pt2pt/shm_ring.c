@@ -44,12 +44,16 @@ enum { CMA_UNTRIED, CMA_WORKS, CMA_REFUSED };
 
 /* A ring: the consumer's position and what it found of reading the
  * producer's memory on a line of their own (where the producer also said,
- * at set-up, that it mapped every segment), then the data. */
+ * at set-up, that it mapped every segment, and where a producer asleep on
+ * a full ring says from which position on it wants to be woken: the
+ * consumer reads it beside the position it has just written), then the
+ * data. */
 typedef struct {
     uint64_t tail;
     uint32_t cma;
     uint32_t producer_mapped_all;
-    char pad[LINE - 16];
+    uint64_t wake_at_tail; /* 0: nobody waits for room */
+    char pad[LINE - 24];
     char data[];
 } ring_t;
 
@@ -442,17 +446,32 @@ static void write_wrap(producer_t *p, size_t to_end)
     p->head += to_end;
 }
 
+/* The consumer's position from which a record of `bytes` of payload fits
+ * at the producer's head (a wrap included). */
+static uint64_t tail_for_room(const producer_t *p, size_t bytes)
+{
+    size_t need = round_to_line(sizeof(record_t) + bytes);
+    size_t to_end = ring_bytes - (p->head & (ring_bytes - 1));
+    uint64_t end = p->head + (need <= to_end ? need : to_end + need);
+    return end > ring_bytes ? end - ring_bytes : 0;
+}
+
+bool ol_ring_has_room(int peer, size_t bytes)
+{
+    producer_t *p = &producers[peer];
+    uint64_t wanted = tail_for_room(p, bytes);
+    if (p->known_tail < wanted)
+        p->known_tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+    return p->known_tail >= wanted;
+}
+
 void *ol_ring_reserve(int peer, size_t bytes)
 {
+    if (!ol_ring_has_room(peer, bytes))
+        return NULL;
     producer_t *p = &producers[peer];
     size_t need = round_to_line(sizeof(record_t) + bytes);
     size_t to_end = ring_bytes - (p->head & (ring_bytes - 1));
-    size_t total = need <= to_end ? need : to_end + need;
-    if (p->head + total - p->known_tail > ring_bytes) {
-        p->known_tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
-        if (p->head + total - p->known_tail > ring_bytes)
-            return NULL;
-    }
     if (need > to_end)
         write_wrap(p, to_end);
     p->reserved = need;
@@ -571,15 +590,30 @@ static bool sealed(const consumer_t *c, const record_t *r)
     return (__atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) & ~SEAL_CLEAR) == c->tail + 1;
 }
 
-/* Hands a record's lines back, cleared first where its producer said so. */
-static void release_record(consumer_t *c, size_t bytes)
+/* Hands a record's lines back, cleared first where its producer said so.
+ * Returns whether the producer sleeps until the room this made: the
+ * caller wakes it. The new position must be visible before the look at
+ * the producer's wish, as the wish is before the producer's last look at
+ * the position (ol_ring_want_room): where every rank registered for
+ * membarrier, the sleeper's fence orders both, as in ol_ring_publish. */
+static bool release_record(consumer_t *c, size_t bytes)
 {
     char *start = c->ring->data + (c->tail & (ring_bytes - 1));
     if (((record_t *)start)->seal & SEAL_CLEAR)
         for (size_t off = 0; off < bytes; off += LINE)
             *(uint64_t *)(start + off) = 0;
     c->tail += bytes;
-    __atomic_store_n(&c->ring->tail, c->tail, __ATOMIC_RELEASE);
+    uint64_t wake_at;
+    if (asymmetric_fence) {
+        __atomic_store_n(&c->ring->tail, c->tail, __ATOMIC_RELEASE);
+        wake_at = __atomic_load_n(&c->ring->wake_at_tail, __ATOMIC_RELAXED);
+    } else {
+        __atomic_exchange_n(&c->ring->tail, c->tail, __ATOMIC_SEQ_CST);
+        wake_at = __atomic_load_n(&c->ring->wake_at_tail, __ATOMIC_SEQ_CST);
+    }
+    return wake_at != 0 && c->tail >= wake_at &&
+           __atomic_compare_exchange_n(&c->ring->wake_at_tail, &wake_at, 0, false,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 /* A consumer that waits for a record of several lines, as the last one
@@ -609,6 +643,7 @@ const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload)
         return NULL;
     }
     if (r->envelope.kind == OL_RING_WRAP) {
+        /* no wake: the record after a wrap is published with it */
         release_record(c, sizeof(record_t) + r->envelope.bytes);
         r = record_at(c);
         if (!sealed(c, r))
@@ -618,13 +653,13 @@ const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload)
     return &r->envelope;
 }
 
-void ol_ring_consume(int peer)
+bool ol_ring_consume(int peer)
 {
     producers[peer].unanswered = 0;
     consumer_t *c = &consumers[peer];
     const record_t *r = record_at(c);
     c->last_record_bytes = round_to_line(sizeof(record_t) + ol_ring_payload_bytes(&r->envelope));
-    release_record(c, c->last_record_bytes);
+    return release_record(c, c->last_record_bytes);
 }
 
 bool ol_ring_any_pending(void)
@@ -649,6 +684,15 @@ bool ol_ring_sleep_begin(void)
 {
     __atomic_add_fetch(&header_of(ol_rt.rank)->sleepers, 1, __ATOMIC_SEQ_CST);
     return !asymmetric_fence || membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0;
+}
+
+/* A wish stays until its consumer answers it, also when the producer
+ * woke for something else: taking it back would race with a second
+ * sleeping thread's, and answering a stale one costs one wake-up. */
+void ol_ring_want_room(int peer, size_t bytes)
+{
+    producer_t *p = &producers[peer];
+    __atomic_store_n(&p->ring->wake_at_tail, tail_for_room(p, bytes), __ATOMIC_RELAXED);
 }
 
 void ol_ring_sleep_end(void)

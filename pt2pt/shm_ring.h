@@ -97,10 +97,14 @@ void *ol_ring_reserve(int peer, size_t bytes);
  * wakes it then. */
 bool ol_ring_publish(int peer, const ol_ring_envelope_t *envelope);
 
+/* Whether a record with `bytes` of payload fits in the ring to peer now. */
+bool ol_ring_has_room(int peer, size_t bytes);
+
 /* Consumer side, one thread at a time: the oldest record from world rank
- * `peer` (NULL: none), and its end. */
+ * `peer` (NULL: none), and its end; true when the producer sleeps until
+ * the room that end made (ol_ring_want_room): the caller wakes it. */
 const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload);
-void ol_ring_consume(int peer);
+bool ol_ring_consume(int peer);
 /* True when a record waits in any ring to this rank. */
 bool ol_ring_any_pending(void);
 
@@ -128,7 +132,13 @@ uint64_t ol_ring_wakes_sent_here(void);
 /* A rank about to sleep says so; senders that publish afterwards see it,
  * or the rank sees their records in ol_ring_any_pending. False: it cannot
  * be sure of that now (a failed membarrier), and must not sleep; it still
- * calls ol_ring_sleep_end. */
+ * calls ol_ring_sleep_end.
+ * A rank whose record of `bytes` of payload waits for room in the ring to
+ * peer asks that consumer, before ol_ring_sleep_begin, to wake it once the
+ * record fits (ol_ring_want_room), and after it looks at the room once
+ * more (ol_ring_has_room): a consumer that made the room before the look
+ * is seen there, one that makes it after sees the wish. */
+void ol_ring_want_room(int peer, size_t bytes);
 bool ol_ring_sleep_begin(void);
 void ol_ring_sleep_end(void);
 

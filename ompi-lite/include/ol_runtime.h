@@ -147,9 +147,9 @@ static inline bool ol_progress_hooks_idle(void)
  * pt2pt/shm_ring.c): polled on every progress call before UCX, and told
  * before a rank sleeps on UCX's event fd, so that its senders wake it.
  * sleep_begin returns false when something arrived meanwhile: no sleep
- * then. owes_progress is true while the rank holds messages that only its
- * own progress calls can send (records waiting for ring room): room that
- * appears wakes nobody, so a waiting rank must not sleep then. close runs
+ * then. owes_progress is true while the rank's progress owes work that
+ * nobody will wake it for (a receive's last chunks that its sender may
+ * copy): a waiting rank must not sleep then. close runs
  * in MPI_Finalize after the last fence, before UCX stops (what peers sent
  * through UCX for the channel has arrived by then); it sets ol_rt_channel
  * to NULL. NULL without the channel. */

@@ -9,6 +9,7 @@
 #include "procs.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +32,39 @@ bool ol_rt_core_per_local_rank(void)
     return ol_rt.local_size <= (cores > 0 ? cores : 1);
 }
 
+/* Whether this rank is held to its share of the host's cores or fewer
+ * (mpirun binds each rank to a core of its own by default), so that no
+ * other rank of the job runs on its cores. */
+static bool bound_to_own_cores(void)
+{
+    cpu_set_t set;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores <= 0 || sched_getaffinity(0, sizeof(set), &set) != 0)
+        return false;
+    return (long)CPU_COUNT(&set) * ol_rt.local_size <= cores;
+}
+
 /* Busy polling before yielding (see progress.c) pays only when every local
- * rank has a core, and then only briefly: ranks of other launchers, or
- * started with --bind-to none, may share a core for a while (other jobs on
- * the other), and a rank that spins keeps its peer off that core for the
- * whole spin. Measured
- * with osu_allreduce, 2 ranks, 1-8 KiB: 53-58 us per call in such runs
- * with 50 us spins, 7.6 at worst with 5 us; 0.7-8 us either way otherwise. */
+ * rank has a core. Unbound ranks (other launchers, --bind-to none) may
+ * share a core for a while (other jobs on the other), and a rank that
+ * spins keeps its peer off that core for the whole spin: osu_allreduce, 2
+ * ranks, 1-8 KiB, 53-58 us per call in such runs with 50 us spins, 7.6 at
+ * worst with 5 us; 0.7-8 us either way otherwise. So 5 us for them. A
+ * bound rank spins 50 us: beside busy processes of other jobs each wait
+ * that ends in a sleep hands its core to one of them until the wakeup,
+ * and a longer spin ends more waits before that. 2 ranks beside two busy
+ * processes (contrib/compare.sh --busy 2), osu_bibw 4 KiB, eight
+ * alternating runs: 3.5-4.2 GB/s with 5 us, 4.6-5.5 with 50 (the faster
+ * peer 5.2-5.8); three series of the 4-128 KiB tables in pt2pt/README.md
+ * "Busy cores". A quiet host sees no change: there the yields that follow
+ * the spin return at once, and the rank polls as it did spinning. */
 static int choose_spin_us(void)
 {
     if (ol_param.spin_us >= 0)
         return ol_param.spin_us;
-    return ol_rt_core_per_local_rank() ? 5 : 0;
+    if (!ol_rt_core_per_local_rank())
+        return 0;
+    return bound_to_own_cores() ? 50 : 5;
 }
 
 bool ol_rt_host_has_rdma(void)

@@ -14,9 +14,10 @@ static const ol_param_t param_table[] = {
      &ol_param.debug_subsys, 0, 0},
     {"SPIN_US", OL_PARAM_INT, "-1",
      "microseconds a waiting rank polls before it starts yielding (see YIELD_US); "
-     "-1: 5 when the host has a core per local rank, 0 when oversubscribed (50 us "
-     "measured 53-58 us per small allreduce in runs where two ranks shared a core: a "
-     "spinning rank keeps its peer off the core for the whole spin)",
+     "-1: 50 for a rank bound to its own core (mpirun's default), 5 for unbound ranks "
+     "with a core each, 0 when oversubscribed (50 us measured 53-58 us per small "
+     "allreduce in runs where two unbound ranks shared a core: a spinning rank keeps "
+     "its peer off the core for the whole spin)",
      &ol_param.spin_us, -1, INT_MAX},
     {"YIELD_US", OL_PARAM_INT, "200",
      "microseconds a waiting rank then keeps polling but gives its core away between "

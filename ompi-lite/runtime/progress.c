@@ -153,7 +153,7 @@ bool ol_wait_poll_again(ol_wait_phase_t *w)
     if (now < w->spin_until)
         return true;
     w->spinning = false;
-    /* A rank that owes progress yields on: room appearing wakes nobody. */
+    /* A rank that owes progress yields on: nobody wakes it for that. */
     if (!ol_rt_may_sleep()) {
         sched_yield();
         return true;

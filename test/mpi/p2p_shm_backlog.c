@@ -1,28 +1,30 @@
-/* p2p_shm_backlog: a sender whose messages wait for ring room must not
- * fall asleep on them.
+/* p2p_shm_backlog: a sender whose messages wait for ring room must go on
+ * once the receiver makes room, asleep or not.
  *
- * Rank 1 sends COUNT messages of 2 KiB to 8 KiB (they complete at once:
- * what the ring to rank 0 cannot hold waits in rank 1's backlog, which
- * copies records of up to 8 KiB where each rank has a core), then waits in
- * MPI_Recv for rank 0's answer. Rank 0 starts receiving only after
- * PAUSE_MS, when rank 1 waits in MPI_Recv long past its spin and yield:
- * once rank 0 has emptied the ring, the rest can only come from rank 1's
- * progress. The script sets a wait between two polls of an hour
- * (OMPI_LITE_WAIT_POLL_MS): a rank 1 asleep there would hold the job until
- * mpirun's timeout. Every message's bytes are checked, then the answer. */
+ * Rank 1 sends COUNT messages of 1 KiB to 4 KiB (they go inline and
+ * complete at once: what the ring to rank 0 cannot hold waits in rank 1's
+ * backlog, which copies records of up to 8 KiB where each rank has a
+ * core), then waits in MPI_Recv for rank 0's answer. Rank 0 starts
+ * receiving only after PAUSE_MS, when rank 1 waits in MPI_Recv long past
+ * its spin and yield, asleep: once rank 0 has emptied the ring, the rest
+ * can only come from rank 1's progress, which rank 0's room must wake.
+ * The script sets a wait between two polls of an hour
+ * (OMPI_LITE_WAIT_POLL_MS): a rank 1 left asleep there would hold the job
+ * until mpirun's timeout. Every message's bytes are checked, then the
+ * answer. */
 #include "p2p_util.h"
 
 #include <stdio.h>
 #include <time.h>
 
 #define COUNT 200
-#define MAX_BYTES 8192
+#define MAX_BYTES 4096
 #define PAUSE_MS 50
 
-/* 2 KiB, an odd size, 8 KiB in turn. */
+/* 1 KiB, an odd size, 4 KiB in turn: 200 of them are twice the ring. */
 static int message_bytes(int i)
 {
-    static const int sizes[] = {2048, 5001, MAX_BYTES};
+    static const int sizes[] = {1024, 3001, MAX_BYTES};
     return sizes[i % 3];
 }
 
