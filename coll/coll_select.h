@@ -56,6 +56,7 @@ enum {
     OL_COLL_RAN_SHM = OL_COLL_MAX_ALGORITHMS,
     OL_COLL_RAN_PAIR,
     OL_COLL_RAN_DEVICE_IPC,
+    OL_COLL_RAN_SPLIT,
     OL_COLL_RAN_WAYS
 };
 /* The name of a way around the tables ("shm", "pair", "device_ipc"). */
@@ -86,6 +87,12 @@ MPI_Count ol_coll_bytes(const ol_coll_args_t *a);
  * (pair.c): whether a call is one, and running it. */
 bool ol_coll_pair_applies(const ol_coll_args_t *a);
 ol_status_t ol_coll_pair_run(const ol_coll_args_t *a);
+/* Reduce on two processes of one host, the vector split between them
+ * (reduce_split.c). applies answers alike on both; the run sets *taken
+ * when both could, and otherwise leaves the call to the table's algorithm
+ * (unless it fails). */
+bool ol_coll_reduce_split_applies(const ol_coll_args_t *a);
+ol_status_t ol_coll_reduce_split(const ol_coll_args_t *a, bool *taken);
 
 /* Blocking allreduce on device memory across the ranks of one host through
  * CUDA IPC (allreduce_device_ipc.c): whether this call takes it (decided

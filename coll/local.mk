@@ -11,7 +11,7 @@ libol_core_la_SOURCES += coll/coll.h coll/coll_select.h coll/coll_util.h coll/co
 libol_core_la_SOURCES += coll/reduce_util.h coll/reduce_util.c \
 	coll/allreduce_ring.c coll/allreduce_rabenseifner.c coll/allreduce_tree.c \
 	coll/allreduce_hierarchical.c coll/allreduce_intercomm.c coll/allreduce_device_ipc.c \
-	coll/reduce.c coll/reduce_binomial.c coll/reduce_in_order.c coll/reduce_intercomm.c \
+	coll/reduce.c coll/reduce_binomial.c coll/reduce_split.c coll/reduce_in_order.c coll/reduce_intercomm.c \
 	coll/reduce_scatter.c coll/reduce_scatter_block.c coll/reduce_scatter_ring.c \
 	coll/reduce_scatter_recursive_halving.c coll/reduce_scatter_in_order.c \
 	coll/reduce_scatter_intercomm.c \

@@ -27,6 +27,7 @@ static const ol_coll_algorithm_t algorithms[] = {
 static const char *forced;
 int ol_coll_reduce_segment_bytes;
 static int pair_segment_bytes;
+int ol_coll_reduce_split_bytes;
 static const ol_param_t params[] = {
     {"REDUCE_ALGORITHM", OL_PARAM_STRING, "", "force a reduce algorithm: binomial, in_order, "
      "intercomm", &forced, 0, 0},
@@ -41,6 +42,12 @@ static const ol_param_t params[] = {
      "-> 117 us, 64 MiB 18.8 -> 16.9 ms). On 4 oversubscribed ranks they made 1-16 MiB up to "
      "2x slower (more rounds, each a wakeup), hence REDUCE_SEGMENT_BYTES there",
      &pair_segment_bytes, 1, INT_MAX},
+    {"REDUCE_SPLIT_BYTES", OL_PARAM_INT, "131072",
+     "reduce on 2 processes of one host with a commutative op: from this many bytes both "
+     "processes reduce a part of the vector, reading and writing each other's buffers through "
+     "the kernel (coll/reduce_split.c), where both have contiguous host buffers (osu_reduce "
+     "128 KiB 11.2 -> 8.7-9.2 us, 1 MiB 150 -> 75-81; 64 KiB 5.7 -> 5.9-7.3)",
+     &ol_coll_reduce_split_bytes, 1, INT_MAX},
 };
 
 MPI_Count ol_coll_reduce_segment_count(const ol_comm_t *comm, const ol_datatype_t *dt)

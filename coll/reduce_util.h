@@ -51,6 +51,10 @@ ol_status_t ol_coll_combine(ol_sched_t *s, void *acc, void *other, bool other_is
  * REDUCE_PAIR_SEGMENT_BYTES on 2 processes; reduce.c). */
 MPI_Count ol_coll_reduce_segment_count(const ol_comm_t *comm, const ol_datatype_t *dt);
 
+/* Reduces of at least this many bytes on two processes of one host go
+ * through reduce_split.c (REDUCE_SPLIT_BYTES, reduce.c). */
+extern int ol_coll_reduce_split_bytes;
+
 /* Elements per pipeline segment for a segment size in bytes (at least 1). */
 MPI_Count ol_coll_segment_count(int segment_bytes, const ol_datatype_t *dt);
 

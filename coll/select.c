@@ -2,6 +2,7 @@
 #include "coll_select.h"
 #include "ol_accel.h"
 #include "coll_util.h"
+#include "reduce_util.h"
 #include "shm.h"
 #include "ol_counter.h"
 #include "ol_log.h"
@@ -76,7 +77,7 @@ uint64_t ol_coll_calls(int kind, int way)
 
 const char *ol_coll_ran_name(int way)
 {
-    static const char *const names[] = {"shm", "pair", "device_ipc"};
+    static const char *const names[] = {"shm", "pair", "device_ipc", "split"};
     return names[way - OL_COLL_RAN_SHM];
 }
 
@@ -278,6 +279,19 @@ static ol_status_t run(const ol_coll_args_t *a)
                    false);
         count_call(a, OL_COLL_RAN_SHM);
         return ol_coll_shm_run(a);
+    }
+    if (ol_coll_reduce_split_applies(a)) {
+        bool taken;
+        rc = ol_coll_reduce_split(a, &taken);
+        if (taken) {
+            log_choice(ol_coll_tables[a->kind], a, "split",
+                       ol_coll_why("2 processes of one host, >= REDUCE_SPLIT_BYTES=%d",
+                                   ol_coll_reduce_split_bytes),
+                       false);
+            count_call(a, OL_COLL_RAN_SPLIT);
+        }
+        if (taken || rc != OL_OK)
+            return rc;
     }
     if (ol_coll_pair_applies(a)) {
         log_choice(ol_coll_tables[a->kind], a, "pair",

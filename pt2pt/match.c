@@ -1412,6 +1412,23 @@ void ol_match_request_free(void *request)
     unlock();
 }
 
+bool ol_pt2pt_reaches_memory(const ol_comm_t *comm, int rank)
+{
+    return rings && !comm->spans_jobs && ol_ring_reads_peer(ol_comm_world_rank(comm, rank));
+}
+
+bool ol_pt2pt_read_memory(const ol_comm_t *comm, int rank, void *dst, uint64_t address,
+                          size_t bytes)
+{
+    return ol_ring_read_peer(ol_comm_world_rank(comm, rank), dst, address, bytes);
+}
+
+bool ol_pt2pt_write_memory(const ol_comm_t *comm, int rank, uint64_t address, const void *src,
+                           size_t bytes)
+{
+    return ol_ring_write_peer(ol_comm_world_rank(comm, rank), address, src, bytes);
+}
+
 bool ol_match_send_movable(void *request)
 {
     return is_our_send(request) && our_send(request)->movable;

@@ -143,6 +143,19 @@ void ol_bsend_finalize(void);
  * the one-sided operations that UCX carries itself (rma/ucx.c). */
 ol_status_t ol_pt2pt_endpoint(int world_rank, ucp_ep_h *ep);
 
+/* Whether this process copies from and to the memory of rank `rank` of
+ * comm through the kernel (process_vm_readv/writev), as the same-host
+ * rings do: the job's ranks all on this host with the rings in use, comm
+ * within the job, and the kernel letting this process read that one. For
+ * the collectives that work on each other's buffers (coll/reduce_split.c). */
+bool ol_pt2pt_reaches_memory(const ol_comm_t *comm, int rank);
+/* Copies `bytes` from `address` in that process's memory to dst, or from
+ * src to there; false (errno set) when the kernel refuses or moves less. */
+bool ol_pt2pt_read_memory(const ol_comm_t *comm, int rank, void *dst, uint64_t address,
+                          size_t bytes);
+bool ol_pt2pt_write_memory(const ol_comm_t *comm, int rank, uint64_t address, const void *src,
+                           size_t bytes);
+
 /* Packs all of (buf, count, dt) into dst / unpacks it from src, for
  * buffers in host or device memory (buffered sends, Sendrecv_replace). */
 ol_status_t ol_pt2pt_pack(const void *buf, MPI_Count count, ol_datatype_t *dt, void *dst);

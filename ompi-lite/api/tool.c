@@ -470,7 +470,7 @@ static const char *const coll_calls_desc =
     "collective at its init; the library's own collectives too)";
 
 /* Each collective's algorithms, then the ways around the tables (the
- * device IPC one is allreduce's alone). */
+ * device IPC one is allreduce's alone, the split reduce's). */
 static bool add_coll_pvars(int *at)
 {
     bool ok = true;
@@ -478,7 +478,8 @@ static bool add_coll_pvars(int *at)
         const ol_coll_table_t *t = ol_coll_tables[k];
         for (int way = 0; ok && way < OL_COLL_RAN_WAYS; way++) {
             if ((way >= t->count && way < OL_COLL_RAN_SHM) ||
-                (way == OL_COLL_RAN_DEVICE_IPC && k != OL_COLL_ALLREDUCE))
+                (way == OL_COLL_RAN_DEVICE_IPC && k != OL_COLL_ALLREDUCE) ||
+                (way == OL_COLL_RAN_SPLIT && k != OL_COLL_REDUCE))
                 continue;
             const char *algorithm = way < OL_COLL_RAN_SHM ? t->algorithms[way].name
                                                           : ol_coll_ran_name(way);

@@ -20,3 +20,14 @@ test_mpi_coll_reduce_repro_SOURCES = test/mpi/coll_reduce.c
 test_mpi_coll_reduce_repro_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_coll_reduce_repro_LDADD = $(MPI_TEST_LIBS)
 test_mpi_coll_reduce_repro_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+# MPI_Reduce on 2 ranks split between them (coll/reduce_split.c), and its
+# fallbacks: a strided type on one rank, the kernel refusing the writes or
+# the reads (the deny_cma shim of p2p_shm.mk).
+check_PROGRAMS += test/mpi/coll_reduce_split
+TESTS += test/mpi/coll_reduce_split.sh
+EXTRA_DIST += test/mpi/coll_reduce_split.sh
+test_mpi_coll_reduce_split_SOURCES = test/mpi/coll_reduce_split.c
+test_mpi_coll_reduce_split_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_coll_reduce_split_LDADD = $(MPI_TEST_LIBS)
+test_mpi_coll_reduce_split_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
