@@ -185,6 +185,7 @@ static bool draining;        /* a completion callback must not drain again */
 static uint32_t token_counter;
 static void *wake_request;   /* the posted receive of wake-ups */
 static bool wake_posting, wake_done_inside, wake_needed, wake_stopping;
+static bool closing;         /* after the last fence: no more wake-ups for room */
 static uint64_t wakes_received;
 static ol_level_t unexpected_level, posted_level; /* for the tool interface; under lock() */
 
@@ -605,10 +606,12 @@ static int finish_copies(void)
 static void wake(int peer);
 
 /* Lets go of the oldest record of the ring from world rank peer, and wakes
- * peer if it sleeps until that room (records of its backlog wait). */
+ * peer if it sleeps until that room (records of its backlog wait); not
+ * once the channel closes, after the last fence, when nobody waits for
+ * room and a peer may have counted its last wake-up. */
 static void consume(int peer)
 {
-    if (ol_ring_consume(peer))
+    if (ol_ring_consume(peer) && !closing)
         wake(peer);
 }
 
@@ -1632,6 +1635,7 @@ ol_status_t ol_match_init(void)
      * of the new rings are counted from 0, and taken again. */
     wakes_received = 0;
     wake_stopping = false;
+    closing = false;
     post_wake_recv();
     ol_rt_channel = &channel;
     OL_INFO("pt2pt", "matching over shared-memory rings of %zu bytes, eager up to %zu bytes, "
@@ -1667,6 +1671,7 @@ void ol_match_finalize(void)
  * worker is destroyed), then the rings go. */
 static void channel_close(void)
 {
+    closing = true;
     double deadline = ol_rt_wtime() + 1.0;
     while (wakes_received < ol_ring_wakes_sent_here() && ol_rt_wtime() < deadline)
         ol_progress();
