@@ -40,12 +40,14 @@
  * faults. */
 enum { CHUNK_BYTES = 65536 };
 
-/* What each process tells the other first. */
+/* What each process tells the other first. Both split the vector at the
+ * same element only where their elements are of one size (MPI_INT x 2n on
+ * one side and a pair of ints x n on the other have one signature). */
 typedef struct {
     uint64_t contribution; /* the data of this process's vector */
     uint64_t result;       /* the root's: where the result's data goes */
     int32_t able;          /* 1: this process can take its part */
-    int32_t unused;
+    uint32_t elem;         /* bytes of its datatype's element */
 } hello_t;
 
 typedef struct {
@@ -193,10 +195,11 @@ ol_status_t ol_coll_reduce_split(const ol_coll_args_t *a, bool *taken)
     hello_t hello = {.contribution = (uint64_t)(uintptr_t)s.mine,
                      .result = (uint64_t)(uintptr_t)s.result,
                      .able = scratch && !__atomic_load_n(&writes_refused, __ATOMIC_RELAXED) &&
-                             able_here(&s)};
+                             able_here(&s),
+                     .elem = (uint32_t)s.elem};
     *taken = false;
     ol_status_t rc = exchange(&s, &hello, &s.theirs, sizeof(hello));
-    if (rc != OL_OK || !hello.able || !s.theirs.able) {
+    if (rc != OL_OK || !hello.able || !s.theirs.able || hello.elem != s.theirs.elem) {
         free(scratch);
         return rc;
     }

@@ -8,8 +8,10 @@
  * non-root's receive buffer must stay untouched. Then, on a communicator
  * named "fallback", rank 1 gives its ints through a strided type of the
  * same signature (not contiguous, so it cannot take a part): both ranks
- * must then take the table's algorithm and still agree. The script checks
- * which way the info log names. Prints "coll_reduce_split: OK" on rank 0. */
+ * must then take the table's algorithm and still agree; so must they on
+ * "mixed", where rank 1 gives pairs of ints for rank 0's ints. The script
+ * checks which way the info log names. Prints "coll_reduce_split: OK" on
+ * rank 0. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -136,6 +138,36 @@ static void reduce_fallback(void)
     free(recv);
 }
 
+/* Rank 0, the root, gives 2N ints and rank 1 N pairs of ints: one
+ * signature, elements of two sizes, which cannot be split at one element
+ * (a third of 2N ints and of N pairs end apart): both must take the
+ * table's algorithm, on a communicator named "mixed". */
+static void reduce_mixed_elements(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_name(comm, "mixed");
+    enum { N = 20000 }; /* 160000 bytes; 2N - 2N/3 ints end before N - N/3 pairs */
+    int *send = malloc(2 * N * sizeof(int)), *recv = malloc(2 * N * sizeof(int));
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (long i = 0; i < 2 * N; i++)
+        send[i] = (int)value(rank, i);
+    int rc = rank == 0 ? MPI_Reduce(send, recv, 2 * N, MPI_INT, MPI_SUM, 0, comm)
+                       : MPI_Reduce(send, recv, N, pair, MPI_SUM, 0, comm);
+    CHECK(rc == MPI_SUCCESS, "mixed: MPI_Reduce returned %d", rc);
+    for (long i = 0; rank == 0 && i < 2 * N; i++)
+        if (recv[i] != (int)expected_of("sum", i)) {
+            CHECK(0, "mixed: [%ld] = %d, expected %d", i, recv[i], (int)expected_of("sum", i));
+            break;
+        }
+    MPI_Type_free(&pair);
+    MPI_Comm_free(&comm);
+    free(send);
+    free(recv);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -164,6 +196,7 @@ int main(int argc, char **argv)
                         in_place);
         }
     reduce_fallback();
+    reduce_mixed_elements();
     MPI_Type_free(&triple);
     MPI_Op_free(&magnitude);
     int all = 0;

@@ -2,7 +2,8 @@
 # coll_reduce_split: MPI_Reduce on 2 ranks of one host from 128 KiB, both
 # ranks reducing a part in each other's buffers (coll/reduce_split.c): the
 # results, the info log naming the way ("split" for the world's calls, the
-# table's algorithm where one rank's type is strided), and the same results
+# table's algorithm where one rank's type is strided or its elements are of
+# another size), and the same results
 # where the kernel refuses the writes (the root takes the rest back) or the
 # reads (no split at all), through the deny_cma shim.
 # shellcheck source=test/mpi/common.sh
@@ -19,6 +20,7 @@ expect_success
 expect_out "^coll_reduce_split: OK"
 expect_err "$split_line"
 expect_err "[: ]reduce on fallback \\(2 processes, 160000 bytes[^)]*\\): binomial \\("
+expect_err "[: ]reduce on mixed \\(2 processes, 160000 bytes[^)]*\\): binomial \\("
 
 # shellcheck disable=SC2086
 capture env ${P}DEBUG=info ${P}DEBUG_SUBSYS=coll $MPIRUN --timeout 60 -np 2 \
