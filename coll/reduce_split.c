@@ -10,11 +10,11 @@
  * receive buffer. The other's third costs a copy more per element (the
  * write back), hence the uneven split. Both begin with one message each
  * way that says where their buffers are and whether they can (contiguous
- * host buffers, the kernel letting them), and end with one that says each
- * is done and how it went, so that neither returns while the other still
- * reads or writes its buffers. Where either cannot, both run the table's
- * algorithm after it. Only commutative ops: each process combines in its
- * own order.
+ * host buffers, elements of one size, the kernel letting them), and end
+ * with one that says each is done and how it went, so that neither
+ * returns while the other still reads or writes its buffers. Where either
+ * cannot, both run the table's algorithm after it. Only commutative ops:
+ * each process combines in its own order.
  *
  * Measured on the 2-core Intel Xeon VM (2026-12-07), osu_reduce (float
  * sum), 2 ranks, ompi-lite alone, four alternating pairs, us:
