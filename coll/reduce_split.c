@@ -79,24 +79,9 @@ static bool able_here(const split_t *s)
 /* Sends `out` to the peer while receiving as many bytes into `in`. */
 static ol_status_t exchange(const split_t *s, const void *out, void *in, size_t bytes)
 {
-    ol_comm_t *comm = s->a->comm;
     ol_datatype_t *byte = ol_dt_from_handle(MPI_BYTE);
-    int tag = ol_coll_tag(comm, s->tag);
-    ol_request_t *in_flight;
-    ol_status_t rc = ol_pt2pt_irecv(in, (MPI_Count)bytes, byte, s->peer, tag, comm,
-                                    OL_TAGSPACE_COLL, &in_flight);
-    if (rc != OL_OK)
-        return rc;
-    rc = ol_pt2pt_send(out, (MPI_Count)bytes, byte, s->peer, tag, comm, OL_TAGSPACE_COLL,
-                       OL_SEND_STANDARD);
-    if (rc != OL_OK)
-        ol_pt2pt_cancel(in_flight);
-    MPI_Status status;
-    ol_status_t wait_rc = ol_pt2pt_wait(in_flight, &status);
-    if (rc == OL_OK && wait_rc == OL_OK)
-        wait_rc = ol_coll_check_length(ol_status_get_bytes(&status), s->peer, (MPI_Count)bytes,
-                                       byte);
-    return rc != OL_OK ? rc : wait_rc;
+    return ol_coll_sendrecv(out, (MPI_Count)bytes, byte, s->peer, in, (MPI_Count)bytes, byte,
+                            s->peer, s->tag, s->a->comm);
 }
 
 static ol_status_t memory_failed(const split_t *s, const char *what)

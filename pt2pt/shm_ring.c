@@ -446,32 +446,38 @@ static void write_wrap(producer_t *p, size_t to_end)
     p->head += to_end;
 }
 
-/* The consumer's position from which a record of `bytes` of payload fits
- * at the producer's head (a wrap included). */
-static uint64_t tail_for_room(const producer_t *p, size_t bytes)
+/* Where a record of `bytes` of payload ends when written at the
+ * producer's head, after a wrap where the lap's end comes first. */
+static uint64_t record_end(const producer_t *p, size_t bytes)
 {
     size_t need = round_to_line(sizeof(record_t) + bytes);
     size_t to_end = ring_bytes - (p->head & (ring_bytes - 1));
-    uint64_t end = p->head + (need <= to_end ? need : to_end + need);
-    return end > ring_bytes ? end - ring_bytes : 0;
+    return p->head + (need <= to_end ? need : to_end + need);
+}
+
+/* Whether the ring holds everything up to end: the consumer's position is
+ * read again only when the last one read says no. */
+static bool room_until(producer_t *p, uint64_t end)
+{
+    if (end - p->known_tail <= ring_bytes)
+        return true;
+    p->known_tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
+    return end - p->known_tail <= ring_bytes;
 }
 
 bool ol_ring_has_room(int peer, size_t bytes)
 {
     producer_t *p = &producers[peer];
-    uint64_t wanted = tail_for_room(p, bytes);
-    if (p->known_tail < wanted)
-        p->known_tail = __atomic_load_n(&p->ring->tail, __ATOMIC_ACQUIRE);
-    return p->known_tail >= wanted;
+    return room_until(p, record_end(p, bytes));
 }
 
 void *ol_ring_reserve(int peer, size_t bytes)
 {
-    if (!ol_ring_has_room(peer, bytes))
-        return NULL;
     producer_t *p = &producers[peer];
     size_t need = round_to_line(sizeof(record_t) + bytes);
     size_t to_end = ring_bytes - (p->head & (ring_bytes - 1));
+    if (!room_until(p, p->head + (need <= to_end ? need : to_end + need)))
+        return NULL;
     if (need > to_end)
         write_wrap(p, to_end);
     p->reserved = need;
@@ -691,8 +697,10 @@ bool ol_ring_sleep_begin(void)
  * sleeping thread's, and answering a stale one costs one wake-up. */
 void ol_ring_want_room(int peer, size_t bytes)
 {
-    producer_t *p = &producers[peer];
-    __atomic_store_n(&p->ring->wake_at_tail, tail_for_room(p, bytes), __ATOMIC_RELAXED);
+    uint64_t end = record_end(&producers[peer], bytes);
+    /* 0 (no wish) for a record that fits whatever the position */
+    __atomic_store_n(&producers[peer].ring->wake_at_tail, end > ring_bytes ? end - ring_bytes : 0,
+                     __ATOMIC_RELAXED);
 }
 
 void ol_ring_sleep_end(void)
