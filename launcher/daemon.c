@@ -949,7 +949,7 @@ static void on_finish_timeout(int sig)
     struct ol_daemon *d = finish.d;
     for (uint32_t i = 0; i < d->nranks; i++) {
         if (d->ranks[i]->pid > 0 && !d->ranks[i]->reaped)
-            kill(-d->ranks[i]->pid, SIGKILL);
+            ol_rank_kill(d->ranks[i]->pid, SIGKILL);
     }
     if (finish.up_fd >= 0)
         (void)!send(finish.up_fd, finish.frame.data, finish.frame.len, MSG_NOSIGNAL | MSG_DONTWAIT);

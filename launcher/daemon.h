@@ -286,6 +286,8 @@ int ol_ranks_launch(struct ol_daemon *d, uint32_t first, char **err);
 /* Reaps every dead child; `first` (the pid SIGCHLD named, or 0) first. */
 void ol_ranks_reap(struct ol_daemon *d, pid_t first);
 void ol_ranks_kill(struct ol_daemon *d);
+/* Signals a rank's process group, or the rank before it made the group. */
+void ol_rank_kill(pid_t pid, int sig);
 /* SIGKILLs the ranks not reaped yet and waits for them (the daemon exits
  * early), removing their files as a reaping would. */
 void ol_ranks_kill_now(struct ol_daemon *d);

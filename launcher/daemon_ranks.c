@@ -3,9 +3,13 @@
  * stdin rank, and killing.
  *
  * Invariants:
- * - each rank leads its own process group (pgid == pid), so a kill reaches
- *   whatever the rank started too; it also dies with the daemon
- *   (PR_SET_PDEATHSIG), so no rank outlives a daemon that is SIGKILLed;
+ * - each rank leads a session and process group of its own (sid == pgid ==
+ *   pid), so a kill reaches whatever the rank started too, and where the
+ *   kernel shares the CPUs among sessions (autogroup) a rank gets the share
+ *   another job's process gets, as with MPICH's launcher; until the child
+ *   has called setsid a kill goes to its pid (kill_rank); it also dies with
+ *   the daemon (PR_SET_PDEATHSIG), so no rank outlives a daemon that is
+ *   SIGKILLed;
  * - a rank is "finished" when it is reaped and both its pipes reached EOF
  *   (or a short drain bound passed): only then is its exit reported, so its
  *   last lines always arrive before mpirun hears it ended;
@@ -287,7 +291,7 @@ exec_rank_child(const struct ol_rank *r, const struct rank_fds *f, char **env, p
 {
     const char *cwd = r->app->cwd != NULL ? r->app->cwd : r->job->spec->cwd;
     int e;
-    setpgid(0, 0);
+    setsid();
     /* Die with the daemon, and do not start at all if it is already gone. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
@@ -428,8 +432,6 @@ static int spawn_rank(struct ol_daemon *d, struct ol_rank *r, char **err)
         *err = ol_xasprintf("cannot fork rank %u: %s", r->rank, strerror(fork_errno));
         return -1;
     }
-    /* Also here, so that a kill before the child ran setpgid still works. */
-    setpgid(pid, pid);
     r->pid = pid;
     r->status_fd = f.status[0];
     f.status[0] = -1;
@@ -629,14 +631,20 @@ void ol_ranks_reap(struct ol_daemon *d, pid_t first)
         reap_pid(d, pid, wstatus);
 }
 
+/* Signals the rank's process group, or the rank alone before its setsid
+ * made the group (async-signal-safe: also from on_finish_timeout). */
+void ol_rank_kill(pid_t pid, int sig)
+{
+    if (killpg(pid, sig) != 0)
+        kill(pid, sig);
+}
+
 static void signal_live_ranks(struct ol_daemon *d, int sig)
 {
     for (uint32_t i = 0; i < d->nranks; i++) {
         struct ol_rank *r = d->ranks[i];
-        if (r->pid > 0 && !r->reaped) {
-            if (killpg(r->pid, sig) != 0)
-                kill(r->pid, sig);
-        }
+        if (r->pid > 0 && !r->reaped)
+            ol_rank_kill(r->pid, sig);
     }
 }
 
@@ -664,7 +672,7 @@ void ol_ranks_kill_now(struct ol_daemon *d)
     for (uint32_t i = 0; i < d->nranks; i++) {
         struct ol_rank *r = d->ranks[i];
         if (r->pid > 0 && !r->reaped) {
-            killpg(r->pid, SIGKILL);
+            ol_rank_kill(r->pid, SIGKILL);
             waitpid(r->pid, NULL, 0);
             remove_shared_files(d, r);
         }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Signals to mpirun: SIGTERM and SIGINT end the job (every rank and the
-# daemon gone when mpirun returns); SIGKILL of mpirun leaves nothing behind
-# either (the daemon sees its link close and kills the ranks).
+# daemon gone when mpirun returns, and what the ranks started); SIGKILL of
+# mpirun leaves nothing behind either (the daemon sees its link close and
+# kills the ranks). Each rank leads a session of its own (the kernel's
+# autogroup then gives it the CPU share of another job's process).
 . "${top_srcdir:-.}/test/launcher/common.sh"
 need_helpers "$PMIX_CLIENT"
 
@@ -27,6 +29,23 @@ for sig in TERM INT; do
     grep -q "received signal" "$TMP/err" || fail "SIG$sig: no message: $(cat "$TMP/err")"
     check_no_leftovers
 done
+
+# Session leaders, each with its own process group.
+"$MPIRUN" -np 2 sh -c 'set -- $(ps -o sid=,pgid= -p $$); [ "$1" = $$ ] && [ "$2" = $$ ]' </dev/null ||
+    fail "a rank does not lead a session and process group of its own"
+
+# A rank's own child (in its session and group) ends with the job.
+"$MPIRUN" -np 2 sh -c "sh -c 'sleep 30' $MARKER & wait" >"$TMP/out" 2>"$TMP/err" </dev/null &
+pid=$!
+i=0
+while [ "$(pgrep -f "sleep 30 $MARKER" | wc -l)" -lt 2 ]; do
+    i=$((i + 1))
+    [ $i -lt 100 ] || fail "the ranks' children did not start"
+    sleep 0.05
+done
+kill -TERM $pid
+wait $pid 2>/dev/null
+check_no_leftovers
 
 start_job
 daemon=$(pgrep -f "ompi-lite-daemon" -P $pid)
