@@ -298,8 +298,17 @@ bench_args() {
     coll_*) echo "-C ${1#coll_} $coll_args" ;;
     io_tile_shm) echo "-d /dev/shm $io_args" ;;
     io_tile_disk) echo "-d $io_dir $io_args" ;;
-    *) echo "$args" ;;
+    *) echo "$(busy_batches) $args" ;;
     esac
+}
+# busy_batches: with --busy, the OSU-style programs' -T 100 (batches of 100
+# ms at least; a later -T in -a wins). The burners and the ranks share the
+# cores in time slices of some milliseconds, and a batch of 2 ms (osu_bw's
+# 20 windows of 32 KiB) measured whether a slice fell into it: the median
+# of 5 such batches went from 3.4 to 13.6 GB/s from one run of MPICH to the
+# next, 1.0 to 5.9 for Open MPI. Over 100 ms each batch holds its share.
+busy_batches() {
+    [ "$busy" -eq 0 ] || echo "-T 100"
 }
 # metrics BENCH: a line "TAG COLUMN UNIT BETTER REF" per value compared: OSU
 # latencies in us (lower is better), OSU bandwidths in MB/s, coll_perf's
@@ -411,11 +420,14 @@ ucx_pair() {
 
 # start_burners: the --busy processes, each a shell loop that ends when
 # compare.sh does (it looks every few thousand iterations), so that none
-# outlives a killed run.
+# outlives a killed run. Each in a session of its own, as another job's
+# process: where the kernel shares the CPUs among sessions (autogroup), a
+# burner in compare.sh's session would share that session's part with the
+# launchers whose ranks stay in it (Open MPI's) and not with the others'.
 start_burners() {
     i=0
     while [ "$i" -lt "$busy" ]; do
-        nice -n 0 sh -c 'while kill -0 "$1" 2>/dev/null; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; done' \
+        nice -n 0 setsid sh -c 'while kill -0 "$1" 2>/dev/null; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; done' \
             burner $$ &
         burners="$burners $!"
         i=$((i + 1))

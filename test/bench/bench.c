@@ -2,6 +2,7 @@
 #include "bench.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,10 @@ static void usage(const struct bench *b, FILE *f)
             "  -I N        the same above %d bytes (default %d)\n"
             "  -x N        warm-up iterations before each size (default %d)\n"
             "  -n N        timed batches per size: median, min and max over them (default %d)\n"
-            "  -B BYTES    at most this many bytes per batch at large sizes (default %zu)\n",
+            "  -B BYTES    at most this many bytes per batch at large sizes (default %zu)\n"
+            "  -T MS       more iterations where a batch would take less than MS milliseconds\n"
+            "              (default 0: none). Beside busy processes, a batch shorter than the\n"
+            "              scheduler's time slices measures whether one of theirs fell into it\n",
             o->iters, b->sized ? ", up to 8 KiB" : "", BENCH_LARGE, o->large_iters, o->warmup,
             o->batches, o->batch_bytes);
     if (b->has_window)
@@ -123,7 +127,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
 {
     struct bench_opts *o = &b->opts;
     int c, bad = 0;
-    char msg[160], optstring[64] = "m:i:I:x:n:B:W:cd:gMh";
+    char msg[160], optstring[64] = "m:i:I:x:n:B:T:W:cd:gMh";
 
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
@@ -139,6 +143,7 @@ void bench_init(struct bench *b, int *argc, char ***argv)
         case 'x': bad |= parse_int(optarg, &o->warmup); break;
         case 'n': bad |= parse_int(optarg, &o->batches) || o->batches < 1; break;
         case 'B': bad |= bench_parse_size(optarg, &o->batch_bytes); break;
+        case 'T': bad |= parse_int(optarg, &o->min_batch_ms) || o->min_batch_ms < 0; break;
         case 'W': bad |= !b->has_window || parse_int(optarg, &o->window) || o->window < 1; break;
         case 'c': o->check = 1; break;
         case 'd': bad |= parse_memory(optarg, &o->device); break;
@@ -260,6 +265,7 @@ float bench_value(int r, size_t k)
 }
 
 #define TAG_REDUCE 7001
+#define TAG_SHARE 7002
 
 double bench_max(double v)
 {
@@ -304,16 +310,73 @@ void bench_stats(double *v, int n, double *med, double *min, double *max)
     *max = v[n - 1];
 }
 
+/* The most iterations of one batch at `size` that move at most -B bytes. */
+static double iterations_in_bytes(const struct bench *b, size_t size)
+{
+    double bytes = (double)size * b->msgs_per_iter;
+    return bytes > 0 ? (double)b->opts.batch_bytes / bytes : (double)INT_MAX;
+}
+
 /* Iterations of one batch at `size`: -i or -I, fewer when a batch would move
  * more than -B bytes, but at least one. */
 static int iterations(const struct bench *b, size_t size)
 {
     const struct bench_opts *o = &b->opts;
-    double bytes = (double)size * b->msgs_per_iter;
     int n = size <= BENCH_LARGE ? o->iters : o->large_iters;
-    if (bytes > 0 && n * bytes > (double)o->batch_bytes)
-        n = (int)((double)o->batch_bytes / bytes);
+    if (n > iterations_in_bytes(b, size))
+        n = (int)iterations_in_bytes(b, size);
     return n < 1 ? 1 : n;
+}
+
+/* Rank 0's v on every rank, by point-to-point. */
+static int from_rank0(int v)
+{
+    if (bench_rank != 0) {
+        MPI_Recv(&v, 1, MPI_INT, 0, TAG_SHARE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return v;
+    }
+    for (int r = 1; r < bench_size; r++)
+        MPI_Send(&v, 1, MPI_INT, r, TAG_SHARE, MPI_COMM_WORLD);
+    return v;
+}
+
+/* Seconds the slowest rank takes for n iterations, on rank 0 (started
+ * together). */
+static double timed_run(const struct bench *b, size_t size, int n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    b->run(size, n);
+    return bench_max(MPI_Wtime() - t0);
+}
+
+/* The warm-up of `size`, and with -T the iterations of a batch raised so
+ * that it lasts at least -T ms (within -B), the same on every rank. The
+ * pace comes from runs of 4 times as many iterations each until one lasts
+ * a quarter of -T: beside busy processes a short run that lost one time
+ * slice (4 ms) gives a pace many times too slow. */
+static int warm_up(const struct bench *b, size_t size, int n)
+{
+    const struct bench_opts *o = &b->opts;
+    int warm = o->warmup < n ? o->warmup : n;
+    if (o->min_batch_ms == 0) {
+        b->run(size, warm);
+        return n;
+    }
+    double goal = o->min_batch_ms * 1e-3, most = iterations_in_bytes(b, size), need = n;
+    double probe = warm > 0 ? warm : 1;
+    for (int done = 0; !done;) {
+        double t = timed_run(b, size, (int)probe);
+        done = from_rank0(t >= goal / 4 || probe >= most || probe >= INT_MAX / 8);
+        if (bench_rank == 0)
+            need = done ? probe * goal / (t > 0 ? t : 1e-9) : need;
+        probe *= 4;
+    }
+    if (need > most)
+        need = most;
+    if (need > INT_MAX / 2)
+        need = INT_MAX / 2;
+    return from_rank0(need > n ? (int)need : n);
 }
 
 static void header(const struct bench *b)
@@ -329,8 +392,11 @@ static void header(const struct bench *b)
     if (b->opts.malloc_buffers)
         printf("# message buffers from malloc (at least %d bytes), %d bytes in (-M)\n",
                BENCH_MALLOC_MIN, BENCH_MALLOC_OFFSET);
-    printf("# median, min and max over %d batches; iterations per batch -i %d, -I %d; warm-up %d\n",
+    printf("# median, min and max over %d batches; iterations per batch -i %d, -I %d; warm-up %d",
            b->opts.batches, b->opts.iters, b->opts.large_iters, b->opts.warmup);
+    if (b->opts.min_batch_ms)
+        printf("; batches of %d ms at least (-T)", b->opts.min_batch_ms);
+    printf("\n");
     if (b->metric == BENCH_LATENCY)
         printf("%-10s %12s %12s %12s", "# Size", "Median(us)", "Min(us)", "Max(us)");
     else
@@ -375,7 +441,7 @@ int bench_sweep(struct bench *b)
         int n = iterations(b, size);
         long wrong = 0;
         if (size >= b->size_min) {
-            b->run(size, o->warmup < n ? o->warmup : n);
+            n = warm_up(b, size, n);
             for (int i = 0; i < o->batches; i++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();

@@ -31,6 +31,7 @@ struct bench_opts {
     int batches;               /* -n: timed batches per size; median/min/max over them */
     int window;                /* -W: outstanding messages (bandwidth benchmarks) */
     size_t batch_bytes;        /* -B: cap on the bytes of one batch (large sizes) */
+    int min_batch_ms;          /* -T: a batch lasts at least this long (0: no minimum) */
     int check;                 /* -c: check the data once per size */
     int device;                /* -d cuda: buffers in GPU memory */
     int cuda_context;          /* -g: a CUDA context open, buffers on the host */
