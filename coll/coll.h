@@ -56,15 +56,6 @@ typedef struct {
     ol_op_t *op;
     int root;
     ol_comm_t *comm;
-    /* An error found in this process's own arguments that the others
-     * cannot see (its buffers overlap): the call still runs, so that they
-     * do not wait for it in vain, and then ends with it; why is its
-     * sentence. keep: malloc'd memory the call reads (a copy of the send
-     * data), which a nonblocking or persistent call frees when it is freed
-     * (a blocking call leaves it to its caller). */
-    ol_status_t error;
-    const char *why;
-    void *keep;
 } ol_coll_args_t;
 
 typedef struct ol_sched ol_sched_t;
@@ -80,9 +71,6 @@ ol_status_t ol_coll_start(const ol_coll_args_t *args, ol_request_t **request);
 /* Prepares an inactive persistent request; MPI_Start runs it (ol_coll_restart). */
 ol_status_t ol_coll_prepare(const ol_coll_args_t *args, ol_request_t **request);
 ol_status_t ol_coll_restart(ol_request_t *request);
-/* The sentence of a collective request's error, where the call has one
- * (ol_coll_args_t.why); else leaves the current one. */
-void ol_coll_explain(const ol_request_t *request);
 
 /* Releases what the collectives keep per communicator (the shared-memory
  * segment of shm_segment.c): when it is freed, and for the predefined ones

@@ -65,10 +65,6 @@ struct ol_sched {
     ol_request_t *request;     /* what the caller waits on */
     ol_status_t error;         /* a local step failed: the schedule stops */
     ol_status_t message_error; /* a message failed (end_message): the rounds go on */
-    ol_status_t standing_error; /* the call's own arguments were wrong: the rounds run,
-                                   then the call ends with it (ol_sched_end_with) */
-    char standing_why[192];     /* its sentence, for the completion's message */
-    void *kept_copy;            /* memory the call reads, freed with it (ol_sched_keep) */
     scratch_t *scratch;        /* blocks in use */
     scratch_t *kept;           /* blocks of the previous run, free to reuse */
     arena_t *arena;
@@ -119,25 +115,6 @@ static void free_scratch(ol_sched_t *s)
     s->device = false;
 }
 
-void ol_sched_end_with(ol_sched_t *s, ol_status_t error, const char *why)
-{
-    s->standing_error = error;
-    snprintf(s->standing_why, sizeof(s->standing_why), "%s", why ? why : "");
-}
-
-void ol_sched_keep(ol_sched_t *s, void *memory)
-{
-    s->kept_copy = memory;
-}
-
-void ol_sched_explain(const ol_request_t *request)
-{
-    const ol_sched_t *s = request->owner;
-    if (s && s->standing_error != OL_OK && request->error == s->standing_error &&
-        s->standing_why[0])
-        ol_error_detail("%s", s->standing_why);
-}
-
 void ol_sched_use_device(ol_sched_t *s)
 {
     s->device = true;
@@ -167,10 +144,7 @@ static void reset(ol_sched_t *s)
     s->nrounds = 0;
     s->current = 0;
     s->request = NULL;
-    s->error = s->message_error = s->standing_error = OL_OK;
-    s->standing_why[0] = '\0';
-    free(s->kept_copy);
-    s->kept_copy = NULL;
+    s->error = s->message_error = OL_OK;
     s->next_active = NULL;
     free_scratch(s);
     if (s->arena)
@@ -515,8 +489,6 @@ static bool advance(ol_sched_t *s)
         if (s->error != OL_OK || ++s->current == s->nrounds) {
             if (s->error == OL_OK)
                 s->error = s->message_error;
-            if (s->error == OL_OK)
-                s->error = s->standing_error;
             return true;
         }
         ol_status_t rc = start_round(s);
@@ -559,10 +531,8 @@ static bool begin(ol_sched_t *s)
     ol_sched_round(s);
     s->current = 0;
     s->error = s->message_error = OL_OK;
-    if (s->nrounds == 0) { /* nothing to do: a collective on one process */
-        s->error = s->standing_error;
+    if (s->nrounds == 0) /* nothing to do: a collective on one process */
         return true;
-    }
     ol_status_t rc = start_round(s);
     if (rc != OL_OK)
         s->error = rc;

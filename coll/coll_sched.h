@@ -30,14 +30,6 @@ void *ol_sched_buffer(ol_sched_t *s, size_t bytes);
 /* Typed scratch of this schedule goes to device memory: the call's buffers
  * are there, so its messages and reductions stay on the device. */
 void ol_sched_use_device(ol_sched_t *s);
-/* The call was wrong at this process alone (its own arguments): its rounds
- * still run, as the other processes wait for its messages, and then it
- * ends with error, explained by why (copied). */
-void ol_sched_end_with(ol_sched_t *s, ol_status_t error, const char *why);
-/* memory (malloc'd) that the schedule's steps read: freed with it. */
-void ol_sched_keep(ol_sched_t *s, void *memory);
-/* The sentence of a completed request's standing error, if it has one. */
-void ol_sched_explain(const ol_request_t *request);
 /* Scratch for count elements of dt, laid out like a user buffer (device
  * memory after ol_sched_use_device). */
 void *ol_sched_scratch_typed(ol_sched_t *s, const ol_datatype_t *dt, MPI_Count count);

@@ -242,12 +242,11 @@ ol_status_t ol_coll_schedule(const ol_coll_args_t *a, ol_sched_t **sched)
         ol_sched_free(s);
         return rc;
     }
-    ol_sched_end_with(s, a->error, a->why);
     *sched = s;
     return OL_OK;
 }
 
-static ol_status_t run(const ol_coll_args_t *a)
+ol_status_t ol_coll_run(const ol_coll_args_t *a)
 {
     if (a->kind == OL_COLL_ALLREDUCE && ol_accel_built()) {
         bool ipc;
@@ -304,21 +303,12 @@ static ol_status_t run(const ol_coll_args_t *a)
     return rc == OL_OK ? ol_sched_run(s) : rc;
 }
 
-ol_status_t ol_coll_run(const ol_coll_args_t *a)
-{
-    ol_status_t rc = run(a);
-    if (rc == OL_OK && a->error != OL_OK && a->why)
-        ol_error_detail("%s", a->why);
-    return rc != OL_OK ? rc : a->error;
-}
-
 ol_status_t ol_coll_start(const ol_coll_args_t *a, ol_request_t **request)
 {
     ol_sched_t *s;
     ol_status_t rc = ol_coll_schedule(a, &s);
     if (rc != OL_OK)
         return rc;
-    ol_sched_keep(s, a->keep);
     return ol_sched_start(s, false, request);
 }
 
@@ -328,14 +318,7 @@ ol_status_t ol_coll_prepare(const ol_coll_args_t *a, ol_request_t **request)
     ol_status_t rc = ol_coll_schedule(a, &s);
     if (rc != OL_OK)
         return rc;
-    ol_sched_keep(s, a->keep);
     return ol_sched_prepare(s, request);
-}
-
-void ol_coll_explain(const ol_request_t *request)
-{
-    if (request->kind == OL_REQ_COLL)
-        ol_sched_explain(request);
 }
 
 ol_status_t ol_coll_restart(ol_request_t *request)

@@ -11,11 +11,8 @@
 #include "gen_impl.h"
 #include "ol_api_checks.h"
 #include "ol_topo.h"
-#include "ol_accel.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int ol_api_coll_issue(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *request)
 {
@@ -61,76 +58,24 @@ static ol_api_coll_side_t recv_blocks(const ol_coll_args_t *a, int n)
                   a->recvtypes);
 }
 
-/* A private copy of the send side's data, laid out as in the user's memory
- * (each block at the same offset from the span's start, the span's
- * alignment kept), so that the call runs exactly as given, at every
- * process the same algorithm, while its writes into the shared memory
- * cannot change what it sends. *sendbuf is the copy's counterpart of the
- * user's sendbuf, *copy what to free. False where no copy can be made
- * (device memory, a span too large for memory). */
-typedef struct {
-    uintptr_t start;
-    char *copy;
-} span_copy_t;
-
-static bool copy_block(uintptr_t address, size_t bytes, void *ctx)
-{
-    span_copy_t *c = ctx;
-    memcpy(c->copy + (address - c->start), (const void *)address, bytes);
-    return true;
-}
-
-enum { COPY_ALIGN = 64 };
-
-static bool copy_send_side(const ol_api_coll_side_t *send, const void **sendbuf, void **copy)
-{
-    uintptr_t lo, hi;
-    if (!ol_api_coll_side_span(send, &lo, &hi) || ol_accel_is_device((const void *)lo))
-        return false;
-    char *mem = malloc(hi - lo + COPY_ALIGN);
-    if (!mem)
-        return false;
-    span_copy_t c = {lo, mem + (lo - (uintptr_t)mem) % COPY_ALIGN};
-    ol_api_coll_side_for_each_block(send, copy_block, &c);
-    *sendbuf = (const void *)((uintptr_t)send->buf + ((uintptr_t)c.copy - lo));
-    *copy = mem;
-    return true;
-}
-
-/* Issues a. Send and receive data of this process that share memory
- * (send, recv) are erroneous (MPI-4.1 2.5.2; MPI_IN_PLACE is the way to say
- * it), and known to this process alone, which must not leave the others
- * waiting for it: the call goes ahead, sending from a copy of its send
- * data (as if MPI_IN_PLACE where no copy can be made), and ends with
- * MPI_ERR_BUFFER: a blocking call returns it, a nonblocking or persistent
- * one completes with it (a persistent one sends the data as it was at
- * MPI_*_init). */
+/* Issues a, unless the send and receive data of this process share memory
+ * (send, recv): erroneous (MPI-4.1 2.5.2; MPI_IN_PLACE is the way to say
+ * it), and refused at once with MPI_ERR_BUFFER before any message, as Open
+ * MPI and MPICH refuse it. The call then takes no part, so the others'
+ * call waits for a correct one of this process (MPICH's test suite makes
+ * one), and every process's calls on the communicator stay in step. */
 static int issue_unaliased(const ol_coll_args_t *a, const ol_api_coll_side_t *send,
-                           const ol_api_coll_side_t *recv, bool in_place_send, ol_api_how_t how,
-                           MPI_Request *request)
+                           const ol_api_coll_side_t *recv, ol_api_how_t how, MPI_Request *request)
 {
     uintptr_t where;
-    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE ||
-        !ol_api_coll_sides_overlap(send, recv, &where))
-        return ol_api_coll_issue(a, how, request);
-    char why[160];
-    snprintf(why, sizeof(why),
-             "sendbuf and recvbuf share memory (the byte at %p is in both): pass MPI_IN_PLACE "
-             "where the data is already in place",
-             (void *)where);
-    ol_coll_args_t b = *a;
-    b.error = MPI_ERR_BUFFER;
-    b.why = why;
-    if (!copy_send_side(send, &b.sendbuf, &b.keep)) {
-        if (in_place_send)
-            b.sendbuf = MPI_IN_PLACE;
-        else
-            b.recvbuf = MPI_IN_PLACE;
+    if (a->sendbuf != MPI_IN_PLACE && a->recvbuf != MPI_IN_PLACE &&
+        ol_api_coll_sides_overlap(send, recv, &where)) {
+        ol_api_set_detail("sendbuf and recvbuf share memory (the byte at %p is in both): pass "
+                          "MPI_IN_PLACE where the data is already in place",
+                          (void *)where);
+        return MPI_ERR_BUFFER;
     }
-    int rc = ol_api_coll_issue(&b, how, request);
-    if (how == OL_API_BLOCKING || rc != MPI_SUCCESS)
-        free(b.keep);
-    return rc;
+    return ol_api_coll_issue(a, how, request);
 }
 
 /* ---- checks ----------------------------------------------------------- */
@@ -322,8 +267,8 @@ static int rooted(const ol_coll_args_t *a, ol_api_how_t how, MPI_Request *reques
     ol_api_coll_side_t all = gathers ? recv_blocks(a, n) : send_blocks(a, n);
     ol_api_coll_side_t own = gathers ? one_block(a->sendbuf, a->sendcount, a->sendtype)
                                      : one_block(a->recvbuf, a->recvcount, a->recvtype);
-    return gathers ? issue_unaliased(a, &own, &all, true, how, request)
-                   : issue_unaliased(a, &all, &own, false, how, request);
+    return gathers ? issue_unaliased(a, &own, &all, how, request)
+                   : issue_unaliased(a, &all, &own, how, request);
 }
 
 /* Gather and scatter: one block each way per process. */
@@ -474,7 +419,7 @@ static int exchange(const ol_coll_args_t *a, int nsend, int nrecv, ol_api_how_t 
     ol_api_coll_side_t send = allgather ? one_block(a->sendbuf, a->sendcount, a->sendtype)
                                         : send_blocks(a, nsend);
     ol_api_coll_side_t recv = recv_blocks(a, nrecv);
-    return issue_unaliased(a, &send, &recv, true, how, request);
+    return issue_unaliased(a, &send, &recv, how, request);
 }
 
 /* The blocks of the arrays: for the neighbourhood forms the process's

@@ -28,10 +28,5 @@ typedef struct ol_api_coll_side {
  * by the bytes the datatypes touch (coll_overlap.c). */
 bool ol_api_coll_sides_overlap(const ol_api_coll_side_t *a, const ol_api_coll_side_t *b,
                                uintptr_t *where);
-/* The first and one past the last byte of a side's data; false if none. */
-bool ol_api_coll_side_span(const ol_api_coll_side_t *s, uintptr_t *start, uintptr_t *end);
-/* Every contiguous block of a side's data (ol_dt_for_each_block). */
-bool ol_api_coll_side_for_each_block(const ol_api_coll_side_t *s, ol_dt_block_fn visit,
-                                     void *ctx);
 
 #endif

@@ -74,18 +74,8 @@ static bool side_span(const ol_api_coll_side_t *s, range_t *span)
     return any;
 }
 
-bool ol_api_coll_side_span(const ol_api_coll_side_t *s, uintptr_t *start, uintptr_t *end)
-{
-    range_t span;
-    if (!side_span(s, &span))
-        return false;
-    *start = span.start;
-    *end = span.end;
-    return true;
-}
-
-bool ol_api_coll_side_for_each_block(const ol_api_coll_side_t *s, ol_dt_block_fn visit,
-                                     void *ctx)
+/* Every contiguous block of a side's data (ol_dt_for_each_block). */
+static bool for_each_block(const ol_api_coll_side_t *s, ol_dt_block_fn visit, void *ctx)
 {
     for (int i = 0; i < s->n; i++)
         if (has_data(s, i) && !ol_dt_for_each_block(type_of(s, i), (const void *)origin_of(s, i),
@@ -128,7 +118,7 @@ static int by_start(const void *x, const void *y)
  * there are more than MAX_BLOCKS. */
 static bool list_blocks(const ol_api_coll_side_t *s, block_list_t *list)
 {
-    if (!ol_api_coll_side_for_each_block(s, add_block, list))
+    if (!for_each_block(s, add_block, list))
         return false;
     qsort(list->ranges, list->n, sizeof(range_t), by_start);
     size_t merged = 0;

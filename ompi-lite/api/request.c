@@ -59,7 +59,6 @@ static int grequest_free(ol_request_t *req)
 static void explain(const ol_request_t *req)
 {
     ol_pt2pt_explain(req);
-    ol_coll_explain(req);
 }
 
 /* Finishes a completed request: its status, its result, and, where

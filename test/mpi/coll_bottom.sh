@@ -1,8 +1,8 @@
 #!/bin/sh
 # coll_bottom: MPI_BOTTOM with absolute datatypes and displacements in the
 # data-movement collectives, and overlapping send and receive data refused
-# on the process that gave it only, without a hang elsewhere; on 1, 2, 3
-# and 5 ranks. Then the message of that error under MPI_ERRORS_ARE_FATAL.
+# at once on the process that gave it, whose correct call then completes the
+# others'; on 1, 2, 3 and 5 ranks. Then the message of that error under MPI_ERRORS_ARE_FATAL.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
