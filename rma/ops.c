@@ -138,6 +138,16 @@ static ol_status_t check_accumulate(const ol_rma_op_t *op, const ol_datatype_t *
     return MPI_SUCCESS;
 }
 
+/* The types MPI_Compare_and_swap takes (MPI-4.1 12.3.4): predefined C and
+ * Fortran integers, logicals, the multi-language types and byte, which are
+ * those MPI_BAND or MPI_LAND is defined on (not floating point, complex
+ * or the pair types). */
+static bool swappable(const ol_datatype_t *dt)
+{
+    return dt->predefined && (ol_op_loop(ol_op_from_handle(MPI_BAND), dt) ||
+                              ol_op_loop(ol_op_from_handle(MPI_LAND), dt));
+}
+
 static ol_status_t check_sizes(const ol_rma_op_t *op)
 {
     switch (op->kind) {
@@ -189,8 +199,7 @@ static ol_status_t check(const ol_rma_state_t *s, const ol_rma_op_t *op, const o
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    if (op->kind == OL_RMA_COMPARE_AND_SWAP && (!op->target_dt->predefined ||
-                                                op->target_dt->size > 32)) {
+    if (op->kind == OL_RMA_COMPARE_AND_SWAP && !swappable(op->target_dt)) {
         ol_error_detail("MPI_Compare_and_swap: datatype must be a predefined integer, logical "
                         "or byte type, not %s", ol_dt_name(op->target_dt));
         return MPI_ERR_TYPE;

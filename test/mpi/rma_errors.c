@@ -38,6 +38,10 @@
  *   count/all    a negative origin or target count: MPI_ERR_COUNT
  *   win/all      MPI_WIN_NULL to MPI_Put, MPI_Win_fence, MPI_Win_lock and
  *                MPI_Win_free: MPI_ERR_WIN
+ *   cas/all      MPI_Compare_and_swap on MPI_FLOAT, MPI_DOUBLE or a derived
+ *                type of 4 bytes: MPI_ERR_TYPE (integer, logical,
+ *                multi-language and byte types only, MPI-4.1 12.3.4), the
+ *                target untouched; MPI_C_BOOL, MPI_BYTE and MPI_AINT swap
  */
 #include "rma_util.h"
 
@@ -328,6 +332,49 @@ static void case_count(void)
     CHECK(MPI_Win_free(&win));
 }
 
+static void case_cas(void)
+{
+    unsigned char *m;
+    MPI_Win win = alloc_win(64, 1, &m);
+    fill(m, 64);
+    int t = (rank + 1) % nprocs;
+    double value = 2.5, compare = 0, result;
+    MPI_Datatype four_bytes;
+    CHECK(MPI_Type_contiguous(4, MPI_BYTE, &four_bytes));
+    CHECK(MPI_Type_commit(&four_bytes));
+    CHECK(MPI_Win_fence(0, win));
+    EXPECT(MPI_Compare_and_swap(&value, &compare, &result, MPI_FLOAT, t, 0, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Compare_and_swap(&value, &compare, &result, MPI_DOUBLE, t, 8, win), MPI_ERR_TYPE);
+    EXPECT(MPI_Compare_and_swap(&value, &compare, &result, four_bytes, t, 16, win),
+           MPI_ERR_TYPE);
+    CHECK(MPI_Win_fence(0, win));
+    expect_untouched(m, 64, "compare-and-swap of types it does not take");
+    CHECK(MPI_Type_free(&four_bytes));
+    CHECK(MPI_Win_free(&win));
+
+    /* the types it takes: each swaps the zero it finds at the target */
+    unsigned char *z;
+    win = alloc_win(64, 1, &z);
+    memset(z, 0, 64);
+    _Bool yes = 1, no = 0, was_bool = 1;
+    unsigned char byte = 7, zero_byte = 0, was_byte = 1;
+    MPI_Aint aint = 123456, zero_aint = 0, was_aint = 1;
+    CHECK(MPI_Win_fence(0, win));
+    CHECK(MPI_Compare_and_swap(&yes, &no, &was_bool, MPI_C_BOOL, t, 0, win));
+    CHECK(MPI_Compare_and_swap(&byte, &zero_byte, &was_byte, MPI_BYTE, t, 1, win));
+    CHECK(MPI_Compare_and_swap(&aint, &zero_aint, &was_aint, MPI_AINT, t, 8, win));
+    CHECK(MPI_Win_fence(0, win));
+    MPI_Aint got_aint;
+    memcpy(&got_aint, z + 8, sizeof(got_aint));
+    if (was_bool || was_byte || was_aint || z[0] != 1 || z[1] != 7 || got_aint != 123456) {
+        fprintf(stderr, "rma_errors: rank %d: compare-and-swap of C_BOOL/BYTE/AINT: found %d %d "
+                "%ld, left %d %d %ld\n", rank, (int)was_bool, (int)was_byte, (long)was_aint,
+                (int)z[0], (int)z[1], (long)got_aint);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    CHECK(MPI_Win_free(&win));
+}
+
 static void case_win(void)
 {
     long v = 0;
@@ -381,6 +428,8 @@ int main(int argc, char **argv)
         case_count();
     if (selected("win/all"))
         case_win();
+    if (selected("cas/all"))
+        case_cas();
     rma_finish();
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # rma_errors: erroneous one-sided calls under MPI_ERRORS_RETURN return the
 # right error class (MPI_ERR_RANK, MPI_ERR_RMA_RANGE, MPI_ERR_RMA_SYNC,
-# MPI_ERR_RMA_FLAVOR, MPI_ERR_RMA_ATTACH, MPI_ERR_COUNT, MPI_ERR_WIN) with a
+# MPI_ERR_RMA_FLAVOR, MPI_ERR_RMA_ATTACH, MPI_ERR_COUNT, MPI_ERR_WIN, MPI_ERR_TYPE
+# for a compare-and-swap of a type it does not take) with a
 # non-empty error string, leave the target memory untouched and the window
 # usable. On 1, 2 and 3 ranks. Against ompi-lite, the message of a
 # displacement past the window names the call, the sizes and the target.
@@ -11,7 +12,7 @@
 for np in 1 2 3; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_errors: $np ranks OK \(9 cases\)"
+    expect_out "^rma_errors: $np ranks OK \(10 cases\)"
 done
 
 # Under the default handler, the message names the call, the sizes and
@@ -29,6 +30,6 @@ export OMPI_LITE_RMA_SHARED_MEMORY=0
 for np in 2 3; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_errors: $np ranks OK \(9 cases\)"
+    expect_out "^rma_errors: $np ranks OK \(10 cases\)"
 done
 unset OMPI_LITE_RMA_SHARED_MEMORY
