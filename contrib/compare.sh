@@ -303,8 +303,8 @@ bench_args() {
 }
 # busy_batches: with --busy, the OSU-style programs' -T 100 (batches of 100
 # ms at least; a later -T in -a wins). The burners and the ranks share the
-# cores in time slices of some milliseconds, and a batch of 2 ms (osu_bw's
-# 20 windows of 32 KiB) measured whether a slice fell into it: the median
+# cores in time slices of some milliseconds, and a batch of about 3 ms
+# (osu_bw's 20 windows of 32 KiB) measured whether a slice fell into it: the median
 # of 5 such batches went from 3.4 to 13.6 GB/s from one run of MPICH to the
 # next, 1.0 to 5.9 for Open MPI. Over 100 ms each batch holds its share.
 busy_batches() {

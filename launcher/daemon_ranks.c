@@ -7,7 +7,7 @@
  *   pid), so a kill reaches whatever the rank started too, and where the
  *   kernel shares the CPUs among sessions (autogroup) a rank gets the share
  *   another job's process gets, as with MPICH's launcher; until the child
- *   has called setsid a kill goes to its pid (kill_rank); it also dies with
+ *   has called setsid a kill goes to its pid (ol_rank_kill); it also dies with
  *   the daemon (PR_SET_PDEATHSIG), so no rank outlives a daemon that is
  *   SIGKILLed;
  * - a rank is "finished" when it is reaped and both its pipes reached EOF
