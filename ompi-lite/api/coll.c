@@ -60,10 +60,11 @@ static ol_api_coll_side_t recv_blocks(const ol_coll_args_t *a, int n)
 
 /* Issues a, unless the send and receive data of this process share memory
  * (send, recv): erroneous (MPI-4.1 2.5.2; MPI_IN_PLACE is the way to say
- * it), and refused at once with MPI_ERR_BUFFER before any message, as Open
- * MPI and MPICH refuse it. The call then takes no part, so the others'
- * call waits for a correct one of this process (MPICH's test suite makes
- * one), and every process's calls on the communicator stay in step. */
+ * it), and refused at once with MPI_ERR_BUFFER before any message, as
+ * MPICH refuses it (Open MPI 4.1 runs most such calls as given). The call
+ * then takes no part, so the others' call waits for a correct one of this
+ * process (MPICH's test suite makes one), and every process's calls on the
+ * communicator stay in step. */
 static int issue_unaliased(const ol_coll_args_t *a, const ol_api_coll_side_t *send,
                            const ol_api_coll_side_t *recv, ol_api_how_t how, MPI_Request *request)
 {

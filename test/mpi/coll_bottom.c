@@ -3,7 +3,7 @@
  * (MPI_Get_address), as programs send scattered variables; and the
  * aliasing that the standard forbids, judged by the bytes the datatypes
  * touch: refused at once on the process that made the mistake, before any
- * message (as Open MPI and MPICH refuse it), so that its correct call
+ * message (as MPICH refuses it), so that its correct call
  * afterwards is the one the others' calls meet.
  *
  * Rank r's value for process d is value(r, d); every received int is
