@@ -368,8 +368,8 @@ static int warm_up(const struct bench *b, size_t size, int n)
     for (int done = 0; !done;) {
         double t = timed_run(b, size, (int)probe);
         done = from_rank0(t >= goal / 4 || probe >= most || probe >= INT_MAX / 8);
-        if (bench_rank == 0)
-            need = done ? probe * goal / (t > 0 ? t : 1e-9) : need;
+        if (done && bench_rank == 0)
+            need = probe * goal / (t > 0 ? t : 1e-9);
         probe *= 4;
     }
     if (need > most)
@@ -442,12 +442,8 @@ int bench_sweep(struct bench *b)
         long wrong = 0;
         if (size >= b->size_min) {
             n = warm_up(b, size, n);
-            for (int i = 0; i < o->batches; i++) {
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
-                b->run(size, n);
-                t[i] = bench_max((MPI_Wtime() - t0) / n);
-            }
+            for (int i = 0; i < o->batches; i++)
+                t[i] = timed_run(b, size, n) / n;
             if (o->check && b->check) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 wrong = bench_sum(b->check(size));
