@@ -377,12 +377,15 @@ static ol_status_t before_message_accumulate(ol_rma_state_t *s, int target)
  * second one with an answer; the messages of protocol.c take small
  * operations and their flush together (a bundle). Between 2 namespace
  * hosts, UCX -> messages: put + flush 8 B-2 KiB 25-33 -> 15-16 us, 8 KiB
- * 27 -> 16.5; get + flush 25 -> 15; osu_put_bw 4 KiB 0.38-0.48 -> 1.3 GB/s.
- * From 16 KiB UCX's zero-copy puts are as fast or faster. Gets of every
+ * 27 -> 16.5; get + flush 25 -> 15; osu_put_bw 4 KiB 0.38-0.48 -> 1.3 GB/s;
+ * with 64 KiB messages in bundles, 16 KiB put + flush 39-42 -> 27-28 us,
+ * osu_put_bw 16 KiB 1.2-1.3 -> 1.5-2.1 GB/s. From 32 KiB UCX's zero-copy
+ * puts are faster (osu_put_bw 32 KiB by messages 1.0-1.1 against 2.1-2.3
+ * GB/s), though a lone 32 KiB put + flush is not. Gets of every
  * size take the messages: UCX answers a get with copied 8 KiB pieces
  * (osu_get_bw 16 KiB-1 MiB 0.9-1.3 GB/s), where a large get's data sent
  * apart is one zero-copy message (1.5-3.6 GB/s). */
-#define SMALL_OVER_TCP_BYTES 8192
+#define SMALL_OVER_TCP_BYTES 16384
 
 static bool by_messages_over_tcp(const struct ol_rma_ucx *u, const ol_rma_op_t *op)
 {

@@ -7,6 +7,9 @@
  *    the same slot, which must see every accumulate issued before it (the
  *    default accumulate_ordering);
  *  - 200 request-based gets completed by MPI_Waitall alone;
+ *  - puts of 12-17 KiB and accumulates of 8-60 KiB in one epoch, so that
+ *    messages of up to 64 KiB wait in bundles, bundles fill and leave, and
+ *    the puts past the messages' bound go through UCX between them;
  *  - on a dynamic window, good puts around one outside the attached region:
  *    the flush returns MPI_ERR_RMA_RANGE, the good ones are done;
  *  - large gets, whose data travels apart from the replies: several in
@@ -121,6 +124,51 @@ static void request_gets(int rank, int size)
         wrong += got[i] != next * RGETS + i;
     MPI_Win_unlock_all(win);
     check(wrong == 0, "request-based gets: wrong data after MPI_Waitall", rank);
+    MPI_Win_free(&win);
+}
+
+/* The medium operations' sizes, in ints: puts, then accumulates (each
+ * applied twice). */
+static const int MEDIUM_PUTS[] = {3072, 4096, 4352, 4096};
+static const int MEDIUM_ACCS[] = {2048, 8192, 15360, 15360};
+#define MEDIUM_COUNT 4
+
+static int medium_value(int origin, int i)
+{
+    return origin * 7919 + i % 10007;
+}
+
+static void medium_operations(int rank, int size)
+{
+    int total = 0;
+    for (int k = 0; k < MEDIUM_COUNT; k++)
+        total += MEDIUM_PUTS[k] + MEDIUM_ACCS[k];
+    int *mem, *values = malloc(total * sizeof(int));
+    MPI_Win win;
+    MPI_Win_allocate(total * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    for (int i = 0; i < total; i++) {
+        mem[i] = 1;
+        values[i] = medium_value(rank, i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size, at = 0;
+    MPI_Win_lock_all(0, win);
+    for (int k = 0; k < MEDIUM_COUNT; k++) {
+        MPI_Put(&values[at], MEDIUM_PUTS[k], MPI_INT, next, at, MEDIUM_PUTS[k], MPI_INT, win);
+        at += MEDIUM_PUTS[k];
+    }
+    for (int round = 0; round < 2; round++)
+        for (int k = 0, acc_at = at; k < MEDIUM_COUNT; acc_at += MEDIUM_ACCS[k++])
+            MPI_Accumulate(&values[acc_at], MEDIUM_ACCS[k], MPI_INT, next, acc_at,
+                           MEDIUM_ACCS[k], MPI_INT, MPI_SUM, win);
+    MPI_Win_flush(next, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int prev = (rank + size - 1) % size, wrong = 0;
+    for (int i = 0; i < total; i++)
+        wrong += mem[i] != (i < at ? medium_value(prev, i) : 1 + 2 * medium_value(prev, i));
+    check(wrong == 0, "medium puts and accumulates: the target holds other values", rank);
+    free(values);
     MPI_Win_free(&win);
 }
 
@@ -353,6 +401,7 @@ int main(int argc, char **argv)
     many_puts(rank, size);
     ordered_accumulates(rank, size);
     request_gets(rank, size);
+    medium_operations(rank, size);
     range_error_in_bundle(rank, size);
     large_gets_allocated(rank, size);
     large_gets_dynamic(rank, size);
