@@ -118,7 +118,7 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * runs). On a 2-core Intel Xeon (2026-12-06, three alternating pairs of
  * 3 runs, ompi-lite alone) a 4 KiB bcast went the other way, 0.36-0.43 us
  * through pair.c (one ring record) against 0.55-0.59 here, while 8 KiB,
- * by address since pt2pt sends from 4 KiB so, stayed here (0.90-0.95
+ * by address while pt2pt sent from 4 KiB so, stayed here (0.90-0.95
  * against 1.37-2.01): hence messages up to 4 KiB. An allgather or alltoall
  * exchange of
  * blocks of 2 KiB or more is faster as one message each way too (the

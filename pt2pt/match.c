@@ -65,7 +65,7 @@ static const ol_param_t match_params[] = {
      "262144 for jobs of up to 8 ranks, 65536 for larger ones (each rank's segment holds a "
      "ring from every rank: 2 MiB at 8 ranks, 4 MiB at 64)",
      &ring_param, 0, 16777216},
-    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "4097",
+    {"P2P_SHM_CMA_BYTES", OL_PARAM_INT, "8193",
      "contiguous messages of at least this many bytes are announced in the ring with their "
      "address, and the receiver copies them straight out of the sender's memory "
      "(process_vm_readv) instead of through the ring or over UCX (0: never); a blocking "

@@ -65,7 +65,7 @@ static inline void ol_match_count_ucx_received(const ucp_tag_recv_info_t *info, 
  * without its receive, as programs that exchange with MPI_Send before
  * MPI_Recv need; on one host its caller waits with ol_match_send_move
  * (sends of contiguous data on one host go by address from
- * P2P_SHM_CMA_BYTES, above 4 KiB). Returns NULL when complete at once, a request,
+ * P2P_SHM_CMA_BYTES, above 8 KiB). Returns NULL when complete at once, a request,
  * or an error pointer (UCS_PTR_IS_ERR). *seq names the message for
  * ol_match_cancel_send (0: it cannot be cancelled). */
 void *ol_match_send(ucp_ep_h ep, int peer, const ol_ucx_data_t *data, ucp_tag_t tag, bool sync,

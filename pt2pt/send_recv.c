@@ -536,7 +536,7 @@ static ucs_status_t wait_ucx_send(void *ucx_req)
  * (ol_match_send_move). Under the 5 us that a rank with a core of its own
  * spins before it may sleep, so that a sender never sleeps on a message it
  * could move; a receiver that waits in MPI takes the message well within
- * it (pt2pt/README.md, "By address from 4 KiB"). */
+ * it (pt2pt/README.md, "By address above 8 KiB"). */
 #define SEND_MOVE_US 4
 
 typedef struct {

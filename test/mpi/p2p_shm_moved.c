@@ -1,7 +1,8 @@
 /* p2p_shm_moved: blocking MPI_Sends of 4 KiB to 64 KiB complete without
  * their receives, and deliver the bytes they had when they were sent.
  *
- * On one host such a send goes by address; when its receiver does not take
+ * On one host such a send above 8 KiB goes by address (below it through the
+ * ring); when its receiver does not take
  * it at once, the sender copies it aside and returns (pt2pt/shm_copy.h),
  * and the receiver copies it from there later. So:
  * 1. Every rank sends ROUNDS messages of each size in SIZES to every other
@@ -27,8 +28,9 @@ enum {
     PAUSE_MS = 200,
 };
 
-/* By address from 4097 bytes (P2P_SHM_CMA_BYTES), movable up to 65536. */
-static const int SIZES[] = {4097, 8192, 12345, 32768, 65536};
+/* By address from 8193 bytes (P2P_SHM_CMA_BYTES), movable up to 65536;
+ * 4097 and 8192 go through the ring, between them. */
+static const int SIZES[] = {4097, 8193, 8192, 12345, 32768, 65536};
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
 #define MAX_BYTES 65536
 
