@@ -6,6 +6,10 @@
 
 #define OL_GROUP_MAGIC 0x6f6c6772U /* "olgr" */
 
+typedef struct ol_group_member {
+    int world_rank, rank;
+} ol_group_member_t;
+
 typedef struct ol_group {
     uint32_t magic;
     int refcount;            /* handles and communicators that use it */
@@ -13,6 +17,11 @@ typedef struct ol_group {
     int size;
     int rank;                /* this process's rank in it, or MPI_UNDEFINED */
     int *world_ranks;        /* group rank -> world rank */
+    /* For ol_group_rank_of: whether world_ranks run consecutively up from
+     * world_ranks[0], else (above a few members) the members ordered by
+     * world rank, for a binary search; NULL: search world_ranks. */
+    bool consecutive;
+    struct ol_group_member *by_world;
     /* The session whose process set it comes from, directly or through
      * group operations (a reference, api/session.c); NULL: the world model. */
     struct ol_session *session;

@@ -5,12 +5,12 @@
 test_topo_scripts = \
 	test/mpi/topo_cart.sh test/mpi/topo_dims.sh test/mpi/topo_graph.sh \
 	test/mpi/topo_errors.sh test/mpi/comm_create.sh test/mpi/split_type.sh \
-	test/mpi/comm_idup.sh
+	test/mpi/comm_idup.sh test/mpi/group_large.sh
 
 test_topo_programs = \
 	test/mpi/topo_cart test/mpi/topo_dims test/mpi/topo_graph \
 	test/mpi/topo_errors test/mpi/comm_create test/mpi/split_type \
-	test/mpi/comm_idup
+	test/mpi/comm_idup test/mpi/group_large
 
 check_PROGRAMS += $(test_topo_programs)
 TESTS += $(test_topo_scripts)
@@ -42,6 +42,11 @@ test_mpi_comm_idup_SOURCES = test/mpi/comm_idup.c
 test_mpi_comm_idup_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_comm_idup_LDADD = $(MPI_TEST_LIBS)
 test_mpi_comm_idup_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_group_large_SOURCES = test/mpi/group_large.c
+test_mpi_group_large_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_group_large_LDADD = $(MPI_TEST_LIBS)
+test_mpi_group_large_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 test_mpi_comm_create_SOURCES = test/mpi/comm_create.c $(TOPO_UTIL)
 test_mpi_comm_create_CPPFLAGS = $(MPI_TEST_INCLUDES)
