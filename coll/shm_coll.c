@@ -119,7 +119,11 @@ static MPI_Count slot_bytes_needed(const ol_coll_args_t *a)
  * 3 runs, ompi-lite alone) a 4 KiB bcast went the other way, 0.36-0.43 us
  * through pair.c (one ring record) against 0.55-0.59 here, while 8 KiB,
  * by address while pt2pt sent from 4 KiB so, stayed here (0.90-0.95
- * against 1.37-2.01): hence messages up to 4 KiB. An allgather or alltoall
+ * against 1.37-2.01). Since 8 KiB messages are one ring record again
+ * (2026-12-07, 2-core AMD EPYC VM, nine alternating pairs, ompi-lite
+ * alone) an 8 KiB bcast took 0.34-0.56 us through pair.c against 0.87-0.95
+ * here (0.83-1.04 against 3.66-3.70 in the VM's slow phases): hence
+ * messages up to 8 KiB. An allgather or alltoall
  * exchange of
  * blocks of 2 KiB or more is faster as one message each way too (the
  * receiver copies once, out of the FIFO, instead of the segment's copy in
@@ -139,7 +143,7 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     if (a->comm->size != 2)
         return false;
     switch (a->kind) {
-    case OL_COLL_BCAST: return slot_bytes <= 4096;
+    case OL_COLL_BCAST: return slot_bytes <= 8192;
     case OL_COLL_REDUCE: return slot_bytes < 4096 || slot_bytes > 8192;
     case OL_COLL_ALLGATHER: return slot_bytes >= 2048;
     case OL_COLL_ALLTOALL: return slot_bytes / 2 >= 2048; /* the slot holds both blocks */
