@@ -53,14 +53,6 @@ static int grequest_free(ol_request_t *req)
     return req->grequest.free_fn(req->grequest.extra_state);
 }
 
-/* Takes the result out of a completed request: copies its status, and
- * frees it (setting the handle to MPI_REQUEST_NULL) unless persistent. */
-/* The sentence of a completed request's error, where its layer knows one. */
-static void explain(const ol_request_t *req)
-{
-    ol_pt2pt_explain(req);
-}
-
 /* Finishes a completed request: its status, its result, and, where
  * with_sentence (not for a later failure of a call of several completions,
  * whose message names the first), the sentence of its error. */
@@ -70,7 +62,7 @@ static int finish_one(MPI_Request *handle, ol_request_t *req, MPI_Status *status
     int rc = query_status(req);
     set_status(status, &req->status);
     if (req->error != MPI_SUCCESS && with_sentence)
-        explain(req);
+        ol_pt2pt_explain(req); /* the sentence, where pt2pt knows one */
     if (req->error != MPI_SUCCESS && req->args.comm)
         ol_api_set_error_comm(req->args.comm);
     if (req->error != MPI_SUCCESS && req->kind == OL_REQ_IO)
