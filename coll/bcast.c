@@ -15,8 +15,10 @@
  *   37.6-37.8 against 43.8-44.7, 128 KiB 54-62 against 59-65); from 256
  *   KiB binomial did as well or better (4 ranks 36.7-71 against 43.6-50.4,
  *   512 KiB 89-135 against 64-136; 8 ranks 1 MiB 543-587 against 575-588),
- *   hence BCAST_LINEAR_BYTES = 256 KiB. Below 32 KiB the shared-memory path
- *   (shm_coll.c) takes blocking broadcasts first.
+ *   hence BCAST_LINEAR_BYTES = 256 KiB. The shared-memory path (shm_coll.c)
+ *   takes blocking broadcasts first: up to 32 KiB, and on 3 or more
+ *   processes up to 1 MiB in pieces, which beat linear by half at 64-256
+ *   KiB (2026-12-07).
  * - scatter_allgather and pipeline never won up to 1 MiB and 8 ranks
  *   (1 MiB, 8 ranks: binomial 726 us, scatter_allgather 1665, pipeline
  *   3091): on one host every copy crosses the same memory, so cutting the

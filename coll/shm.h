@@ -40,6 +40,7 @@ typedef struct ol_coll_shm ol_coll_shm_t;
 extern int ol_coll_shm_enabled;   /* COLL_SHM */
 extern int ol_coll_shm_max_bytes; /* COLL_SHM_MAX_BYTES: the size of a slot */
 extern int ol_coll_shm_slice_bytes; /* COLL_SHM_SLICE_BYTES: reductions sliced from here on */
+extern int ol_coll_shm_pieces_bytes; /* COLL_SHM_PIECES_BYTES: longer bcast/reduce in pieces up to it */
 
 /* The communicator's segment, set up on first use (a collective step: all
  * members call it on the same call); *shm is NULL when the communicator
@@ -81,6 +82,8 @@ void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s);
 /* Whether this call takes the path (shm_coll.c): decided alike on every
  * member, may set up the segment; and running it. */
 ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies);
+/* Whether a call that takes the path goes through in slot-sized pieces. */
+bool ol_coll_shm_in_pieces(const ol_coll_args_t *a);
 ol_status_t ol_coll_shm_run(const ol_coll_args_t *a);
 
 /* The path's parameters, loaded and printed with the collectives' own. */

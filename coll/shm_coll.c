@@ -60,6 +60,7 @@
 #include "reduce_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     const ol_coll_args_t *a;
@@ -153,6 +154,42 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
     }
 }
 
+/* A bcast or reduce longer than a slot, on 3 or more processes, goes
+ * through the segment slot by slot, one call number per piece: the root
+ * of a bcast fills the next pieces while the others copy out the first (it
+ * may run OL_SHM_DEPTH - 1 pieces ahead), and each piece of a reduce is an
+ * ordinary reduce of a slot's worth of elements. Through messages a bcast
+ * costs each receiver a copy by address out of the root's buffer, and a
+ * reduce a binomial tree of copies and reductions. osu_bcast / osu_reduce,
+ * us, 2-core AMD EPYC VM (2026-12-07), 3 runs at 4 ranks (2 at 8), pieces
+ * off / on against Open MPI in the same run:
+ *
+ *   4 ranks   bcast: off   on        ompi      reduce: off   on        ompi
+ *   64 KiB    20-25        12-12     18-25     31-43         19-19     24-34
+ *   256 KiB   69-77        38-41     53-85     108-120       72-76     86-91
+ *   1 MiB     175-205      160-166   168-312   379-500       301-479   333-337
+ *   8 ranks
+ *   64 KiB    53-54        26-40     52-58     116-146       55-132    87-156
+ *   1 MiB     445-523      314-353   400-800   1211-1735     707-1948  2457-2525
+ *
+ * (a third 4-rank run in one of the VM's slow phases took 2-3 times as
+ * long for everyone), hence COLL_SHM_PIECES_BYTES = 1 MiB. Two processes
+ * keep the messages (messages_win_on_two), one copy instead of two. */
+static bool in_pieces(const ol_coll_args_t *a, MPI_Count bytes)
+{
+    if (a->comm->size < 3 || bytes <= ol_coll_shm_max_bytes || bytes > ol_coll_shm_pieces_bytes)
+        return false;
+    /* a bcast is cut by bytes (the ranks' datatypes may differ), a reduce
+     * by elements (its datatype is the same everywhere) */
+    return a->kind == OL_COLL_BCAST ||
+           (a->kind == OL_COLL_REDUCE && a->recvtype->size <= (size_t)ol_coll_shm_max_bytes);
+}
+
+bool ol_coll_shm_in_pieces(const ol_coll_args_t *a)
+{
+    return in_pieces(a, slot_bytes_needed(a));
+}
+
 ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
 {
     *applies = false;
@@ -164,7 +201,9 @@ ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
     if ((forced && *forced) || ol_coll_reproducible)
         return OL_OK;
     MPI_Count bytes = slot_bytes_needed(a);
-    if (bytes < 0 || bytes > ol_coll_shm_max_bytes || messages_win_on_two(a, bytes))
+    if (bytes < 0 || messages_win_on_two(a, bytes))
+        return OL_OK;
+    if (bytes > ol_coll_shm_max_bytes && !in_pieces(a, bytes))
         return OL_OK;
     ol_coll_shm_t *shm;
     ol_status_t rc = ol_shm_segment(a->comm, &shm);
@@ -486,11 +525,120 @@ static ol_status_t reduce_scatter_block(const call_t *c)
     return first_error(rc, combine_into_user(c, c->me * n, n, a->recvbuf));
 }
 
+/* ---- bcast and reduce longer than a slot ---------------------------------- */
+
+/* A slot header's length with this bit set: the root could not pack its
+ * data, the piece carries none. */
+#define PIECE_WITHOUT_DATA (1ull << 63)
+
+static MPI_Count min_count(MPI_Count a, MPI_Count b)
+{
+    return a < b ? a : b;
+}
+
+/* The root's side of a broadcast in pieces: piece k of its packed stream
+ * of total bytes into its slot of call s + k, with the total in every
+ * header, so that each reader walks the root's pieces even where its own
+ * count differs. A NULL stream sends the pieces marked empty. */
+static void put_pieces(call_t *c, const char *stream, MPI_Count total)
+{
+    MPI_Count piece = ol_coll_shm_max_bytes;
+    for (MPI_Count off = 0; off < total; off += piece) {
+        if (off > 0)
+            c->s = ol_shm_next_call(c->shm);
+        ol_shm_wait_slots_free(c->shm, c->s);
+        if (stream != NULL)
+            memcpy(slot(c, c->me), stream + off, (size_t)min_count(piece, total - off));
+        *ol_shm_slot_length(c->shm, c->me, c->s) = (uint64_t)total | (stream ? 0 : PIECE_WITHOUT_DATA);
+        ol_shm_arrive_with_data(c->shm, c->me, c->s);
+    }
+}
+
+/* A reader's side: the root's pieces into stream (mine bytes long; NULL:
+ * taken and dropped), as many as the root's total says; *total = it. */
+static ol_status_t take_pieces(call_t *c, int root, char *stream, MPI_Count mine, MPI_Count *total)
+{
+    MPI_Count piece = ol_coll_shm_max_bytes;
+    ol_status_t rc = OL_OK;
+    *total = 0;
+    for (MPI_Count off = 0; off == 0 || off < *total; off += piece) {
+        if (off > 0)
+            c->s = ol_shm_next_call(c->shm);
+        arrive(c);
+        wait_data(c, root);
+        uint64_t header = *ol_shm_slot_length(c->shm, root, c->s);
+        *total = (MPI_Count)(header & ~PIECE_WITHOUT_DATA);
+        if (header & PIECE_WITHOUT_DATA) {
+            if (rc == OL_OK)
+                ol_error_detail("the root of a broadcast (rank %d) could not pack its data", root);
+            rc = first_error(rc, MPI_ERR_OTHER);
+        } else if (stream != NULL && off < mine) {
+            memcpy(stream + off, slot(c, root), (size_t)min_count(piece, min_count(*total, mine) - off));
+        }
+    }
+    return rc;
+}
+
+/* A broadcast longer than a slot, cut by bytes (the ranks' datatypes may
+ * differ where their signatures match): each rank's data as one packed
+ * stream, its own memory where that is contiguous host memory, else a
+ * host copy packed before (the root) or unpacked after (the others). */
+static ol_status_t bcast_in_pieces(call_t *c)
+{
+    const ol_coll_args_t *a = c->a;
+    ol_datatype_t *dt = a->recvtype;
+    MPI_Count bytes = bytes_of(a->recvcount, dt);
+    bool root = c->me == a->root;
+    bool direct = dt->contiguous && !ol_accel_is_device(ol_dt_data_at(a->recvbuf, dt));
+    char *stream = direct ? ol_dt_data_at(a->recvbuf, dt) : malloc((size_t)bytes);
+    ol_status_t rc = stream != NULL ? OL_OK : MPI_ERR_NO_MEM;
+    if (root) {
+        if (!direct && stream != NULL)
+            rc = ol_pt2pt_pack(a->recvbuf, a->recvcount, dt, stream);
+        put_pieces(c, rc == OL_OK ? stream : NULL, bytes);
+    } else {
+        MPI_Count total;
+        rc = first_error(rc, take_pieces(c, a->root, stream, bytes, &total));
+        rc = first_error(rc, ol_coll_check_length(total, a->root, a->recvcount, dt));
+        if (!direct && rc == OL_OK)
+            rc = ol_pt2pt_unpack(stream, a->recvbuf, a->recvcount, dt);
+    }
+    if (!direct)
+        free(stream);
+    return rc;
+}
+
+/* A reduce longer than a slot: the ordinary reduce on each slot-sized run
+ * of elements in turn, each a call of its own (every rank passes the same
+ * count and datatype, so all cut alike). */
+static ol_status_t reduce_in_pieces(call_t *c)
+{
+    const ol_coll_args_t *a = c->a;
+    const ol_datatype_t *dt = a->recvtype;
+    MPI_Count per = ol_coll_shm_max_bytes / (MPI_Count)dt->size;
+    bool in_place = ol_coll_in_place(a);
+    ol_coll_args_t piece = *a;
+    c->a = &piece;
+    ol_status_t rc = OL_OK;
+    for (MPI_Count first = 0; first < a->recvcount; first += per) {
+        piece.recvcount = min_count(per, a->recvcount - first);
+        piece.recvbuf = ol_coll_at(a->recvbuf, first, dt);
+        if (!in_place)
+            piece.sendbuf = ol_coll_at(a->sendbuf, first, dt);
+        if (first > 0)
+            c->s = ol_shm_next_call(c->shm);
+        rc = first_error(rc, reduce(c));
+    }
+    return rc;
+}
+
 ol_status_t ol_coll_shm_run(const ol_coll_args_t *a)
 {
     ol_sched_next_tag(a->comm); /* every blocking call takes a number, whichever way it goes */
     call_t c = {.a = a, .shm = a->comm->coll_shm, .me = a->comm->rank, .p = a->comm->size};
     c.s = ol_shm_next_call(c.shm);
+    if (ol_coll_shm_in_pieces(a))
+        return a->kind == OL_COLL_BCAST ? bcast_in_pieces(&c) : reduce_in_pieces(&c);
     switch (a->kind) {
     case OL_COLL_BARRIER: return barrier(&c);
     case OL_COLL_BCAST: return bcast(&c);

@@ -43,6 +43,7 @@ enum { SLOT_HEADER = 16, SLOT_FILLED_OFFSET = 8 };
 int ol_coll_shm_enabled;
 int ol_coll_shm_max_bytes;
 int ol_coll_shm_slice_bytes;
+int ol_coll_shm_pieces_bytes;
 static int max_procs;
 static int memory_mib;
 
@@ -72,6 +73,11 @@ const ol_param_t ol_coll_shm_params[] = {
      "shared-memory reduce and allreduce: from this many bytes on, each rank reduces a slice "
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
      &ol_coll_shm_slice_bytes, 1, INT_MAX},
+    {"COLL_SHM_PIECES_BYTES", OL_PARAM_INT, "1048576",
+     "shared-memory bcast and reduce on 3 or more processes: vectors longer than a slot "
+     "(COLL_SHM_MAX_BYTES) and up to this many bytes go through the segment in slot-sized "
+     "pieces, one after the other (0: never; longer ones go through pt2pt messages)",
+     &ol_coll_shm_pieces_bytes, 0, INT_MAX},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
 

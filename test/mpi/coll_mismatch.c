@@ -8,8 +8,10 @@
  *
  * Broadcasts: the other processes' count is twice, then half the root's,
  * 8 ints (two processes: the direct path of pair.c; more: the shared-memory
- * path, shm_coll.c) and 64 Ki ints (256 KiB: a schedule, a message by
- * address); blocking, and MPI_Ibcast with MPI_Wait. On two processes the
+ * path, shm_coll.c) and 64 Ki ints (256 KiB: on two processes a schedule,
+ * a message by address; on more, blocking, the shared-memory path in
+ * pieces, where every process walks the root's pieces); blocking, and
+ * MPI_Ibcast with MPI_Wait. On two processes the
  * non-root receives from the root and must report it. On more, a process
  * that gets its data from another non-root may see a message of its own
  * length, so the test asks that at least one process reports the error and

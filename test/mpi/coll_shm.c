@@ -2,7 +2,10 @@
  * (barrier, bcast, reduce, allreduce, gather, scatter, allgather, alltoall,
  * reduce_scatter_block), on the world, on split communicators and on
  * MPI_Comm_split_type(SHARED) ones: counts 0, 1, odd, at the path's limit
- * and one past it (OMPI_LITE_COLL_SHM_MAX_BYTES, read here too), in place
+ * and one past it (OMPI_LITE_COLL_SHM_MAX_BYTES, read here too), several
+ * slots' worth and an odd rest (the pieces of bcast and reduce on 3 or
+ * more ranks), one past the pieces' limit where that is small
+ * (OMPI_LITE_COLL_SHM_PIECES_BYTES, read too), in place
  * and not, a non-contiguous type on one side only, a non-commutative user op
  * (2x2 matrix product) checked against a product in rank order, 2000
  * back-to-back allreduces and bcasts (of 132 B and 8 KiB) and 8 KiB reduces
@@ -20,7 +23,8 @@
 #include <unistd.h>
 
 static int world_rank;
-static int limit_bytes = 32768; /* the default of COLL_SHM_MAX_BYTES */
+static int limit_bytes = 32768;    /* the default of COLL_SHM_MAX_BYTES */
+static int pieces_bytes = 1048576; /* the default of COLL_SHM_PIECES_BYTES */
 
 static void check(int ok, const char *fmt, ...)
 {
@@ -66,16 +70,22 @@ static MPI_Datatype strided(int n)
     return t;
 }
 
-/* Element counts for a call of at most per_rank ints per rank in the
- * segment: 0, 1, odd, at the limit, one past it. */
-static int counts(int per_rank_limit, int out[5])
+/* Element counts for a call of at most per_rank_limit elements of
+ * elem_bytes per rank in a slot: 0, 1, odd, at the limit, one past it,
+ * three slots and an odd rest; one past the pieces' limit where that costs
+ * little. */
+static int counts(int per_rank_limit, int elem_bytes, int out[7])
 {
-    out[0] = 0;
-    out[1] = 1;
-    out[2] = 7;
-    out[3] = per_rank_limit;
-    out[4] = per_rank_limit + 1;
-    return 5;
+    int n = 0;
+    out[n++] = 0;
+    out[n++] = 1;
+    out[n++] = 7;
+    out[n++] = per_rank_limit;
+    out[n++] = per_rank_limit + 1;
+    out[n++] = 3 * per_rank_limit + 5;
+    if (pieces_bytes <= 65536)
+        out[n++] = pieces_bytes / elem_bytes + 1;
+    return n;
 }
 
 /* ---- the data-movement collectives -------------------------------------- */
@@ -330,14 +340,14 @@ static void test_reduce_scatter_block(MPI_Comm comm, int rank, int size, int n, 
 
 static void run_grid(MPI_Comm comm)
 {
-    int rank, size, c[5];
+    int rank, size, c[7];
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int one = limit_bytes / (int)sizeof(int);        /* ints per rank at the limit */
     int per_block = one / size;                       /* scatter, alltoall */
     int mats = limit_bytes / (int)sizeof(mat_t);      /* matrices per rank */
     MPI_Barrier(comm);
-    for (int k = 0; k < counts(one, c); k++) {
+    for (int k = 0; k < counts(one, (int)sizeof(int), c); k++) {
         test_bcast(comm, rank, size, c[k], k);
         test_allgather(comm, rank, size, c[k], k % 2);
         test_allgather(comm, rank, size, c[k], 1 - k % 2);
@@ -348,18 +358,18 @@ static void run_grid(MPI_Comm comm)
         test_allreduce_strided(comm, rank, size, c[k]);
         MPI_Barrier(comm);
     }
-    for (int k = 0; k < counts(per_block, c); k++) {
+    for (int k = 0; k < counts(per_block, (int)sizeof(int) * size, c); k++) {
         test_scatter(comm, rank, size, c[k], 0);
         test_scatter(comm, rank, size, c[k], 1);
         test_alltoall(comm, rank, size, c[k], 0);
         test_alltoall(comm, rank, size, c[k], 1);
     }
-    for (int k = 0; k < counts(mats, c); k++) {
+    for (int k = 0; k < counts(mats, (int)sizeof(mat_t), c); k++) {
         test_allreduce_user(comm, rank, size, c[k], k % 2);
         test_reduce(comm, rank, size, c[k], 0);
         test_reduce(comm, rank, size, c[k], 1);
     }
-    for (int k = 0; k < counts(mats / size, c); k++) {
+    for (int k = 0; k < counts(mats / size, (int)sizeof(mat_t) * size, c); k++) {
         test_reduce_scatter_block(comm, rank, size, c[k], 0);
         test_reduce_scatter_block(comm, rank, size, c[k], 1);
     }
@@ -445,6 +455,9 @@ int main(int argc, char **argv)
     const char *limit = getenv("OMPI_LITE_COLL_SHM_MAX_BYTES");
     if (limit)
         limit_bytes = atoi(limit);
+    const char *pieces = getenv("OMPI_LITE_COLL_SHM_PIECES_BYTES");
+    if (pieces)
+        pieces_bytes = atoi(pieces);
     MPI_Type_contiguous(4, MPI_UNSIGNED, &mat_type);
     MPI_Type_commit(&mat_type);
     MPI_Op_create(mat_op, 0, &mat_product);

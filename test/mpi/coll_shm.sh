@@ -2,7 +2,8 @@
 # coll_shm: the blocking collectives of the shared-memory path (see
 # coll_shm.c) on 2 to 8 ranks with the path's defaults. The info log must
 # name the path for every collective it covers, so that a path that
-# silently never runs fails here; on 2 ranks reduce takes the path at 4-8 KiB
+# silently never runs fails here, and bcast and reduce of several slots on
+# 3 or more ranks must go in pieces; on 2 ranks reduce takes the path at 4-8 KiB
 # only, bcast above 8 KiB, allreduce below 16 KiB (shm_coll.c,
 # messages_win_on_two).
 # Small limits and the path off: coll_shm_limits.sh.
@@ -25,6 +26,9 @@ for np in 2 3 4 5 6 7 8; do
         rooted=
     else
         rooted="bcast reduce"
+        # three slots and a rest: in pieces (shm_coll.c, in_pieces)
+        expect_err "[: ]bcast on MPI_COMM_WORLD \\($np processes, 98324 bytes[^)]*\\): shm \\(blocking, all $np processes on this host, in pieces"
+        expect_err "[: ]reduce on MPI_COMM_WORLD \\($np processes, 98384 bytes[^)]*\\): shm \\(blocking, all $np processes on this host, in pieces"
     fi
     for coll in barrier $rooted allreduce gather scatter allgather alltoall \
         reduce_scatter_block; do

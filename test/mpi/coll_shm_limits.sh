@@ -1,7 +1,8 @@
 #!/bin/sh
-# coll_shm_limits: coll_shm.c with a small odd limit and slicing from the
-# first bytes on, so that the limit and one past it, and sliced reductions
-# of odd counts, are cheap to reach; then with the path off or without
+# coll_shm_limits: coll_shm.c with a small odd limit, slicing from the
+# first bytes on and a small limit of the pieces, so that the limit and one
+# past it, pieces, one past their limit, and sliced reductions of odd
+# counts, are cheap to reach; then with the path off or without
 # memory for a segment, where the log must never name it.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
@@ -9,7 +10,8 @@
 P=OMPI_LITE_
 for np in 2 3 5 8; do
     # shellcheck disable=SC2086 # $MPIRUN may carry options
-    capture env ${P}COLL_SHM_MAX_BYTES=1000 ${P}COLL_SHM_SLICE_BYTES=8 $MPIRUN -np "$np" "$prog"
+    capture env ${P}COLL_SHM_MAX_BYTES=1000 ${P}COLL_SHM_SLICE_BYTES=8 \
+        ${P}COLL_SHM_PIECES_BYTES=5000 $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"
 done
