@@ -553,6 +553,14 @@ int ol_dpmix_init(struct ol_daemon *d, char **err)
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_TCP_DISABLE_IPV6, &yes, PMIX_BOOL);
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SERVER_TMPDIR, d->pmix_dir, PMIX_STRING);
     PMIX_INFO_LOAD(&info[ninfo++], PMIX_SYSTEM_TMPDIR, d->pmix_dir, PMIX_STRING);
+    /* PMIx's own credential: the uid the client states (native), never
+     * munge. Where munged runs, PMIx 4.2 would prefer munge, and a
+     * credential from a client then fails the server's check whenever
+     * munged stops or restarts (with a new key) between the client's start
+     * and its connection: the rank dies in MPI_Init with UNREACHABLE. The
+     * job's secret is the namespace, as above; the ranks follow the
+     * server's choice (PMIX_SECURITY_MODE in their environment). */
+    setenv("PMIX_MCA_psec", "native", 1);
     /* Our topology (cached across jobs) spares PMIx its own discovery; the
      * object must live until PMIx_server_finalize. */
     d->topo = ol_daemon_load_topology();
