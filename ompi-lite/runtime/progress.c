@@ -47,9 +47,12 @@
 #include "ol_runtime.h"
 #include "ol_state.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 static int sleepers;
 
@@ -98,19 +101,55 @@ int ol_progress_and_wake(void)
 
 /* A yield that kept the rank off its core this long gave it to another
  * process (sched_yield returns in about a microsecond when no other task
- * wants the core). */
+ * wants the core). Where ranks share cores (spin_us 0) a yield hands the
+ * core to a peer rank for its turn, which may be long too (a root running
+ * bcasts ahead), so there a long absence counts only while the host runs
+ * more tasks than the job has ranks here (/proc/loadavg): another job's
+ * busy process keeps the core for a time slice. 4 ranks on the 2 cores,
+ * us, two runs each (2026-12-07, 2-core AMD EPYC VM), beside two busy
+ * processes: osu_reduce 16/64 KiB 798-871/1560-1764 when such yields never
+ * counted as lost (the ranks yielded for all of YIELD_US in every wait),
+ * 91-124/278-338 now; osu_bcast 64 KiB 184-211 -> 120-132. Quiet, without
+ * the look at the host's tasks, 300 us put 4-rank bcasts of 32-64 KiB to
+ * sleep now and then (1.2-1.9 times the time; 1 ms: whole runs at 5 times
+ * in one series of three); with it three alternating pairs were even. */
 #define CORE_TAKEN_US 50
+#define CORE_TAKEN_SHARED_US 300
+
+/* Whether tasks other than this job's ranks of the host run now: the
+ * runnable count of /proc/loadavg above the job's ranks here (a sleeping
+ * rank is not counted, so this errs towards "no"). Read only after a long
+ * yield, so its cost (a few microseconds) is rare. */
+static bool strangers_running(void)
+{
+    char buf[128];
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    double load1, load5, load15;
+    int running;
+    if (sscanf(buf, "%lf %lf %lf %d/", &load1, &load5, &load15, &running) != 4)
+        return false;
+    return running > ol_rt.local_size;
+}
 
 /* Whether the yield just made (the clock read `before` it) handed the core
- * to another job's process: one where every rank of this job has a core of
- * its own (spin_us above 0), so the taker was not a peer waiting for its
- * turn. From then on the rank sleeps: the scheduler runs a woken sleeper
- * before a process that has used its share, while a yielder waits for its
- * next turn behind every busy process of the core (osu_bw beside 2
- * spinning processes, 2 ranks: see "Busy cores" in pt2pt/README.md). */
+ * to another job's process. From then on the rank sleeps: the scheduler
+ * runs a woken sleeper before a process that has used its share, while a
+ * yielder waits for its next turn behind every busy process of the core
+ * (osu_bw beside 2 spinning processes, 2 ranks: see "Busy cores" in
+ * pt2pt/README.md). */
 static bool core_taken(double before)
 {
-    return ol_rt.spin_us > 0 && ol_rt_wtime() - before > 1e-6 * CORE_TAKEN_US;
+    double away_us = 1e6 * (ol_rt_wtime() - before);
+    if (ol_rt.spin_us > 0)
+        return away_us > CORE_TAKEN_US;
+    return away_us > CORE_TAKEN_SHARED_US && strangers_running();
 }
 
 /* When a yield last lost the core: for core_lost_for seconds after it,
