@@ -549,7 +549,8 @@ static void put_pieces(call_t *c, const char *stream, MPI_Count total)
         ol_shm_wait_slots_free(c->shm, c->s);
         if (stream != NULL)
             memcpy(slot(c, c->me), stream + off, (size_t)min_count(piece, total - off));
-        *ol_shm_slot_length(c->shm, c->me, c->s) = (uint64_t)total | (stream ? 0 : PIECE_WITHOUT_DATA);
+        uint64_t header = (uint64_t)total | (stream != NULL ? 0 : PIECE_WITHOUT_DATA);
+        *ol_shm_slot_length(c->shm, c->me, c->s) = header;
         ol_shm_arrive_with_data(c->shm, c->me, c->s);
     }
 }
@@ -573,7 +574,8 @@ static ol_status_t take_pieces(call_t *c, int root, char *stream, MPI_Count mine
                 ol_error_detail("the root of a broadcast (rank %d) could not pack its data", root);
             rc = first_error(rc, MPI_ERR_OTHER);
         } else if (stream != NULL && off < mine) {
-            memcpy(stream + off, slot(c, root), (size_t)min_count(piece, min_count(*total, mine) - off));
+            MPI_Count end = min_count(*total, mine);
+            memcpy(stream + off, slot(c, root), (size_t)min_count(piece, end - off));
         }
     }
     return rc;
