@@ -173,16 +173,24 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
  *   1 MiB     445-523      314-353   400-800   1211-1735     707-1948  2457-2525
  *
  * (a third 4-rank run in one of the VM's slow phases took 2-3 times as
- * long for everyone), hence COLL_SHM_PIECES_BYTES = 1 MiB. Two processes
- * keep the messages (messages_win_on_two), one copy instead of two. */
+ * long for everyone), hence COLL_SHM_PIECES_BYTES = 1 MiB. Beside two
+ * busy processes (4 ranks, three alternating runs) a reduce in pieces lost
+ * from 256 KiB (256 KiB / 1 MiB 1350-1658 / 2954-6294 us against
+ * 803-918 / 617-2101 through messages, Open MPI 277-318 / 1152-1768; 64
+ * KiB 338-426 against 486-569): each piece waits twice for every rank.
+ * Hence COLL_SHM_REDUCE_PIECES_BYTES = 256 KiB, where pieces still win on
+ * a quiet machine. Two processes keep the messages (messages_win_on_two),
+ * one copy instead of two. */
 static bool in_pieces(const ol_coll_args_t *a, MPI_Count bytes)
 {
-    if (a->comm->size < 3 || bytes <= ol_coll_shm_max_bytes || bytes > ol_coll_shm_pieces_bytes)
+    if (a->comm->size < 3 || bytes <= ol_coll_shm_max_bytes)
         return false;
     /* a bcast is cut by bytes (the ranks' datatypes may differ), a reduce
      * by elements (its datatype is the same everywhere) */
-    return a->kind == OL_COLL_BCAST ||
-           (a->kind == OL_COLL_REDUCE && a->recvtype->size <= (size_t)ol_coll_shm_max_bytes);
+    if (a->kind == OL_COLL_BCAST)
+        return bytes <= ol_coll_shm_pieces_bytes;
+    return a->kind == OL_COLL_REDUCE && bytes <= ol_coll_shm_reduce_pieces_bytes &&
+           a->recvtype->size <= (size_t)ol_coll_shm_max_bytes;
 }
 
 bool ol_coll_shm_in_pieces(const ol_coll_args_t *a)

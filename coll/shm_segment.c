@@ -44,6 +44,7 @@ int ol_coll_shm_enabled;
 int ol_coll_shm_max_bytes;
 int ol_coll_shm_slice_bytes;
 int ol_coll_shm_pieces_bytes;
+int ol_coll_shm_reduce_pieces_bytes;
 static int max_procs;
 static int memory_mib;
 
@@ -74,10 +75,14 @@ const ol_param_t ol_coll_shm_params[] = {
      "of the vector into a shared result, instead of every rank (the root) reducing it all",
      &ol_coll_shm_slice_bytes, 1, INT_MAX},
     {"COLL_SHM_PIECES_BYTES", OL_PARAM_INT, "1048576",
-     "shared-memory bcast and reduce on 3 or more processes: vectors longer than a slot "
+     "shared-memory bcast on 3 or more processes: messages longer than a slot "
      "(COLL_SHM_MAX_BYTES) and up to this many bytes go through the segment in slot-sized "
      "pieces, one after the other (0: never; longer ones go through pt2pt messages)",
      &ol_coll_shm_pieces_bytes, 0, INT_MAX},
+    {"COLL_SHM_REDUCE_PIECES_BYTES", OL_PARAM_INT, "262144",
+     "shared-memory reduce on 3 or more processes: the same for vectors up to this many "
+     "bytes (each piece waits for every rank twice, which costs most beside busy processes)",
+     &ol_coll_shm_reduce_pieces_bytes, 0, INT_MAX},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
 

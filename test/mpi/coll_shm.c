@@ -24,7 +24,9 @@
 
 static int world_rank;
 static int limit_bytes = 32768;    /* the default of COLL_SHM_MAX_BYTES */
-static int pieces_bytes = 1048576; /* the default of COLL_SHM_PIECES_BYTES */
+/* the default of COLL_SHM_PIECES_BYTES; coll_shm_limits.sh sets the
+ * reduce's limit (COLL_SHM_REDUCE_PIECES_BYTES) to the same value */
+static int pieces_bytes = 1048576;
 
 static void check(int ok, const char *fmt, ...)
 {

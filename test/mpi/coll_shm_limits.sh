@@ -11,7 +11,7 @@ P=OMPI_LITE_
 for np in 2 3 5 8; do
     # shellcheck disable=SC2086 # $MPIRUN may carry options
     capture env ${P}COLL_SHM_MAX_BYTES=1000 ${P}COLL_SHM_SLICE_BYTES=8 \
-        ${P}COLL_SHM_PIECES_BYTES=5000 $MPIRUN -np "$np" "$prog"
+        ${P}COLL_SHM_PIECES_BYTES=5000 ${P}COLL_SHM_REDUCE_PIECES_BYTES=5000 $MPIRUN -np "$np" "$prog"
     expect_success
     expect_out "^coll_shm: $np ranks OK"
 done
