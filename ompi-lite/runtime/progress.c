@@ -109,7 +109,7 @@ int ol_progress_and_wake(void)
  * us, two runs each (2026-12-07, 2-core AMD EPYC VM), beside two busy
  * processes: osu_reduce 16/64 KiB 798-871/1560-1764 when such yields never
  * counted as lost (the ranks yielded for all of YIELD_US in every wait),
- * 91-124/278-338 now; osu_bcast 64 KiB 184-211 -> 120-132. Quiet, without
+ * 91-111/310-317 now; osu_bcast 64 KiB 184-211 -> 120-132. Quiet, without
  * the look at the host's tasks, 300 us put 4-rank bcasts of 32-64 KiB to
  * sleep now and then (1.2-1.9 times the time; 1 ms: whole runs at 5 times
  * in one series of three); with it three alternating pairs were even. */
