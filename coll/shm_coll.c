@@ -178,9 +178,10 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
  * from 256 KiB (256 KiB / 1 MiB 1350-1658 / 2954-6294 us against
  * 803-918 / 617-2101 through messages, Open MPI 277-318 / 1152-1768; 64
  * KiB 338-426 against 486-569): each piece waits twice for every rank.
- * Hence COLL_SHM_REDUCE_PIECES_BYTES = 256 KiB, where pieces still win on
- * a quiet machine. Two processes keep the messages (messages_win_on_two),
- * one copy instead of two. */
+ * Hence COLL_SHM_REDUCE_PIECES_BYTES = 256 KiB: at 256 KiB pieces win on a
+ * quiet machine (72-76 us against 108-120, Open MPI 86-91) and both ways
+ * lose beside busy processes; from 512 KiB messages. Two processes keep
+ * the messages (messages_win_on_two), one copy instead of two. */
 static bool in_pieces(const ol_coll_args_t *a, MPI_Count bytes)
 {
     if (a->comm->size < 3 || bytes <= ol_coll_shm_max_bytes)
