@@ -271,16 +271,7 @@ ol_status_t ol_coll_run(const ol_coll_args_t *a)
     if (rc != OL_OK)
         return rc;
     if (shm) {
-        const char *why = ol_coll_shm_in_pieces(a)
-                              ? ol_coll_why("blocking, all %d processes on this host, in pieces "
-                                            "of COLL_SHM_MAX_BYTES=%d, up to "
-                                            "COLL_SHM_PIECES_BYTES=%d",
-                                            a->comm->size, ol_coll_shm_max_bytes,
-                                            ol_coll_shm_pieces_bytes)
-                              : ol_coll_why("blocking, all %d processes on this host, at most "
-                                            "COLL_SHM_MAX_BYTES=%d per process",
-                                            a->comm->size, ol_coll_shm_max_bytes);
-        log_choice(ol_coll_tables[a->kind], a, "shm", why, false);
+        log_choice(ol_coll_tables[a->kind], a, "shm", ol_coll_shm_why(a), false);
         count_call(a, OL_COLL_RAN_SHM);
         return ol_coll_shm_run(a);
     }

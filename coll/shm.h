@@ -83,8 +83,8 @@ void ol_shm_wait_slots_free(ol_coll_shm_t *shm, uint32_t s);
 /* Whether this call takes the path (shm_coll.c): decided alike on every
  * member, may set up the segment; and running it. */
 ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies);
-/* Whether a call that takes the path goes through in slot-sized pieces. */
-bool ol_coll_shm_in_pieces(const ol_coll_args_t *a);
+/* The info log's reason for a call that takes the path (ol_coll_why). */
+const char *ol_coll_shm_why(const ol_coll_args_t *a);
 ol_status_t ol_coll_shm_run(const ol_coll_args_t *a);
 
 /* The path's parameters, loaded and printed with the collectives' own. */

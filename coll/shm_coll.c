@@ -194,9 +194,18 @@ static bool in_pieces(const ol_coll_args_t *a, MPI_Count bytes)
            a->recvtype->size <= (size_t)ol_coll_shm_max_bytes;
 }
 
-bool ol_coll_shm_in_pieces(const ol_coll_args_t *a)
+const char *ol_coll_shm_why(const ol_coll_args_t *a)
 {
-    return in_pieces(a, slot_bytes_needed(a));
+    if (!in_pieces(a, slot_bytes_needed(a)))
+        return ol_coll_why("blocking, all %d processes on this host, at most "
+                           "COLL_SHM_MAX_BYTES=%d per process",
+                           a->comm->size, ol_coll_shm_max_bytes);
+    bool bcast = a->kind == OL_COLL_BCAST;
+    return ol_coll_why("blocking, all %d processes on this host, in pieces of "
+                       "COLL_SHM_MAX_BYTES=%d, up to %s=%d",
+                       a->comm->size, ol_coll_shm_max_bytes,
+                       bcast ? "COLL_SHM_PIECES_BYTES" : "COLL_SHM_REDUCE_PIECES_BYTES",
+                       bcast ? ol_coll_shm_pieces_bytes : ol_coll_shm_reduce_pieces_bytes);
 }
 
 ol_status_t ol_coll_shm_applies(const ol_coll_args_t *a, bool *applies)
@@ -648,7 +657,7 @@ ol_status_t ol_coll_shm_run(const ol_coll_args_t *a)
     ol_sched_next_tag(a->comm); /* every blocking call takes a number, whichever way it goes */
     call_t c = {.a = a, .shm = a->comm->coll_shm, .me = a->comm->rank, .p = a->comm->size};
     c.s = ol_shm_next_call(c.shm);
-    if (ol_coll_shm_in_pieces(a))
+    if (in_pieces(a, slot_bytes_needed(a)))
         return a->kind == OL_COLL_BCAST ? bcast_in_pieces(&c) : reduce_in_pieces(&c);
     switch (a->kind) {
     case OL_COLL_BARRIER: return barrier(&c);
