@@ -341,6 +341,11 @@ what() {
 ${CC:-cc} -O2 -o "$out/build/memcpy_bw" "$src/memcpy_bw.c"
 memcpy_mbs=$("$out/build/memcpy_bw" | awk '!/^#/ { print $1 }')
 echo "memcpy bandwidth: $memcpy_mbs MB/s (median of 11 copies of 256 MiB)" | tee "$out/memcpy.txt"
+# And a cache line's round trip between the first two cores, before each
+# run (run, core_round_trip_range): a virtual machine's host may move its
+# cores, and every shared-memory figure with them (test/bench/README.md,
+# "Core round trip").
+${CC:-cc} -O2 -o "$out/build/core_round_trip" "$src/core_round_trip.c"
 
 # Build every benchmark with every MPI; one that does not build is skipped
 # for that MPI (ompi-lite lacks the collectives but barrier for now).
@@ -357,11 +362,21 @@ for name in $bl_names; do
     done
 done
 
-# run NAME BENCH NP RUN: one run into raw/; fails if the job fails.
+# round_trip_ns: core_round_trip's median in ns, nothing where it cannot
+# run (one CPU) or beside the --busy processes (it would measure their
+# share of the cores instead).
+round_trip_ns() {
+    [ "$busy" -eq 0 ] || return 0
+    "$out/build/core_round_trip" -n 3 2>/dev/null | awk '!/^#/ { print $1 }'
+}
+
+# run NAME BENCH NP RUN: one run into raw/, with the core round trip
+# measured just before it as its last line; fails if the job fails.
 run() {
     exe=$out/build/$1/$(program "$2")
     log=$out/raw/$(case_name "$2" "$3")-$1-$4.txt
     [ -x "$exe" ] || return 1
+    round_trip=$(round_trip_ns)
     # shellcheck disable=SC2046,SC2086
     timeout "${BENCH_TIMEOUT:-900}" $(launcher "$1" "$3") $(hostopt "$1") -np "$3" "$exe" $(bench_args "$2") \
         >"$log" 2>&1 </dev/null &
@@ -372,7 +387,20 @@ run() {
     status=0
     wait "$job" || status=$?
     job=
+    [ -z "$round_trip" ] || echo "# core round trip before this run: $round_trip ns" >>"$log"
     return "$status"
+}
+
+# core_round_trip_range BENCH NP: under a table, the least and most core
+# round trip before each MPI's runs, so that a run on other cores shows.
+core_round_trip_range() {
+    line=$(for name in $bl_names; do
+        cat "$out/raw/$(case_name "$1" "$2")-$name-"*.txt 2>/dev/null |
+            awk -v n="$name" '/^# core round trip before this run:/ { v = $(NF - 1) + 0
+                if (!c++ || v < lo) lo = v; if (v > hi) hi = v }
+                END { if (c) printf "%s %d-%d, ", n, lo, hi }'
+    done)
+    [ -z "$line" ] || echo "core round trip before the runs, ns: ${line%, }" | tee -a "$out/summary.txt"
 }
 
 # ucx_run BENCH NP RUN: ucx_perftest's tag_lat (osu_latency) or tag_bw
@@ -588,6 +616,7 @@ for b in $benches; do
             table "$b" "$np" $m
             [ -z "$plot" ] || plot "$b" "$np" $m
         done
+        core_round_trip_range "$b" "$np"
     done
 done
 echo

@@ -20,7 +20,8 @@ bench_built += test/bench/coll_perf
 bench_built += test/bench/osu_put_latency test/bench/osu_get_latency test/bench/osu_put_bw \
 	test/bench/osu_get_bw test/bench/osu_acc_latency test/bench/osu_fop_latency \
 	test/bench/osu_cas_latency
-bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw test/bench/devcopy_bw
+bin_PROGRAMS += $(bench_built) test/bench/memcpy_bw test/bench/core_round_trip \
+	test/bench/devcopy_bw
 # Device memory through the CUDA driver opened at run time (no CUDA needed to
 # build): coll_perf --device, devcopy_bw, and osu_latency and osu_bw built
 # with -DBENCH_DEVICE (-d cuda, -g). test/gpu/gpu_bench.sh runs them.
@@ -32,7 +33,8 @@ EXTRA_DIST += test/bench/README.md test/bench/plots/osu_latency.png \
 test_bench_scripts = \
 	test/bench/osu_latency.sh test/bench/osu_bw.sh test/bench/osu_bibw.sh \
 	test/bench/osu_bw_vector.sh \
-	test/bench/osu_mbw_mr.sh test/bench/osu_barrier.sh test/bench/memcpy_bw.sh
+	test/bench/osu_mbw_mr.sh test/bench/osu_barrier.sh test/bench/memcpy_bw.sh \
+	test/bench/core_round_trip.sh
 test_bench_scripts += test/bench/osu_reduce.sh test/bench/osu_allreduce.sh \
 	test/bench/osu_reduce_scatter.sh
 test_bench_scripts += test/bench/osu_bcast.sh test/bench/osu_allgather.sh \
@@ -68,6 +70,8 @@ test_bench_osu_barrier_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_barrier_LDADD = $(MPI_TEST_LIBS)
 
 test_bench_memcpy_bw_SOURCES = test/bench/memcpy_bw.c
+
+test_bench_core_round_trip_SOURCES = test/bench/core_round_trip.c
 
 test_bench_devcopy_bw_SOURCES = test/bench/devcopy_bw.c $(BENCH_DEVMEM)
 test_bench_devcopy_bw_LDADD = -ldl
