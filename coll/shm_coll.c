@@ -179,10 +179,15 @@ static bool messages_win_on_two(const ol_coll_args_t *a, MPI_Count slot_bytes)
  * from 256 KiB (256 KiB / 1 MiB 1350-1658 / 2954-6294 us against
  * 803-918 / 617-2101 through messages, Open MPI 277-318 / 1152-1768; 64
  * KiB 338-426 against 486-569): each piece waits twice for every rank.
- * Hence COLL_SHM_REDUCE_PIECES_BYTES = 256 KiB: at 256 KiB pieces win on a
- * quiet machine (72-76 us against 108-120, Open MPI 86-91) and both ways
- * lose beside busy processes; from 512 KiB messages. Two processes keep
- * the messages (messages_win_on_two), one copy instead of two. */
+ * Since a reduce's root combines alone where ranks share cores
+ * (root_combines_alone), so that the others no longer wait for each piece,
+ * 512 KiB in pieces wins both ways: three series of osu_reduce, 4 ranks,
+ * ratio to Open MPI, pieces up to 256 KiB / 1 MiB: quiet 512 KiB
+ * 0.45-0.53 / 0.28-0.31, beside two busy processes 0.39-0.54 / 0.36-0.54;
+ * but 1 MiB in pieces went from a loss (1.34-1.46) to a win (0.79-0.83)
+ * quiet and from a tie (0.93-1.56) to a loss (1.19-2.07) beside busy
+ * processes. Hence COLL_SHM_REDUCE_PIECES_BYTES = 512 KiB. Two processes
+ * keep the messages (messages_win_on_two), one copy instead of two. */
 static bool in_pieces(const ol_coll_args_t *a, MPI_Count bytes)
 {
     if (a->comm->size < 3 || bytes <= ol_coll_shm_max_bytes)

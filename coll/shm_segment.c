@@ -79,9 +79,9 @@ const ol_param_t ol_coll_shm_params[] = {
      "(COLL_SHM_MAX_BYTES) and up to this many bytes go through the segment in slot-sized "
      "pieces, one after the other (0: never; longer ones go through pt2pt messages)",
      &ol_coll_shm_pieces_bytes, 0, INT_MAX},
-    {"COLL_SHM_REDUCE_PIECES_BYTES", OL_PARAM_INT, "262144",
+    {"COLL_SHM_REDUCE_PIECES_BYTES", OL_PARAM_INT, "524288",
      "shared-memory reduce on 3 or more processes: the same for vectors up to this many "
-     "bytes (each piece waits for every rank twice, which costs most beside busy processes)",
+     "bytes (longer ones lost beside busy processes: see coll/README.md)",
      &ol_coll_shm_reduce_pieces_bytes, 0, INT_MAX},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
