@@ -18,23 +18,11 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "standalone.h"
+
 #define ROUND_TRIPS 100000L
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int pin(int cpu)
 {
@@ -117,26 +105,25 @@ int main(int argc, char **argv)
     }
     for (int r = 0; r < reps; r++) {
         long base = 2 * ROUND_TRIPS * r;
-        double t0 = now();
+        double t0 = standalone_now();
         for (long i = 0; i < ROUND_TRIPS; i++) {
             long v = base + 2 * i + 1;
             __atomic_store_n(word, v, __ATOMIC_RELEASE);
             while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != v + 1)
                 ;
         }
-        ns[r] = (now() - t0) / ROUND_TRIPS * 1e9;
+        ns[r] = (standalone_now() - t0) / ROUND_TRIPS * 1e9;
     }
     int status;
     if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "core_round_trip: the second process failed\n");
         return 1;
     }
-    qsort(ns, (size_t)reps, sizeof *ns, cmp);
+    double median = standalone_median(ns, reps);
     printf("# core_round_trip: CPUs %d and %d, %d x %ld round trips of one cache line\n"
            "# ns(median) Min(ns) Max(ns)\n",
            a, b, reps, ROUND_TRIPS);
-    printf("%.0f %.0f %.0f\n", reps % 2 ? ns[reps / 2] : (ns[reps / 2 - 1] + ns[reps / 2]) / 2,
-           ns[0], ns[reps - 1]);
+    printf("%.0f %.0f %.0f\n", median, ns[0], ns[reps - 1]);
     free(ns);
     return 0;
 }

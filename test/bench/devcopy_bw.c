@@ -8,10 +8,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "devmem.h"
+#include "standalone.h"
 
 /* "1G" -> 2^30 (K, M, G: powers of 1024); 0 when s is not a size. */
 static size_t parse_size(const char *s)
@@ -26,31 +26,13 @@ static size_t parse_size(const char *s)
     return *end == '\0' ? v : 0;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *sorted, int n)
-{
-    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
-
 /* One timed copy; bytes per second, or a negative value on a driver error. */
 static double timed_copy(void *dst, const void *src, size_t bytes)
 {
-    double t0 = now();
+    double t0 = standalone_now();
     if (devmem_copy(dst, src, bytes) != 0)
         return -1;
-    return (double)bytes / (now() - t0);
+    return (double)bytes / (standalone_now() - t0);
 }
 
 int main(int argc, char **argv)
@@ -95,12 +77,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "devcopy_bw: cuMemcpyDtoD failed\n");
             return 1;
         }
-    qsort(rate, (size_t)copies, sizeof *rate, by_value);
+    double median = standalone_median(rate, copies);
     devmem_device_name(name, sizeof name);
     printf("# devcopy_bw: %s, %zu bytes device to device, %d copies\n", name, bytes, copies);
     printf("# GB/s(median) Min(GB/s) Max(GB/s) MB/s(median)\n");
-    printf("%.2f %.2f %.2f %.1f\n", median(rate, copies) / 1e9, rate[0] / 1e9,
-           rate[copies - 1] / 1e9, median(rate, copies) / 1e6);
+    printf("%.2f %.2f %.2f %.1f\n", median / 1e9, rate[0] / 1e9, rate[copies - 1] / 1e9,
+           median / 1e6);
     devmem_free(src);
     devmem_free(dst);
     free(rate);

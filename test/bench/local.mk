@@ -69,11 +69,11 @@ test_bench_osu_barrier_SOURCES = test/bench/osu_barrier.c $(BENCH_COLL)
 test_bench_osu_barrier_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_bench_osu_barrier_LDADD = $(MPI_TEST_LIBS)
 
-test_bench_memcpy_bw_SOURCES = test/bench/memcpy_bw.c
+test_bench_memcpy_bw_SOURCES = test/bench/memcpy_bw.c test/bench/standalone.h
 
-test_bench_core_round_trip_SOURCES = test/bench/core_round_trip.c
+test_bench_core_round_trip_SOURCES = test/bench/core_round_trip.c test/bench/standalone.h
 
-test_bench_devcopy_bw_SOURCES = test/bench/devcopy_bw.c $(BENCH_DEVMEM)
+test_bench_devcopy_bw_SOURCES = test/bench/devcopy_bw.c test/bench/standalone.h $(BENCH_DEVMEM)
 test_bench_devcopy_bw_LDADD = -ldl
 
 test_bench_osu_reduce_SOURCES = test/bench/osu_reduce.c $(BENCH_COLL)

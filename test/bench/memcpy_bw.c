@@ -8,23 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "standalone.h"
 
 static unsigned sink;
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -55,15 +43,14 @@ int main(int argc, char **argv)
     memset(dst, 2, bytes);
     memcpy(dst, src, bytes); /* warm-up */
     for (int i = 0; i < copies; i++) {
-        double t0 = now();
+        double t0 = standalone_now();
         memcpy(dst, src, bytes);
         sink += ((volatile unsigned char *)dst)[i]; /* the copy is used: not optimised away */
-        mbs[i] = (double)bytes / (now() - t0) / 1e6;
+        mbs[i] = (double)bytes / (standalone_now() - t0) / 1e6;
     }
-    qsort(mbs, (size_t)copies, sizeof *mbs, cmp);
+    double median = standalone_median(mbs, copies);
     printf("# memcpy_bw: %zu bytes, %d copies\n# MB/s(median) Min(MB/s) Max(MB/s)\n", bytes, copies);
-    printf("%.1f %.1f %.1f\n", copies % 2 ? mbs[copies / 2] : (mbs[copies / 2 - 1] + mbs[copies / 2]) / 2,
-           mbs[0], mbs[copies - 1]);
+    printf("%.1f %.1f %.1f\n", median, mbs[0], mbs[copies - 1]);
     free(mbs);
     free(src);
     free(dst);
