@@ -526,7 +526,7 @@ static ol_status_t allreduce(const call_t *c)
  * (alternating runs): 4 ranks 16 KiB 7.7-13.5 -> 3.8-4.7, 32 KiB
  * 9.6-16.5 -> 7.7-10.3, 256 KiB (32 KiB pieces) 74-90 -> 63-76, and beside
  * two busy processes 16 KiB 188-225 -> 35-37, 256 KiB 761-1471 -> 421-478;
- * 3 ranks 16-256 KiB half the time; 8 ranks 16 KiB 23 -> 14-16, 32 KiB
+ * 3 ranks 16-256 KiB in half the time; 8 ranks 16 KiB 23 -> 14-16, 32 KiB
  * (224 KiB from the others) the same within the noise, 64 KiB 41-55 ->
  * 48-72, so slices from there. With a core per rank, waits are polls and
  * slices share the work: as before. */
