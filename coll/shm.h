@@ -42,6 +42,7 @@ extern int ol_coll_shm_max_bytes; /* COLL_SHM_MAX_BYTES: the size of a slot */
 extern int ol_coll_shm_slice_bytes; /* COLL_SHM_SLICE_BYTES: reductions sliced from here on */
 extern int ol_coll_shm_pieces_bytes; /* COLL_SHM_PIECES_BYTES: longer bcasts in pieces up to it */
 extern int ol_coll_shm_reduce_pieces_bytes; /* COLL_SHM_REDUCE_PIECES_BYTES: reduces alike */
+extern int ol_coll_shm_root_alone_bytes; /* COLL_SHM_ROOT_ALONE_BYTES: -1 no limit */
 
 /* The communicator's segment, set up on first use (a collective step: all
  * members call it on the same call); *shm is NULL when the communicator

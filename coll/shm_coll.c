@@ -518,27 +518,30 @@ static ol_status_t allreduce(const call_t *c)
 }
 
 /* Where the ranks share cores (more of them on this host than cores), a
- * reduce's root combines every contribution alone while the others'
- * contributions total at most ROOT_ALONE_BYTES: the others then contribute
- * and go on to their next call, where a slice of the work each costs every
- * rank a wait for all the others, which on a shared core is a turn of the
- * scheduler. osu_reduce on the 2-core machine, us, sliced -> root alone
- * (alternating runs): 4 ranks 16 KiB 7.7-13.5 -> 3.8-4.7, 32 KiB
- * 9.6-16.5 -> 7.7-10.3, 256 KiB (32 KiB pieces) 74-90 -> 63-76, and beside
- * two busy processes 16 KiB 188-225 -> 35-37, 256 KiB 761-1471 -> 421-478;
- * 3 ranks 16-256 KiB in half the time; 8 ranks 16 KiB 23 -> 14-16, 32 KiB
- * (224 KiB from the others) the same within the noise, 64 KiB 41-55 ->
- * 48-72, so slices from there. With a core per rank, waits are polls and
- * slices share the work: as before. */
-#define ROOT_ALONE_BYTES 131072
-
+ * reduce's root combines every contribution alone (up to
+ * COLL_SHM_ROOT_ALONE_BYTES from the others, no limit by default): the
+ * others then contribute and go on to their next call, where a slice of
+ * the work each costs every rank a wait for all the others, which on a
+ * shared core is a turn of the scheduler, and beside another job's busy
+ * processes a time slice. osu_reduce on the 2-core machine, us, sliced ->
+ * root alone (alternating runs): 4 ranks 16 KiB 7.7-13.5 -> 3.8-4.7, 32
+ * KiB 9.6-16.5 -> 7.7-10.3, 256 KiB (32 KiB pieces) 74-90 -> 63-76, and
+ * beside two busy processes 16 KiB 188-225 -> 35-37, 256 KiB 761-1471 ->
+ * 421-478; 3 ranks 16-256 KiB in half the time; 8 ranks 16 KiB 23 ->
+ * 14-16, 32 KiB the same within the noise, 64 / 256 KiB 52 / 177 -> 73 /
+ * 295 in one pair on cores that share a cache (the root combines 7
+ * vectors where slices share them), but beside two busy processes 32 / 64 / 256 KiB 757-897 /
+ * 1618-1703 / 6724-7037 -> 114-125 / 259-281 / 1010-1179: hence no limit.
+ * With a core per rank, waits are polls and slices share the work: as
+ * before. */
 static bool root_combines_alone(const call_t *c, MPI_Count count)
 {
     static _Atomic int ranks_share_cores = -1; /* the same answer for the life of the job */
     if (ranks_share_cores < 0)
         ranks_share_cores = !ol_rt_core_per_local_rank();
     return ranks_share_cores &&
-           (MPI_Count)(c->p - 1) * bytes_of(count, c->a->recvtype) <= ROOT_ALONE_BYTES;
+           (ol_coll_shm_root_alone_bytes < 0 ||
+            (MPI_Count)(c->p - 1) * bytes_of(count, c->a->recvtype) <= ol_coll_shm_root_alone_bytes);
 }
 
 static ol_status_t reduce(const call_t *c)

@@ -45,6 +45,7 @@ int ol_coll_shm_max_bytes;
 int ol_coll_shm_slice_bytes;
 int ol_coll_shm_pieces_bytes;
 int ol_coll_shm_reduce_pieces_bytes;
+int ol_coll_shm_root_alone_bytes;
 static int max_procs;
 static int memory_mib;
 
@@ -83,6 +84,12 @@ const ol_param_t ol_coll_shm_params[] = {
      "shared-memory reduce on 3 or more processes: the same for vectors up to this many "
      "bytes (longer ones lost beside busy processes: see coll/README.md)",
      &ol_coll_shm_reduce_pieces_bytes, 0, INT_MAX},
+    {"COLL_SHM_ROOT_ALONE_BYTES", OL_PARAM_INT, "-1",
+     "shared-memory reduce where this host has more of the job's ranks than cores: its root "
+     "combines every contribution alone while the others' total at most this many bytes "
+     "(-1: always), so that they need not wait for each other; beyond, every rank combines "
+     "a slice, as where each rank has a core",
+     &ol_coll_shm_root_alone_bytes, -1, INT_MAX},
 };
 const int ol_coll_shm_nparams = (int)OL_ARRAY_SIZE(ol_coll_shm_params);
 
