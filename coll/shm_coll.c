@@ -530,18 +530,17 @@ static ol_status_t allreduce(const call_t *c)
  * 421-478; 3 ranks 16-256 KiB in half the time; 8 ranks 16 KiB 23 ->
  * 14-16, 32 KiB the same within the noise, 64 / 256 KiB 52 / 177 -> 73 /
  * 295 in one pair on cores that share a cache (the root combines 7
- * vectors where slices share them), but beside two busy processes 32 / 64 / 256 KiB 757-897 /
- * 1618-1703 / 6724-7037 -> 114-125 / 259-281 / 1010-1179: hence no limit.
+ * vectors where slices share them), but beside two busy processes 32 / 64
+ * / 256 KiB 757-897 / 1618-1703 / 6724-7037 -> 114-125 / 259-281 /
+ * 1010-1179: hence no limit.
  * With a core per rank, waits are polls and slices share the work: as
  * before. */
 static bool root_combines_alone(const call_t *c, MPI_Count count)
 {
-    static _Atomic int ranks_share_cores = -1; /* the same answer for the life of the job */
-    if (ranks_share_cores < 0)
-        ranks_share_cores = !ol_rt_core_per_local_rank();
-    return ranks_share_cores &&
-           (ol_coll_shm_root_alone_bytes < 0 ||
-            (MPI_Count)(c->p - 1) * bytes_of(count, c->a->recvtype) <= ol_coll_shm_root_alone_bytes);
+    if (ol_rt_core_per_local_rank())
+        return false;
+    MPI_Count from_others = (MPI_Count)(c->p - 1) * bytes_of(count, c->a->recvtype);
+    return ol_coll_shm_root_alone_bytes < 0 || from_others <= ol_coll_shm_root_alone_bytes;
 }
 
 static ol_status_t reduce(const call_t *c)

@@ -32,6 +32,7 @@ typedef struct {
     ucp_worker_h ucp_worker;
     int worker_efd;          /* UCX wakeup fd: blocked ranks sleep on it */
     int spin_us;             /* how long a waiting rank polls before sleeping */
+    bool core_per_local_rank; /* this host has a core for each of the job's ranks on it */
     uint64_t job_key;        /* a hash of the PMIx namespace: groups shared files (ol_shm_names.h) */
     char job_name[256];      /* the PMIx namespace; a singleton makes up one no other can have */
 } ol_runtime_t;
@@ -246,7 +247,8 @@ ol_status_t ol_rt_hosts(ol_rt_host_t **hosts, int *nhosts);
 void ol_rt_hosts_free(ol_rt_host_t *hosts, int nhosts);
 
 /* True when the host has a core for each rank of the job on it (online
- * cores: ranks bound to one core each still have one apiece). */
+ * cores: ranks bound to one core each still have one apiece); read once at
+ * start-up, so every rank of the host answers alike for the whole job. */
 bool ol_rt_core_per_local_rank(void);
 /* True where the host has an InfiniBand or RoCE device (/sys/class/infiniband). */
 bool ol_rt_host_has_rdma(void);

@@ -28,6 +28,11 @@ static size_t own_address_length;
 
 bool ol_rt_core_per_local_rank(void)
 {
+    return ol_rt.core_per_local_rank;
+}
+
+static bool cores_for_local_ranks(void)
+{
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return ol_rt.local_size <= (cores > 0 ? cores : 1);
 }
@@ -484,6 +489,7 @@ ol_status_t ol_rt_init(int requested_thread_level, const ol_rt_request_spec_t *r
     if (singleton)
         set_singleton_facts();
     ol_rt.thread_level = requested_thread_level;
+    ol_rt.core_per_local_rank = cores_for_local_ranks();
     ol_rt.spin_us = choose_spin_us();
     /* Before UCX, so that its CUDA transports find the GPU chosen here. */
     rc = device ? device->init(ol_rt.local_rank, ol_rt.local_size) : OL_OK;
