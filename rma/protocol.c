@@ -536,6 +536,21 @@ static ol_status_t take_origin_error(ol_rma_state_t *s, int origin)
     return rc;
 }
 
+ol_status_t ol_rma_send_fence_marker(ol_rma_state_t *s, int peer)
+{
+    ol_rma_msg_t hdr = {.kind = MSG_FENCE, .error = take_origin_error(s, peer)};
+    size_t bytes;
+    char *msg = message_copy(&hdr, NULL, NULL, 0, &bytes);
+    return msg ? ol_rma_message_send(s, peer, msg, bytes) : MPI_ERR_NO_MEM;
+}
+
+static void take_fence_marker(ol_rma_state_t *s, const ol_rma_msg_t *hdr)
+{
+    if (hdr->error != MPI_SUCCESS && s->deferred_error == MPI_SUCCESS)
+        s->deferred_error = hdr->error;
+    __atomic_add_fetch(&s->fence_markers, 1, __ATOMIC_RELEASE);
+}
+
 /* The region attached at `at`, or NULL. */
 static const ol_rma_region_t *region_at(const ol_rma_state_t *s, uintptr_t at)
 {
@@ -961,6 +976,7 @@ static void handle(ol_rma_state_t *s, int origin, const char *msg, size_t bytes)
     case MSG_COMPLETE: __atomic_add_fetch(&s->completes, 1, __ATOMIC_RELEASE); break;
     case MSG_REPLY: take_reply(s, &hdr, payload, payload_bytes); break;
     case MSG_BUNDLE: handle_bundle(s, origin, payload, payload_bytes); break;
+    case MSG_FENCE: take_fence_marker(s, &hdr); break;
     }
     if (rc != MPI_SUCCESS && hdr.kind != MSG_REPLY && s->origin_error[origin] == MPI_SUCCESS)
         s->origin_error[origin] = rc;

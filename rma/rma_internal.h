@@ -49,6 +49,8 @@ typedef enum {
     MSG_REPLY,    /* data of a get, or the answer to a lock, unlock, flush */
     MSG_BUNDLE,   /* messages in a row, each its length (8 bytes) and itself,
                      padded to 8 bytes: handled one after the other */
+    MSG_FENCE,    /* a fence of two processes: the sender's operations before it
+                     are done (sync.c) */
 } ol_rma_msg_kind_t;
 
 /* A message: this header, then nblocks blocks, then the payload. */
@@ -166,6 +168,11 @@ typedef struct ol_rma_state {
     int nbundled;                   /* targets whose bundle holds messages */
     ol_status_t deferred_error;     /* found at a target, for the next synchronisation */
     bool fence_epoch;               /* between fences */
+    uint64_t fences_by_marker;      /* fences of a two-process window so far (sync.c) */
+    volatile uint64_t fence_markers; /* MSG_FENCE received from the other process */
+    bool messages_unsettled;        /* such a fence passed before the other process
+                                       handled this one's messages: UCX's next
+                                       operation waits for them (ucx.c) */
     int *access;                    /* PSCW: the ranks of the access epoch */
     int naccess;                    /* -1: no access epoch */
     int *lock_type;                 /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
@@ -284,6 +291,9 @@ int ol_rma_ucx_reap(ol_rma_state_t *s, ol_status_t *error);
 
 /* sync.c: the messages sent to target so far are handled there. Lock held. */
 ol_status_t ol_rma_flush_messages(ol_rma_state_t *s, int target);
+/* protocol.c: sends peer the marker of a fence behind this process's
+ * messages, with an error its operations met here. Lock held. */
+ol_status_t ol_rma_send_fence_marker(ol_rma_state_t *s, int peer);
 
 /* protocol.c: whether basic is a 4- or 8-byte integer, which the CPU's
  * atomics (and UCX's) work on: accumulates on those are atomic element by

@@ -396,6 +396,17 @@ static bool by_messages_over_tcp(const struct ol_rma_ucx *u, const ol_rma_op_t *
     return op->kind == OL_RMA_GET;
 }
 
+/* A fence of two processes can end before the target handled the messages
+ * sent before it (sync.c); a UCX operation, which bypasses them, must not
+ * overtake them. */
+static ol_status_t settle_messages(ol_rma_state_t *s, int target)
+{
+    if (!s->messages_unsettled)
+        return MPI_SUCCESS;
+    s->messages_unsettled = false;
+    return ol_rma_flush_messages(s, target);
+}
+
 ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
                              const ol_datatype_t *basic, int64_t disp,
                              const ol_rma_block_t *blocks, size_t nblocks,
@@ -407,6 +418,9 @@ ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
         return MPI_SUCCESS; /* no memory there: the messages report the range */
     if (by_messages_over_tcp(u, op))
         return MPI_SUCCESS;
+    ol_status_t rc = settle_messages(s, op->target);
+    if (rc != MPI_SUCCESS)
+        return rc;
     switch (op->kind) {
     case OL_RMA_PUT:
         *done = true;
@@ -424,7 +438,7 @@ ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
         return before_message_accumulate(s, op->target);
     }
     if (u->last_accumulate[op->target] == ACC_MESSAGE && s->ordered_accumulates) {
-        ol_status_t rc = ol_rma_flush_messages(s, op->target);
+        rc = ol_rma_flush_messages(s, op->target);
         if (rc != MPI_SUCCESS)
             return rc;
     }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One-sided communication between hosts: rma_basic's and rma_acc's ring
-# cases and rma_messages (each rank accesses the next one, so with 2 ranks
+# cases, rma_messages and rma_fence (each rank accesses the next one, so with 2 ranks
 # per host half of the accesses cross hosts over TCP) on 2
 # network-namespace hosts x 2 ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
 # ranks are not on one host (55 ring cases remain). The interfaces'
@@ -12,7 +12,8 @@ BASIC=$top_builddir/test/mpi/rma_basic
 ACC=$top_builddir/test/mpi/rma_acc
 PROGRESS=$top_builddir/test/mpi/rma_progress
 MESSAGES=$top_builddir/test/mpi/rma_messages
-need_helpers "$BASIC" "$ACC" "$PROGRESS" "$MESSAGES"
+FENCE=$top_builddir/test/mpi/rma_fence
+need_helpers "$BASIC" "$ACC" "$PROGRESS" "$MESSAGES" "$FENCE"
 
 printf '%s slots=2\n%s slots=2\n' "$(h 0)" "$(h 1)" >"$TMP/hosts"
 
@@ -43,6 +44,13 @@ mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$MESSAGES"
 [ "$rc" -eq 0 ] || fail "rma_messages on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
 grep -q "^rma_messages: 4 ranks OK" "$TMP/out" ||
     fail "rma_messages on 2 hosts: $(cat "$TMP/out")"
+check_hosts_empty 20
+
+# Fences of 2 processes on 2 hosts: a marker each way (rma/sync.c).
+mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 2 --map-by node "$FENCE"
+[ "$rc" -eq 0 ] || fail "rma_fence on 2 hosts: status $rc: $(cat "$TMP/out" "$TMP/err")"
+grep -q "^rma_fence: 2 ranks OK (300 rounds)" "$TMP/out" ||
+    fail "rma_fence on 2 hosts: $(cat "$TMP/out")"
 check_hosts_empty 20
 
 # Passive target across hosts while the target computes outside MPI: only

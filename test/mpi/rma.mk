@@ -1,4 +1,4 @@
-# One-sided communication (MPI RMA) tests, issue 36 (see README.md): six
+# One-sided communication (MPI RMA) tests, issue 36 (see README.md): seven
 # programs, each run by the script of the same name on 1 to 4 ranks, and
 # rma_netns.sh, which runs the ring cases of rma_basic and rma_acc, and
 # rma_messages, on two network-namespace hosts. The programs were first
@@ -6,10 +6,10 @@
 # exports MPI_Win_* and kin.
 test_rma_scripts = test/mpi/rma_basic.sh test/mpi/rma_acc.sh test/mpi/rma_attr.sh \
 	test/mpi/rma_errors.sh test/mpi/rma_progress.sh test/mpi/rma_messages.sh \
-	test/launcher/rma_netns.sh
+	test/mpi/rma_fence.sh test/launcher/rma_netns.sh
 
 check_PROGRAMS += test/mpi/rma_basic test/mpi/rma_acc test/mpi/rma_attr test/mpi/rma_errors \
-	test/mpi/rma_progress test/mpi/rma_messages
+	test/mpi/rma_progress test/mpi/rma_messages test/mpi/rma_fence
 TESTS += $(test_rma_scripts)
 EXTRA_DIST += $(test_rma_scripts)
 
@@ -42,3 +42,8 @@ test_mpi_rma_messages_SOURCES = test/mpi/rma_messages.c
 test_mpi_rma_messages_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_rma_messages_LDADD = $(MPI_TEST_LIBS)
 test_mpi_rma_messages_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_rma_fence_SOURCES = test/mpi/rma_fence.c
+test_mpi_rma_fence_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_rma_fence_LDADD = $(MPI_TEST_LIBS)
+test_mpi_rma_fence_LDFLAGS = $(MPI_TEST_LINK_FLAGS)

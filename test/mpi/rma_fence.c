@@ -1,0 +1,96 @@
+/* rma_fence: data handed from one fence epoch to the next, hundreds of
+ * times. Each rank owns five ints of a window and, every round:
+ *
+ *   fence; stores x = {it + 1, -1, -1, -1, 2} in its own window;
+ *   fence; multiplies the next rank's x[0] and x[4] by 3 and its own
+ *          x[1] and the SELF ints after x[4] by 5 (MPI_PROD: no processor
+ *          or UCX atomic does it, so the target handles it as a message
+ *          between hosts, and an origin sends one to itself) and puts it
+ *          into the next rank's x[2];
+ *   fence; gets the next rank's x[0], puts it + 5 into its x[3] and
+ *          1000 + it into its x[4] (puts and gets may bypass the messages
+ *          of the epoch before: they must not overtake them);
+ *   fence; checks what it got and what arrived in its own window.
+ *
+ * rma_fence.sh says which path each run takes.
+ *
+ * Every value depends on the epoch before, so a fence that returns before
+ * an operation of its epoch is done at the target, or lets one of the next
+ * epoch in too early, gives a wrong number. Prints "rma_fence: N ranks OK
+ * (R rounds)"; the first wrong value aborts the job with what was
+ * expected. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { ROUNDS = 300, WORDS = 5, SELF = 4096 };
+
+static int rank;
+
+static void expect(int got, int want, const char *what, int it)
+{
+    if (got == want)
+        return;
+    fprintf(stderr, "rma_fence: rank %d: round %d: %s is %d, expected %d\n", rank, it, what,
+            got, want);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void fence(int assert, MPI_Win win, int it)
+{
+    int rc = MPI_Win_fence(assert, win);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "rma_fence: rank %d: round %d: MPI_Win_fence returned %d\n", rank, it,
+                rc);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int size, *x;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Win_allocate((WORDS + SELF) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &x, &win);
+    int next = (rank + 1) % size, three = 3, fives[1 + SELF];
+    for (int i = 0; i <= SELF; i++)
+        fives[i] = 5;
+    for (int it = 0; it < ROUNDS; it++) {
+        fence(it == 0 ? MPI_MODE_NOPRECEDE : 0, win, it);
+        int stored[WORDS] = {it + 1, -1, -1, -1, 2};
+        for (int i = 0; i < WORDS; i++)
+            x[i] = stored[i];
+        for (int i = WORDS; i < WORDS + SELF; i++)
+            x[i] = it;
+
+        fence(0, win, it);
+        MPI_Accumulate(&three, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_PROD, win);
+        MPI_Accumulate(&three, 1, MPI_INT, next, 4, 1, MPI_INT, MPI_PROD, win);
+        MPI_Accumulate(fives, 1, MPI_INT, rank, 1, 1, MPI_INT, MPI_PROD, win);
+        MPI_Accumulate(fives + 1, SELF, MPI_INT, rank, WORDS, SELF, MPI_INT, MPI_PROD, win);
+        MPI_Put(&it, 1, MPI_INT, next, 2, 1, MPI_INT, win);
+
+        fence(0, win, it);
+        int got = -1, plus5 = it + 5, late = 1000 + it;
+        MPI_Get(&got, 1, MPI_INT, next, 0, 1, MPI_INT, win);
+        MPI_Put(&plus5, 1, MPI_INT, next, 3, 1, MPI_INT, win);
+        MPI_Put(&late, 1, MPI_INT, next, 4, 1, MPI_INT, win);
+
+        fence(it == ROUNDS - 1 ? MPI_MODE_NOSUCCEED : 0, win, it);
+        expect(got, 3 * (it + 1), "the next rank's x[0] got after its product", it);
+        expect(x[0], 3 * (it + 1), "x[0] after the previous rank's product", it);
+        expect(x[1], -5, "x[1] after its own product", it);
+        expect(x[2], it, "x[2] put by the previous rank", it);
+        expect(x[WORDS + SELF - 1], 5 * it, "the last int after its own product", it);
+        expect(x[3], it + 5, "x[3] put by the previous rank", it);
+        expect(x[4], 1000 + it, "x[4] put over the product of the epoch before", it);
+    }
+    MPI_Win_free(&win);
+    if (rank == 0)
+        printf("rma_fence: %d ranks OK (%d rounds)\n", size, ROUNDS);
+    MPI_Finalize();
+    return 0;
+}
