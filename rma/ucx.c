@@ -449,18 +449,13 @@ ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
         return MPI_SUCCESS; /* no memory there: the messages report the range */
     if (by_messages_over_tcp(u, op))
         return MPI_SUCCESS;
-    ol_status_t rc = settle_messages(s, op->target);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    switch (op->kind) {
-    case OL_RMA_PUT:
+    if (op->kind == OL_RMA_PUT || op->kind == OL_RMA_GET) {
+        ol_status_t rc = settle_messages(s, op->target);
+        if (rc != MPI_SUCCESS)
+            return rc;
         *done = true;
-        return put(s, op, disp, blocks, nblocks, request);
-    case OL_RMA_GET:
-        *done = true;
-        return get(s, op, disp, blocks, nblocks, request);
-    default:
-        break;
+        return op->kind == OL_RMA_PUT ? put(s, op, disp, blocks, nblocks, request)
+                                      : get(s, op, disp, blocks, nblocks, request);
     }
     ucp_atomic_op_t opcode;
     if (!as_atomic(s, op, basic, nblocks, &opcode)) {
@@ -468,11 +463,12 @@ ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
          * (protocol.c), so that it is atomic with UCX's too. */
         return before_message_accumulate(s, op->target);
     }
-    if (u->last_accumulate[op->target] == ACC_MESSAGE && s->ordered_accumulates) {
+    ol_status_t rc = settle_messages(s, op->target);
+    if (rc == MPI_SUCCESS && u->last_accumulate[op->target] == ACC_MESSAGE &&
+        s->ordered_accumulates)
         rc = ol_rma_flush_messages(s, op->target);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    if (rc != MPI_SUCCESS)
+        return rc;
     *done = true;
     const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
     uint64_t at = u->bases[op->target] + (uint64_t)(disp + blocks[0].offset);
