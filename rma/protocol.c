@@ -4,6 +4,7 @@
 #include "ol_log.h"
 #include "rma_internal.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +59,10 @@ static ol_datatype_t *bytes_type(void)
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* Buffers of messages too large for a bundle (below). */
+static void *buffer_take(size_t bytes);
+static void buffer_give(void *buf);
+
 /* Frees what the messages that left took; lock held. */
 static int reap_outgoing(ol_rma_state_t *s)
 {
@@ -73,7 +78,7 @@ static int reap_outgoing(ol_rma_state_t *s)
                         out->bytes, out->peer, out->request->error);
         *t = out->next;
         ol_request_free_when_complete(out->request);
-        free(out->buf);
+        buffer_give(out->buf);
         free(out);
         done++;
     }
@@ -85,7 +90,7 @@ char *ol_rma_message_new(const ol_rma_msg_t *hdr, const ol_rma_block_t *blocks,
 {
     size_t block_bytes = hdr->nblocks * sizeof(ol_rma_block_t);
     *bytes = sizeof(*hdr) + block_bytes + payload_bytes;
-    char *msg = malloc(*bytes);
+    char *msg = buffer_take(*bytes);
     if (!msg) {
         ol_error_detail("out of memory for a one-sided message of %zu bytes", *bytes);
         return NULL;
@@ -146,6 +151,64 @@ static ol_status_t send_now(ol_rma_state_t *s, int peer, char *msg, size_t bytes
  * us, against 16 KiB messages in bundles of 64 KiB. */
 #define BUNDLE_MESSAGE_BYTES 65536
 #define BUNDLE_BYTES 131072
+
+/* ---- buffers of large messages ---------------------------------------------- */
+
+/* A message too large for a bundle has a buffer of its own at both ends.
+ * malloc hands out blocks this big from fresh mappings, or from a heap that
+ * free trims again, so every message faulted its pages in anew: with
+ * fences between 2 namespace hosts, where an origin's next accumulate is on
+ * its way while the target still handles the last, osu_acc_latency of 256
+ * KiB / 512 KiB took 150-250 / 390-570 us, and 73 / 150-300 with glibc
+ * told to keep its memory (GLIBC_TUNABLES). So a few such buffers wait
+ * here for the next message, rounded up to SPARE_ROUND so that messages a
+ * header apart share them, and go at finalize. Lock held. */
+enum { SPARES = 4, SPARE_ROUND = 65536, SPARES_MAX_BYTES = 16 << 20 };
+
+static struct {
+    void *buf;
+    size_t capacity;
+} spares[SPARES];
+static size_t spare_bytes;
+
+/* Room for a message of bytes (NULL when out of memory). */
+static void *buffer_take(size_t bytes)
+{
+    if (bytes <= BUNDLE_MESSAGE_BYTES)
+        return malloc(bytes ? bytes : 1);
+    for (int i = 0; i < SPARES; i++)
+        if (spares[i].buf && spares[i].capacity >= bytes && spares[i].capacity / 2 <= bytes) {
+            void *buf = spares[i].buf;
+            spare_bytes -= spares[i].capacity;
+            spares[i].buf = NULL;
+            return buf;
+        }
+    return malloc((bytes + SPARE_ROUND - 1) / SPARE_ROUND * SPARE_ROUND);
+}
+
+/* A message's buffer (from malloc) is free again. */
+static void buffer_give(void *buf)
+{
+    size_t capacity = buf ? malloc_usable_size(buf) : 0;
+    if (capacity > BUNDLE_MESSAGE_BYTES && spare_bytes + capacity <= SPARES_MAX_BYTES)
+        for (int i = 0; i < SPARES; i++)
+            if (!spares[i].buf) {
+                spares[i].buf = buf;
+                spares[i].capacity = capacity;
+                spare_bytes += capacity;
+                return;
+            }
+    free(buf);
+}
+
+static void spares_free(void)
+{
+    for (int i = 0; i < SPARES; i++) {
+        free(spares[i].buf);
+        spares[i].buf = NULL;
+    }
+    spare_bytes = 0;
+}
 
 static size_t padded(size_t bytes)
 {
@@ -264,6 +327,8 @@ void ol_rma_bundles_free(ol_rma_state_t *s)
 
 ol_status_t ol_rma_message_send(ol_rma_state_t *s, int peer, char *msg, size_t bytes)
 {
+    if (bytes > s->largest_sent)
+        s->largest_sent = bytes;
     if (!s->bundles[peer].bytes)
         return send_now(s, peer, msg, bytes);
     ol_status_t rc = MPI_SUCCESS;
@@ -997,7 +1062,7 @@ static int take_arrived(ol_rma_state_t *s)
             return taken;
         size_t bytes = (size_t)ol_status_get_bytes(&status);
         ol_rma_transfer_t *in = calloc(1, sizeof(*in));
-        void *buf = malloc(bytes ? bytes : 1);
+        void *buf = buffer_take(bytes);
         if (!in || !buf)
             ol_rt_abort(MPI_ERR_NO_MEM, "ompi-lite: out of memory for a one-sided message");
         *in = (ol_rma_transfer_t){.buf = buf, .bytes = bytes, .peer = status.MPI_SOURCE};
@@ -1028,7 +1093,7 @@ static int handle_received(ol_rma_state_t *s)
             OL_WARN("rma", "a one-sided message from rank %d could not be received (error %d)",
                         in->peer, in->request->error);
         ol_request_free_when_complete(in->request);
-        free(in->buf);
+        buffer_give(in->buf);
         free(in);
         handled++;
     }
@@ -1112,6 +1177,7 @@ void ol_rma_finalize(void)
     pthread_mutex_lock(&thread_lock);
     progress_thread_started = progress_thread_stopping = false;
     pthread_mutex_unlock(&thread_lock);
+    spares_free();
 }
 
 void ol_rma_window_live(ol_rma_state_t *s)

@@ -173,6 +173,8 @@ typedef struct ol_rma_state {
     bool messages_unsettled;        /* such a fence passed before the other process
                                        handled this one's messages: UCX's next
                                        operation waits for them (ucx.c) */
+    size_t largest_sent;            /* the largest message of an operation since the
+                                       last such fence (protocol.c, sync.c) */
     int *access;                    /* PSCW: the ranks of the access epoch */
     int naccess;                    /* -1: no access epoch */
     int *lock_type;                 /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */

@@ -2,11 +2,12 @@
  * times. Each rank owns five ints of a window and, every round:
  *
  *   fence; stores x = {it + 1, -1, -1, -1, 2} in its own window;
- *   fence; multiplies the next rank's x[0] and x[4] by 3 and its own
- *          x[1] and the SELF ints after x[4] by 5 (MPI_PROD: no processor
- *          or UCX atomic does it, so the target handles it as a message
- *          between hosts, and an origin sends one to itself) and puts it
- *          into the next rank's x[2];
+ *   fence; multiplies the next rank's x[0] and x[4] by 3, its own x[1]
+ *          and the BIG ints after x[4] of the next rank by 5 (MPI_PROD: no
+ *          processor or UCX atomic does it, so the target handles it as a
+ *          message between hosts, an origin sends one to itself, and a
+ *          big one makes a fence of two processes wait for it to be
+ *          handled) and puts it into the next rank's x[2];
  *   fence; gets the next rank's x[0], puts it + 5 into its x[3] and
  *          1000 + it into its x[4] (puts and gets may bypass the messages
  *          of the epoch before: they must not overtake them);
@@ -23,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { ROUNDS = 300, WORDS = 5, SELF = 4096 };
+enum { ROUNDS = 300, WORDS = 5, BIG = 40960 };
 
 static int rank;
 
@@ -53,24 +54,25 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Win_allocate((WORDS + SELF) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+    MPI_Win_allocate((WORDS + BIG) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                      &x, &win);
-    int next = (rank + 1) % size, three = 3, fives[1 + SELF];
-    for (int i = 0; i <= SELF; i++)
+    int next = (rank + 1) % size, three = 3;
+    static int fives[1 + BIG];
+    for (int i = 0; i <= BIG; i++)
         fives[i] = 5;
     for (int it = 0; it < ROUNDS; it++) {
         fence(it == 0 ? MPI_MODE_NOPRECEDE : 0, win, it);
         int stored[WORDS] = {it + 1, -1, -1, -1, 2};
         for (int i = 0; i < WORDS; i++)
             x[i] = stored[i];
-        for (int i = WORDS; i < WORDS + SELF; i++)
+        for (int i = WORDS; i < WORDS + BIG; i++)
             x[i] = it;
 
         fence(0, win, it);
         MPI_Accumulate(&three, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_PROD, win);
         MPI_Accumulate(&three, 1, MPI_INT, next, 4, 1, MPI_INT, MPI_PROD, win);
         MPI_Accumulate(fives, 1, MPI_INT, rank, 1, 1, MPI_INT, MPI_PROD, win);
-        MPI_Accumulate(fives + 1, SELF, MPI_INT, rank, WORDS, SELF, MPI_INT, MPI_PROD, win);
+        MPI_Accumulate(fives + 1, BIG, MPI_INT, next, WORDS, BIG, MPI_INT, MPI_PROD, win);
         MPI_Put(&it, 1, MPI_INT, next, 2, 1, MPI_INT, win);
 
         fence(0, win, it);
@@ -84,7 +86,8 @@ int main(int argc, char **argv)
         expect(x[0], 3 * (it + 1), "x[0] after the previous rank's product", it);
         expect(x[1], -5, "x[1] after its own product", it);
         expect(x[2], it, "x[2] put by the previous rank", it);
-        expect(x[WORDS + SELF - 1], 5 * it, "the last int after its own product", it);
+        expect(x[WORDS + BIG - 1], 5 * it, "the last int after the previous rank's big product",
+               it);
         expect(x[3], it + 5, "x[3] put by the previous rank", it);
         expect(x[4], 1000 + it, "x[4] put over the product of the epoch before", it);
     }
