@@ -156,13 +156,12 @@ static ol_status_t send_now(ol_rma_state_t *s, int peer, char *msg, size_t bytes
 
 /* A message too large for a bundle has a buffer of its own at both ends.
  * malloc hands out blocks this big from fresh mappings, or from a heap that
- * free trims again, so every message faulted its pages in anew: with
- * fences between 2 namespace hosts, where an origin's next accumulate is on
- * its way while the target still handles the last, osu_acc_latency of 256
- * KiB / 512 KiB took 150-250 / 390-570 us, and 73 / 150-300 with glibc
- * told to keep its memory (GLIBC_TUNABLES). So a few such buffers wait
- * here for the next message, rounded up to SPARE_ROUND so that messages a
- * header apart share them, and go at finalize. Lock held. */
+ * it grows and free trims again, so every message faulted its pages in
+ * anew: osu_acc_latency of 512 KiB between 2 namespace hosts made 354-548
+ * brk calls a run in each process, 14-17 with these kept (its time is
+ * within the noise there). So a few such buffers wait here for the next
+ * message, rounded up to SPARE_ROUND so that messages a header apart share
+ * them, and go at finalize. Lock held. */
 enum { SPARES = 4, SPARE_ROUND = 65536, SPARES_MAX_BYTES = 16 << 20 };
 
 static struct {
