@@ -161,7 +161,8 @@ static bool other_epoch(const ol_rma_state_t *s)
  * other handles messages in order, so past its marker it has done this
  * process's operations, and it sent the marker only once its own were
  * complete (answers in, UCX's flushed). A flush and a barrier took two
- * round trips (2 namespace hosts: osu_acc_latency 33-35 us).
+ * round trips (2 namespace hosts: osu_acc_latency of 4-512 B 33-35 us;
+ * with the marker 9.6-14.0, Open MPI 16.6-25.9).
  *
  * With more processes a marker would not do: a third process's operation
  * of the next epoch could reach a target still waiting for another's
