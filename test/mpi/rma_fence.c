@@ -1,5 +1,6 @@
 /* rma_fence: data handed from one fence epoch to the next, hundreds of
- * times. Each rank owns five ints of a window and, every round:
+ * times. Each rank's window holds ints x[0..4], BIG more and a PILE;
+ * every round, each rank:
  *
  *   fence; stores x = {it + 1, -1, -1, -1, 2} in its own window;
  *   fence; multiplies the next rank's x[0] and x[4] by 3, its own x[1]
@@ -11,7 +12,9 @@
  *   fence; gets the next rank's x[0], puts it + 5 into its x[3] and
  *          1000 + it into its x[4] (puts and gets may bypass the messages
  *          of the epoch before: they must not overtake them);
- *   fence; checks what it got and what arrived in its own window.
+ *   fence; checks what it got and what arrived in its own window;
+ *
+ * then a few rounds of many accumulates and a get behind them (below).
  *
  * rma_fence.sh says which path each run takes.
  *
@@ -23,8 +26,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-enum { ROUNDS = 300, WORDS = 5, BIG = 40960 };
+enum { ROUNDS = 300, WORDS = 5, BIG = 40960, PILE = 8192, PILES = 200, PILE_ROUNDS = 5 };
 
 static int rank;
 
@@ -47,6 +51,33 @@ static void fence(int assert, MPI_Win win, int it)
     }
 }
 
+/* Then PILES accumulates of PILE ints each from every rank to the next, a
+ * fence, and a get of what they made. Rank 0 sleeps before its own, so
+ * the accumulates of the rank before it wait; it handles them only once
+ * it is in the fence, after its marker went out, so that rank's fence of
+ * two can end first: its get must still see them all (through UCX it
+ * waits for them, rma/ucx.c; without that wait it got 0 of 200). */
+static void piled_accumulates(MPI_Win win, int *pile, int next)
+{
+    static int ones[PILE];
+    for (int i = 0; i < PILE; i++) {
+        ones[i] = 1;
+        pile[i] = 0;
+    }
+    for (int round = 1; round <= PILE_ROUNDS; round++) {
+        fence(round == 1 ? MPI_MODE_NOPRECEDE : 0, win, round);
+        if (rank == 0)
+            usleep(20000);
+        for (int i = 0; i < PILES; i++)
+            MPI_Accumulate(ones, PILE, MPI_INT, next, WORDS + BIG, PILE, MPI_INT, MPI_SUM, win);
+        fence(0, win, round);
+        int got = -1;
+        MPI_Get(&got, 1, MPI_INT, next, WORDS + BIG + PILE - 1, 1, MPI_INT, win);
+        fence(round == PILE_ROUNDS ? MPI_MODE_NOSUCCEED : 0, win, round);
+        expect(got, PILES * round, "the next rank's last int got after its accumulates", round);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int size, *x;
@@ -54,8 +85,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Win_allocate((WORDS + BIG) * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                     &x, &win);
+    MPI_Win_allocate((WORDS + BIG + PILE) * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &x, &win);
     int next = (rank + 1) % size, three = 3;
     static int fives[1 + BIG];
     for (int i = 0; i <= BIG; i++)
@@ -91,6 +122,7 @@ int main(int argc, char **argv)
         expect(x[3], it + 5, "x[3] put by the previous rank", it);
         expect(x[4], 1000 + it, "x[4] put over the product of the epoch before", it);
     }
+    piled_accumulates(win, x + WORDS + BIG, next);
     MPI_Win_free(&win);
     if (rank == 0)
         printf("rma_fence: %d ranks OK (%d rounds)\n", size, ROUNDS);
