@@ -22,9 +22,12 @@ test_fortran_f_use_mpi_LDADD = $(FORTRAN_TEST_LIBS)
 test_fortran_f_use_mpi_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
 # gfortran 10 and later refuse one external called with different types,
-# which is what mpif.h programs do with buffers: they need this flag.
+# which is what mpif.h programs do with buffers: they need this flag. Its
+# module `checks` goes into test/fortran, as f_callbacks_mpif_h's below
+# (a fresh clone's parallel build once failed renaming checks.mod).
 test_fortran_f_mpif_h_SOURCES = test/fortran/f_mpi.F90
-test_fortran_f_mpif_h_FCFLAGS = $(FCFLAGS) $(FORTRAN_TEST_FLAGS) $(OL_FC_ALLOW_MISMATCH)
+test_fortran_f_mpif_h_FCFLAGS = $(FCFLAGS) $(FORTRAN_TEST_FLAGS) $(OL_FC_ALLOW_MISMATCH) \
+	-J test/fortran
 test_fortran_f_mpif_h_LDADD = $(FORTRAN_TEST_LIBS)
 test_fortran_f_mpif_h_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
 
