@@ -603,9 +603,7 @@ static ol_status_t take_origin_error(ol_rma_state_t *s, int origin)
 ol_status_t ol_rma_send_fence_marker(ol_rma_state_t *s, int peer)
 {
     ol_rma_msg_t hdr = {.kind = MSG_FENCE, .error = take_origin_error(s, peer)};
-    size_t bytes;
-    char *msg = message_copy(&hdr, NULL, NULL, 0, &bytes);
-    return msg ? ol_rma_message_send(s, peer, msg, bytes) : MPI_ERR_NO_MEM;
+    return ol_rma_send(s, peer, &hdr, NULL, NULL, 0);
 }
 
 static void take_fence_marker(ol_rma_state_t *s, const ol_rma_msg_t *hdr)

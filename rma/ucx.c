@@ -143,6 +143,18 @@ static ucx_op_t *new_op(ol_rma_state_t *s, ol_request_t *request)
     return op;
 }
 
+/* Where an operation's completion is recorded: an entry of its own when a
+ * request waits for it or something is to be done then (work_at_end),
+ * else the window's count of the operations nothing waits for by
+ * themselves. */
+static ucx_op_t *completion_for(ol_rma_state_t *s, ol_request_t *request, bool work_at_end)
+{
+    if (request || work_at_end)
+        return new_op(s, request);
+    atomic_fetch_add(&s->ucx->plain.remaining, 1); /* issued() takes it back */
+    return &s->ucx->plain;
+}
+
 /* The issuing is over: what is left to complete is UCX's. */
 static void issued(ucx_op_t *op)
 {
@@ -235,7 +247,6 @@ static ol_status_t put_source(const ol_rma_op_t *op, size_t bytes, const char **
 static ol_status_t put(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
                        const ol_rma_block_t *blocks, size_t nblocks, ol_request_t *request)
 {
-    struct ol_rma_ucx *u = s->ucx;
     size_t bytes = (size_t)op->origin_count * op->origin_dt->size;
     const char *data;
     char *owned;
@@ -244,43 +255,29 @@ static ol_status_t put(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
         free(owned);
         return rc;
     }
-    /* A put of the program's buffer that nothing waits for by itself is
-     * counted on the window; anything else gets an entry of its own. */
-    ucx_op_t *op_done = owned || request ? new_op(s, request) : &u->plain;
+    ucx_op_t *op_done = completion_for(s, request, owned != NULL);
     if (!op_done) {
         free(owned);
         return MPI_ERR_NO_MEM;
     }
-    if (op_done != &u->plain)
+    if (owned)
         op_done->scratch = owned;
-    if (op_done == &u->plain)
-        atomic_fetch_add(&u->plain.remaining, 1);
     move_blocks(s, op->target, disp, blocks, nblocks, (char *)data, true, op_done);
-    return MPI_SUCCESS;
-}
-
-/* A get lands straight in the program's buffer where that is one piece of
- * host memory; nothing then waits for it by itself but a request. */
-static ol_status_t get_into_result(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
-                                   const ol_rma_block_t *blocks, size_t nblocks,
-                                   ol_request_t *request)
-{
-    struct ol_rma_ucx *u = s->ucx;
-    ucx_op_t *op_done = request ? new_op(s, request) : &u->plain;
-    if (!op_done)
-        return MPI_ERR_NO_MEM;
-    if (op_done == &u->plain)
-        atomic_fetch_add(&u->plain.remaining, 1);
-    move_blocks(s, op->target, disp, blocks, nblocks, ol_dt_data_at(op->result, op->result_dt),
-                false, op_done);
     return MPI_SUCCESS;
 }
 
 static ol_status_t get(ol_rma_state_t *s, const ol_rma_op_t *op, int64_t disp,
                        const ol_rma_block_t *blocks, size_t nblocks, ol_request_t *request)
 {
-    if (op->result_dt->contiguous && !ol_accel_is_device(op->result))
-        return get_into_result(s, op, disp, blocks, nblocks, request);
+    if (op->result_dt->contiguous && !ol_accel_is_device(op->result)) {
+        /* Straight into the program's buffer: nothing to do at the end. */
+        ucx_op_t *op_done = completion_for(s, request, false);
+        if (!op_done)
+            return MPI_ERR_NO_MEM;
+        move_blocks(s, op->target, disp, blocks, nblocks,
+                    ol_dt_data_at(op->result, op->result_dt), false, op_done);
+        return MPI_SUCCESS;
+    }
     size_t bytes = (size_t)op->result_count * op->result_dt->size;
     char *scratch = malloc(bytes);
     if (!scratch) {
