@@ -389,10 +389,18 @@ ol_status_t ol_io_get_size(ol_file_t *f, MPI_Offset *size)
     return MPI_SUCCESS;
 }
 
+/* Each process's fsync has its own outcome, as in ROMIO's and OMPIO's: a
+ * write-back error shows to every descriptor of the file, so each process
+ * that wrote learns it, and the standard's sync-barrier-sync is the
+ * program's to call. Agreeing on the outcome held every process until the
+ * slowest had written: io_tile, 4 ranks on 2 cores, 1 MiB in /dev/shm,
+ * independent writes 5.4-8.9 GB/s agreeing, 20-28 without (four
+ * alternating pairs; Open MPI 6.3-10.6). */
 ol_status_t ol_io_sync(ol_file_t *f)
 {
-    int error = fsync(f->fd) == 0 || errno == EINVAL ? 0 : errno;
-    return ol_io_agree(f->comm, error, "sync", f->path);
+    if (fsync(f->fd) == 0 || errno == EINVAL) /* EINVAL: a file that cannot be synced */
+        return MPI_SUCCESS;
+    return ol_io_errno_class(errno, "could not sync", f->path);
 }
 
 ol_status_t ol_io_set_atomicity(ol_file_t *f, bool atomic)
