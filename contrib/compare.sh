@@ -522,7 +522,8 @@ table() {
             printf "%10d", s; printf "%d", s > csv
             for (k = 1; k <= nn; k++) {
                 if ((nm[k], s) in vals) {
-                    m = median(vals[nm[k], s]); printf (m < 1 ? " %12.3f" : " %12.2f"), m; printf ",%g", m > csv
+                    m = median(vals[nm[k], s]); printf (m < 1 ? " %12.3f" : " %12.2f"), m
+                    printf ",%g", m > csv
                     if (nm[k] == "ompi-lite") lm = m
                     else if (nm[k] == ref) rm = m
                     else if (best == "" || (better == "lower" ? m < best : m > best)) best = m

@@ -1,11 +1,11 @@
 #!/bin/sh
 # One-sided communication between hosts: rma_basic's and rma_acc's ring
-# cases, rma_messages and rma_fence of 2 and 3 ranks (each rank accesses the next one, so with 2 ranks
-# per host half of the accesses cross hosts over TCP) on 2
-# network-namespace hosts x 2 ranks. rma_basic leaves out MPI_Win_allocate_shared by itself when the
-# ranks are not on one host (55 ring cases remain). The interfaces'
-# counters show that the data crossed the link, and no process is left on
-# either host.
+# cases, rma_messages and rma_fence of 2 and 3 ranks (each rank accesses
+# the next one, so with 2 ranks per host half of the accesses cross hosts
+# over TCP) on 2 network-namespace hosts x 2 ranks. rma_basic leaves out
+# MPI_Win_allocate_shared by itself when the ranks are not on one host (55
+# ring cases remain). The interfaces' counters show that the data crossed
+# the link, and no process is left on either host.
 NHOSTS=2
 . "${top_srcdir:-.}/test/launcher/netns_common.sh"
 BASIC=$top_builddir/test/mpi/rma_basic
