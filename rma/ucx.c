@@ -35,7 +35,7 @@ struct ol_rma_ucx {
     ucp_rkey_h *rkeys;       /* per rank; NULL where the rank has no memory */
     uint64_t *bases;         /* per rank: the address of its memory there */
     bool *touched;           /* per rank: UCX operations since the last flush */
-    uint8_t *last_accumulate; /* per rank: the path of the last accumulate */
+    uint8_t *last_kind;      /* per rank: the kind of UCX operation issued last (OP_*) */
     bool *over_tcp;          /* per rank: on another host, and no RDMA card here */
     ucx_op_t plain;          /* counts the puts and gets nothing waits for by themselves */
     /* Those that do, once UCX is done with them: pushed by whoever ends
@@ -46,7 +46,7 @@ struct ol_rma_ucx {
     _Atomic(ucx_op_t *) finished;
 };
 
-enum { ACC_NONE, ACC_UCX, ACC_MESSAGE };
+enum { OP_NONE, OP_PUT, OP_GET, OP_ATOMIC };
 
 /* ---- completion ------------------------------------------------------------------ */
 
@@ -179,7 +179,7 @@ ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target)
         if ((target >= 0 && r != target) || !u->touched[r])
             continue;
         u->touched[r] = false;
-        u->last_accumulate[r] = ACC_NONE;
+        u->last_kind[r] = OP_NONE;
         ucs_status_ptr_t req = ucp_ep_flush_nbx(u->eps[r], &param);
         if (UCS_PTR_IS_PTR(req)) {
             ol_rma_wait_until(request_done, req);
@@ -205,6 +205,26 @@ ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target)
 
 /* ---- operations ---------------------------------------------------------------------- */
 
+/* One origin's operations on a target happen there in the order issued,
+ * whichever way each goes: a get sees the put or accumulate before it, and
+ * a put does not overtake a get before it, as in Open MPI (ARMCI-MPI's
+ * location consistency rests on it; MPI itself orders only accumulates, by
+ * accumulate_ordering's default). UCX
+ * orders the operations on an endpoint only across a fence: one comes
+ * before a UCX operation of another kind (put, get, atomic) to the same
+ * target, and before an atomic behind another unless accumulate_ordering
+ * is "none". Operations of one kind in a row (osu_put_bw's windows) take
+ * none. The messages and UCX are kept in order in ol_rma_ucx_issue. */
+static void keep_order(ol_rma_state_t *s, int target, uint8_t kind)
+{
+    struct ol_rma_ucx *u = s->ucx;
+    uint8_t last = u->touched[target] ? u->last_kind[target] : OP_NONE;
+    if (last != OP_NONE && (last != kind || (kind == OP_ATOMIC && s->ordered_accumulates)))
+        ucp_worker_fence(ol_rt.ucp_worker);
+    u->touched[target] = true;
+    u->last_kind[target] = kind;
+}
+
 /* One UCX put (or get) per block of the target layout, from (into) the
  * packed bytes at data; op_done counts them until UCX completes them. */
 static void move_blocks(ol_rma_state_t *s, int target, int64_t disp,
@@ -213,6 +233,7 @@ static void move_blocks(ol_rma_state_t *s, int target, int64_t disp,
 {
     struct ol_rma_ucx *u = s->ucx;
     ucp_request_param_t param = param_for(op_done);
+    keep_order(s, target, put ? OP_PUT : OP_GET);
     for (size_t i = 0; i < nblocks; i++) {
         uint64_t at = u->bases[target] + (uint64_t)(disp + blocks[i].offset);
         track(op_done, put ? ucp_put_nbx(u->eps[target], data, blocks[i].length, at,
@@ -222,7 +243,6 @@ static void move_blocks(ol_rma_state_t *s, int target, int64_t disp,
         data += blocks[i].length;
     }
     issued(op_done);
-    u->touched[target] = true;
 }
 
 /* Where the contiguous origin data of a put is: the program's buffer, or a
@@ -375,28 +395,11 @@ static ol_status_t atomic(ol_rma_state_t *s, const ol_rma_op_t *op, ucp_atomic_o
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.reply_buffer = &op_done->operand[1];
     }
-    /* Accumulates from one origin are ordered (accumulate_ordering's
-     * default): UCX orders operations on an endpoint only across a fence. */
-    if (u->last_accumulate[op->target] == ACC_UCX && s->ordered_accumulates)
-        ucp_worker_fence(ol_rt.ucp_worker);
+    keep_order(s, op->target, OP_ATOMIC);
     track(op_done, ucp_atomic_op_nbx(u->eps[op->target], opcode, &op_done->operand[0], 1, at,
                                      u->rkeys[op->target], &param));
     issued(op_done);
-    u->touched[op->target] = true;
-    u->last_accumulate[op->target] = ACC_UCX;
     return MPI_SUCCESS;
-}
-
-/* An accumulate about to take the messages: one through UCX before it,
- * to the same target, must have happened first. */
-static ol_status_t before_message_accumulate(ol_rma_state_t *s, int target)
-{
-    struct ol_rma_ucx *u = s->ucx;
-    ol_status_t rc = MPI_SUCCESS;
-    if (u->last_accumulate[target] == ACC_UCX && s->ordered_accumulates)
-        rc = ol_rma_ucx_flush(s, target);
-    u->last_accumulate[target] = ACC_MESSAGE;
-    return rc;
 }
 
 /* ---- issuing --------------------------------------------------------------------------- */
@@ -435,6 +438,31 @@ static ol_status_t settle_messages(ol_rma_state_t *s, int target)
     return ol_rma_flush_messages(s, target);
 }
 
+/* Whether this process's messages to target may not all have been handled
+ * there: operations since its last flush, or answers still to come. */
+static bool messages_in_flight(const ol_rma_state_t *s, int target)
+{
+    return s->touched[target] || s->data_pending[target] > 0;
+}
+
+/* An operation about to take the messages: UCX's operations to the same
+ * target, which the target's handling of messages does not wait for, are
+ * completed there first. */
+static ol_status_t by_messages(ol_rma_state_t *s, int target)
+{
+    return s->ucx->touched[target] ? ol_rma_ucx_flush(s, target) : MPI_SUCCESS;
+}
+
+/* Each operation goes one way, through UCX or as a message, and one
+ * origin's operations on a target stay in order across the two (see
+ * keep_order): an operation that would go through UCX while messages to
+ * its target may be unhandled goes as a message too, behind them, where
+ * a flush's round trip would cost as much as the message (ARMCI-MPI's
+ * accumulates, then a get: the get as a message); only an atomic, which
+ * must stay atomic with the other processes' UCX atomics (a compare-and-
+ * swap by message is not), waits for that flush instead. An operation
+ * that goes as a message first waits for UCX to complete the operations
+ * before it. */
 ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
                              const ol_datatype_t *basic, int64_t disp,
                              const ol_rma_block_t *blocks, size_t nblocks,
@@ -444,29 +472,22 @@ ol_status_t ol_rma_ucx_issue(ol_rma_state_t *s, const ol_rma_op_t *op,
     *done = false;
     if (!u->rkeys[op->target])
         return MPI_SUCCESS; /* no memory there: the messages report the range */
-    if (by_messages_over_tcp(u, op))
-        return MPI_SUCCESS;
-    if (op->kind == OL_RMA_PUT || op->kind == OL_RMA_GET) {
-        ol_status_t rc = settle_messages(s, op->target);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        *done = true;
-        return op->kind == OL_RMA_PUT ? put(s, op, disp, blocks, nblocks, request)
-                                      : get(s, op, disp, blocks, nblocks, request);
-    }
+    bool put_or_get = op->kind == OL_RMA_PUT || op->kind == OL_RMA_GET;
     ucp_atomic_op_t opcode;
-    if (!as_atomic(s, op, basic, nblocks, &opcode)) {
-        /* The messages do it; the target applies it with the CPU's atomics
-         * (protocol.c), so that it is atomic with UCX's too. */
-        return before_message_accumulate(s, op->target);
-    }
+    /* Other accumulates the target applies with the CPU's atomics when the
+     * window has UCX's (protocol.c), so that they are atomic with them. */
+    if (put_or_get ? by_messages_over_tcp(u, op) || messages_in_flight(s, op->target)
+                   : !as_atomic(s, op, basic, nblocks, &opcode))
+        return by_messages(s, op->target);
     ol_status_t rc = settle_messages(s, op->target);
-    if (rc == MPI_SUCCESS && u->last_accumulate[op->target] == ACC_MESSAGE &&
-        s->ordered_accumulates)
+    if (rc == MPI_SUCCESS && !put_or_get && messages_in_flight(s, op->target))
         rc = ol_rma_flush_messages(s, op->target);
     if (rc != MPI_SUCCESS)
         return rc;
     *done = true;
+    if (put_or_get)
+        return op->kind == OL_RMA_PUT ? put(s, op, disp, blocks, nblocks, request)
+                                      : get(s, op, disp, blocks, nblocks, request);
     const ol_datatype_t *type = op->kind == OL_RMA_COMPARE_AND_SWAP ? op->target_dt : basic;
     uint64_t at = u->bases[op->target] + (uint64_t)(disp + blocks[0].offset);
     return atomic(s, op, opcode, type->size, at, request);
@@ -487,7 +508,7 @@ static void free_ucx(struct ol_rma_ucx *u, int size)
     free(u->rkeys);
     free(u->bases);
     free(u->touched);
-    free(u->last_accumulate);
+    free(u->last_kind);
     free(u->over_tcp);
     free(u);
 }
@@ -590,9 +611,9 @@ ol_status_t ol_rma_ucx_setup(ol_rma_state_t *s, void *base, size_t size, bool wa
         u->rkeys = calloc((size_t)n, sizeof(*u->rkeys));
         u->bases = calloc((size_t)n, sizeof(*u->bases));
         u->touched = calloc((size_t)n, sizeof(*u->touched));
-        u->last_accumulate = calloc((size_t)n, sizeof(*u->last_accumulate));
+        u->last_kind = calloc((size_t)n, sizeof(*u->last_kind));
         u->over_tcp = calloc((size_t)n, sizeof(*u->over_tcp));
-        ok = u->eps && u->rkeys && u->bases && u->touched && u->last_accumulate && u->over_tcp;
+        ok = u->eps && u->rkeys && u->bases && u->touched && u->last_kind && u->over_tcp;
     }
     void *rkey = NULL;
     size_t rkey_bytes = 0;

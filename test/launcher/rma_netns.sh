@@ -35,7 +35,7 @@ check_hosts_empty 20
 
 mpirun_on0 "$TMP/out" "$TMP/err" -hostfile "$TMP/hosts" -np 4 "$ACC" ring
 [ "$rc" -eq 0 ] || fail "rma_acc ring on 2 hosts: status $rc: $(cat "$TMP/err")"
-grep -q "^rma_acc: 4 ranks OK (6 cases)" "$TMP/out" ||
+grep -q "^rma_acc: 4 ranks OK (7 cases)" "$TMP/out" ||
     fail "rma_acc ring on 2 hosts: $(cat "$TMP/out")"
 check_hosts_empty 20
 

@@ -48,6 +48,15 @@
  *   ordering/ring       accumulates from one origin to one location are
  *                       applied in order (the default accumulate_ordering):
  *                       20 REPLACEs then a NO_OP Get_accumulate reads the last
+ *   consistency/ring    one origin's operations on one location happen in
+ *                       the order issued whatever way each takes (location
+ *                       consistency, which ARMCI-MPI needs and Open MPI
+ *                       4.1.4 gives; MPICH 4.0.2 lets a put overtake a get
+ *                       issued before it, in 6 runs of 12), with no flush
+ *                       between them: put,
+ *                       accumulates (16 elements, a vector, single
+ *                       elements), get, put, fetch-and-op, compare-and-swap,
+ *                       Get_accumulate; each read sees every write before it
  *   random/all          a randomized checker with a fixed seed: every rank
  *                       draws the same list of accumulates of all ranks (SUM
  *                       on int64_t and int, BXOR on unsigned; counts 1 to 4,
@@ -1145,6 +1154,81 @@ static void case_ordering(void)
     CHECK(MPI_Win_free(&win));
 }
 
+/* ---- location consistency ---- */
+
+enum { LC_N = 16, LC_ROUNDS = 40 };
+
+static void lc_expect(const int *got, const int *want, int round, const char *what)
+{
+    for (int i = 0; i < LC_N; i++)
+        if (got[i] != want[i])
+            rma_fail("location consistency round %d: %s element %d of rank %d gave %d, "
+                     "expected %d (the operations before it, no flush between)",
+                     round, what, i, ring_next(), got[i], want[i]);
+}
+
+/* One round at target t, no flush until the end: each read must see every
+ * write this origin issued before it, and no write may overtake a read. */
+static void lc_round(MPI_Win win, MPI_Datatype every_other, int t, int round)
+{
+    int put1[LC_N], ones[LC_N], twos[LC_N / 2], four = 4, put2[LC_N], zero = 0;
+    int want[LC_N], seen[LC_N], seen_after[LC_N], fetched = -1, swapped = -1, swap_in = -7;
+    for (int i = 0; i < LC_N; i++) {
+        put1[i] = 1000 * round + i;
+        put2[i] = -1000 * round - i;
+        ones[i] = 1;
+        want[i] = put1[i] + 1 + (i % 2 == 0 ? 2 : 0) + 4;
+    }
+    for (int i = 0; i < LC_N / 2; i++)
+        twos[i] = 2;
+    check(MPI_Put(put1, LC_N, MPI_INT, t, 0, LC_N, MPI_INT, win), "MPI_Put");
+    check(MPI_Accumulate(ones, LC_N, MPI_INT, t, 0, LC_N, MPI_INT, MPI_SUM, win),
+          "MPI_Accumulate of 16 ints");
+    check(MPI_Accumulate(twos, LC_N / 2, MPI_INT, t, 0, 1, every_other, MPI_SUM, win),
+          "MPI_Accumulate of a vector");
+    for (int i = 0; i < LC_N; i++) /* UCX's atomics where a window has them */
+        check(MPI_Accumulate(&four, 1, MPI_INT, t, i, 1, MPI_INT, MPI_SUM, win),
+              "MPI_Accumulate of one int");
+    check(MPI_Get(seen, LC_N, MPI_INT, t, 0, LC_N, MPI_INT, win), "MPI_Get");
+    check(MPI_Put(put2, LC_N, MPI_INT, t, 0, LC_N, MPI_INT, win), "MPI_Put");
+    check(MPI_Fetch_and_op(&four, &fetched, MPI_INT, t, 0, MPI_SUM, win), "MPI_Fetch_and_op");
+    check(MPI_Compare_and_swap(&swap_in, &put2[1], &swapped, MPI_INT, t, 1, win),
+          "MPI_Compare_and_swap");
+    check(MPI_Get_accumulate(&zero, 0, MPI_INT, seen_after, LC_N, MPI_INT, t, 0, LC_N, MPI_INT,
+                             MPI_NO_OP, win),
+          "MPI_Get_accumulate(MPI_NO_OP)");
+    CHECK(MPI_Win_flush(t, win));
+    lc_expect(seen, want, round, "MPI_Get after a put and accumulates:");
+    if (fetched != put2[0])
+        rma_fail("location consistency round %d: MPI_Fetch_and_op after a put fetched %d, "
+                 "expected %d", round, fetched, put2[0]);
+    if (swapped != put2[1])
+        rma_fail("location consistency round %d: MPI_Compare_and_swap after a put fetched %d, "
+                 "expected %d", round, swapped, put2[1]);
+    put2[0] += 4;
+    put2[1] = swap_in;
+    lc_expect(seen_after, put2, round, "MPI_Get_accumulate after a put and atomics:");
+}
+
+static void case_consistency(void)
+{
+    int *mem;
+    MPI_Win win;
+    MPI_Datatype every_other;
+    CHECK(MPI_Type_vector(LC_N / 2, 1, 2, MPI_INT, &every_other));
+    CHECK(MPI_Type_commit(&every_other));
+    CHECK(win_allocate(LC_N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                       &win));
+    CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    CHECK(MPI_Win_lock_all(0, win));
+    for (int round = 0; round < LC_ROUNDS; round++)
+        lc_round(win, every_other, ring_next(), round);
+    CHECK(MPI_Win_unlock_all(win));
+    CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(MPI_Win_free(&win));
+    CHECK(MPI_Type_free(&every_other));
+}
+
 /* ---- random ---- */
 
 static unsigned long long rng_state;
@@ -1339,6 +1423,8 @@ int main(int argc, char **argv)
         case_large();
     if (selected("ordering/ring"))
         case_ordering();
+    if (selected("consistency/ring"))
+        case_consistency();
     if (selected("random/all"))
         case_random();
     rma_finish();

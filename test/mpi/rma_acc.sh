@@ -10,7 +10,7 @@
 for np in 1 2 3 4; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_acc: $np ranks OK \(12 cases\)"
+    expect_out "^rma_acc: $np ranks OK \(13 cases\)"
 done
 
 # The same the way between hosts (RMA_SHARED_MEMORY=0; one host takes the
@@ -22,7 +22,7 @@ export OMPI_LITE_RMA_SHARED_MEMORY=0 OMPI_LITE_RMA_UCX_ATOMICS=1
 for np in 2 3; do
     run_mpi "$np"
     expect_success
-    expect_out "^rma_acc: $np ranks OK \(12 cases\)"
+    expect_out "^rma_acc: $np ranks OK \(13 cases\)"
 done
 unset OMPI_LITE_RMA_UCX_ATOMICS
 
@@ -31,9 +31,9 @@ unset OMPI_LITE_RMA_UCX_ATOMICS
 # message (RMA_UCX=0).
 run_mpi 2
 expect_success
-expect_out "^rma_acc: 2 ranks OK \(12 cases\)"
+expect_out "^rma_acc: 2 ranks OK \(13 cases\)"
 export OMPI_LITE_RMA_UCX=0
 run_mpi 2
 expect_success
-expect_out "^rma_acc: 2 ranks OK \(12 cases\)"
+expect_out "^rma_acc: 2 ranks OK \(13 cases\)"
 unset OMPI_LITE_RMA_SHARED_MEMORY OMPI_LITE_RMA_UCX
