@@ -3,12 +3,13 @@
 # written for Open MPI and MPICH, built unchanged with ompi-lite's mpicc,
 # that verifies its own answers. Not part of the test command: it downloads
 # Debian source packages with apt-get (needs root) and takes about 25
-# minutes on 2 cores, HDF5 about 4 more (12 with -m mpich), and ScaLAPACK
-# about 6 more (3 to build, 3 to run; with -m mpich, whose waiting ranks
-# do not yield the 2 cores, its drivers take up to 10 minutes each).
+# minutes on 2 cores, HDF5 about 4 more (12 with -m mpich), ARMCI-MPI 4,
+# and ScaLAPACK about 6 more (3 to build, 3 to run; with -m mpich, whose
+# waiting ranks do not yield the 2 cores, its drivers take up to 10
+# minutes each).
 #
 #   contrib/app-checks.sh [-a APPS] [-w WORKDIR] [-m MPI]
-#   -a APPS     comma separated (default hpcc,fftw,scotch,p4est,hdf5,scalapack):
+#   -a APPS     comma separated (default hpcc,fftw,scotch,p4est,hdf5,armci,scalapack):
 #               hpcc  HPC Challenge 1.5.0: HPL's residual checks over 144
 #                     variants (its own six broadcasts, panel factorizations,
 #                     lookahead, odd sizes), PTRANS, MPIRandomAccess, MPIFFT
@@ -33,6 +34,18 @@
 #                     independent datasets, chunks, hyperslabs),
 #                     t_shapesame, t_filters_parallel, t_cache,
 #                     t_pflush1/2 ... on 4 processes
+#               armci ARMCI-MPI, the one-sided runtime under Global Arrays
+#                     and NWChem, over MPI-3 RMA (lock_all windows, puts,
+#                     gets and accumulates of contiguous, strided and
+#                     vector data, request-based operations, mutexes by
+#                     fetch-and-op, flushes): its make check, 45 tests and
+#                     benchmarks that check their data, on 2 and 4
+#                     processes, and with ompi-lite on 3 through UCX and
+#                     messages as between hosts (RMA_SHARED_MEMORY=0). The
+#                     Debian source (0.3.1~beta), or a newer tree unpacked
+#                     as WORKDIR/armci-mpi (a clone of pmodels/armci-mpi:
+#                     its test_location_consistency and test_acc_overlap
+#                     are from 2026); about 4 minutes
 #               scalapack ScaLAPACK 2.2.1, Fortran 77 over BLACS, built with
 #                     mpifort and mpicc: its own test drivers for real
 #                     single and double precision (LU, banded and
@@ -57,7 +70,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_install
-apps=hpcc,fftw,scotch,p4est,hdf5,scalapack
+apps=hpcc,fftw,scotch,p4est,hdf5,armci,scalapack
 work=
 mpi=ompi-lite
 while [ $# -gt 0 ]; do
@@ -65,7 +78,7 @@ while [ $# -gt 0 ]; do
     -a) apps=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
     -m) mpi=$2; shift 2 ;;
-    -h|--help) sed -n '2,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,68p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "app-checks: unknown option '$1' (see -h)" >&2; exit 2 ;;
     esac
 done
@@ -111,6 +124,30 @@ unpack() {
     fetch_debian_source "$1" "$work/download"
     mkdir -p "$work/$1"
     tar xf "$work"/download/"$1"_*.orig.tar.* -C "$work/$1" --strip-components=1
+}
+
+# ARMCI-MPI's make check on NP processes (the ENV given first), one line.
+armci_check() {
+    np=$1 setting=$2 log=$3 rc=0
+    shift 3
+    env "$@" make -j2 check LOG_COMPILER="$mpirun" AM_LOG_FLAGS="-np $np" >"$log" 2>&1 || rc=$?
+    report "$rc" armci "$setting" "$log"
+}
+
+run_armci() {
+    need autoconf automake libtool
+    [ -d "$work/armci-mpi" ] || unpack armci-mpi
+    cd "$work/armci-mpi"
+    if [ ! -f Makefile ]; then
+        { { [ -x configure ] || ./autogen.sh; } && ./configure CC="$mpicc" &&
+            make -j2; } >"$work/armci.build.log" 2>&1 ||
+            { report 1 armci build "$work/armci.build.log"; return 0; }
+    fi
+    armci_check 2 "make check on 2 processes" "$work/armci-2.log"
+    armci_check 4 "make check on 4 processes" "$work/armci-4.log"
+    [ "$mpi" = ompi-lite ] || return 0
+    armci_check 3 "make check on 3 processes, windows through UCX (RMA_SHARED_MEMORY=0)" \
+        "$work/armci-ucx-3.log" OMPI_LITE_RMA_SHARED_MEMORY=0
 }
 
 # HPL's build settings. HPL still calls MPI_Address and MPI_Type_struct,
@@ -445,8 +482,8 @@ run_scalapack() {
 apps=$(echo "$apps" | tr ',' ' ')
 for app in $apps; do # every name checked before the first long run
     case $app in
-    hpcc | fftw | scotch | p4est | hdf5 | scalapack) ;;
-    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch, p4est, hdf5, scalapack)" >&2; exit 2 ;;
+    hpcc | fftw | scotch | p4est | hdf5 | armci | scalapack) ;;
+    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch, p4est, hdf5, armci, scalapack)" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$work"
