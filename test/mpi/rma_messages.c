@@ -19,7 +19,11 @@
  *    and in a post-start-complete-wait epoch and under an exclusive lock,
  *    after which the target at once changes the memory read (past
  *    MPI_Win_wait, or as soon as its own exclusive lock is granted): the
- *    origin must have the data of before.
+ *    origin must have the data of before;
+ *  - a put completed by MPI_Win_flush_local, then a point-to-point message
+ *    to the target saying so: the target, once it has the message, finds
+ *    the put's data in its memory (flush_local completes at the target, as
+ *    with Open MPI's and MPICH's UCX paths; OSHMPI's locks rely on it).
  * The targets check their memory after a barrier. Run with the messages
  * (OMPI_LITE_RMA_UCX=0 or between hosts) for the protocol to be taken. */
 #include <mpi.h>
@@ -392,6 +396,37 @@ static void large_get_then_change(int rank, int size)
     MPI_Win_free(&win);
 }
 
+#define TOLD_ROUNDS 300
+#define TOLD_INTS 1024 /* 4 KiB a put: a message of its own */
+
+static void flush_local_then_tell(int rank, int size)
+{
+    int *mem, *data = malloc(TOLD_INTS * sizeof(int));
+    MPI_Win win;
+    MPI_Win_allocate(TOLD_INTS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                     &win);
+    for (int i = 0; i < TOLD_INTS; i++)
+        mem[i] = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, stale = 0;
+    MPI_Win_lock_all(0, win);
+    for (int round = 0; round < TOLD_ROUNDS; round++) {
+        for (int i = 0; i < TOLD_INTS; i++)
+            data[i] = round;
+        MPI_Put(data, TOLD_INTS, MPI_INT, next, 0, TOLD_INTS, MPI_INT, win);
+        MPI_Win_flush_local(next, win);
+        MPI_Sendrecv_replace(&round, 0, MPI_INT, next, 7, prev, 7, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+        MPI_Win_sync(win);
+        stale += mem[0] != round || mem[TOLD_INTS - 1] != round;
+        MPI_Barrier(MPI_COMM_WORLD); /* the next round's put comes after this look */
+    }
+    MPI_Win_unlock_all(win);
+    check(stale == 0, "flush_local: a put's data was not there when the origin said so", rank);
+    free(data);
+    MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -406,6 +441,7 @@ int main(int argc, char **argv)
     large_gets_allocated(rank, size);
     large_gets_dynamic(rank, size);
     large_get_then_change(rank, size);
+    flush_local_then_tell(rank, size);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all == 0)
