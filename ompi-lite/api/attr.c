@@ -133,7 +133,7 @@ static keyval_t *lookup_keyval(int keyval, kind_t kind, const char *arg, livenes
     else
         ol_api_set_detail("%s %d is %s", arg, keyval,
                           is_predefined_key(keyval)
-                              ? "a predefined attribute of MPI_COMM_WORLD, which only MPI sets"
+                              ? "a predefined attribute, which only MPI sets"
                           : keyval == MPI_KEYVAL_INVALID ? "MPI_KEYVAL_INVALID"
                                                          : "not a valid keyval");
     return NULL;
@@ -372,9 +372,13 @@ ol_status_t ol_attr_delete_all_comm(ol_comm_t *comm)
     return delete_all(&obj);
 }
 
-/* The predefined attributes of MPI_COMM_WORLD: a pointer to an int, as
- * the standard says for C. Every process can do I/O: MPI_IO is
- * MPI_ANY_SOURCE (MPI-4.1 9.1.2). Clocks are not synchronized. */
+/* The predefined attributes: a pointer to an int, as the standard says
+ * for C. Every process can do I/O: MPI_IO is MPI_ANY_SOURCE (MPI-4.1
+ * 9.1.2). Clocks are not synchronized. The standard attaches them to
+ * MPI_COMM_WORLD, and to the communicators a session's groups make;
+ * ompi-lite answers them on every communicator, as MPICH does: programs
+ * ask a duplicate or a split for MPI_TAG_UB (OSHMPI's active messages,
+ * CP2K, Nek5000), and Open MPI's "not set" there is a known complaint. */
 static struct {
     int tag_ub, host, io, wtime_is_global, appnum, universe_size;
 } world_values;
@@ -439,9 +443,8 @@ int ol_api_comm_set_attr(ol_comm_t *comm, int comm_keyval, void *attribute_val)
 int ol_api_comm_get_attr(ol_comm_t *comm, int comm_keyval, void *attribute_val, int *flag)
 {
     if (is_predefined_key(comm_keyval)) {
-        *flag = comm == &ol_comm_world;
-        if (*flag)
-            *(const int **)attribute_val = world_value(comm_keyval);
+        *flag = 1;
+        *(const int **)attribute_val = world_value(comm_keyval);
         return MPI_SUCCESS;
     }
     object_t obj = comm_object(comm);

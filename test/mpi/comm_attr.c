@@ -7,7 +7,7 @@
  * fails the dup with its code, a failing delete callback the free; a freed
  * keyval lives on in its attributes, which can be read and deleted by it, and freeing it
  * again then changes nothing; values go down dup chains; the
- * predefined attributes of MPI_COMM_WORLD; the deprecated MPI-1 calls; bad
+ * predefined attributes, on every communicator; the deprecated MPI-1 calls; bad
  * keyvals give MPI_ERR_KEYVAL. Every rank checks the same things. */
 #include <mpi.h>
 #include <stdarg.h>
@@ -299,13 +299,24 @@ static void predefined_attributes(void)
     MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag);
     CHECK(flag && *p == tag_ub, "MPI_Attr_get of MPI_TAG_UB");
 
-    /* only on MPI_COMM_WORLD */
-    MPI_Comm dup;
+    /* on every communicator, as MPICH answers them (attr.c) */
+    MPI_Comm dup, split;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    MPI_Comm_get_attr(dup, MPI_TAG_UB, &p, &flag);
-    CHECK(!flag, "MPI_TAG_UB is set on a duplicate of MPI_COMM_WORLD");
-    MPI_Comm_get_attr(MPI_COMM_SELF, MPI_TAG_UB, &p, &flag);
-    CHECK(!flag, "MPI_TAG_UB is set on MPI_COMM_SELF");
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, 0, &split);
+    MPI_Comm others[] = {dup, split, MPI_COMM_SELF};
+    const char *names[] = {"a duplicate of MPI_COMM_WORLD", "a split", "MPI_COMM_SELF"};
+    for (int c = 0; c < 3; c++) {
+        p = NULL;
+        MPI_Comm_get_attr(others[c], MPI_TAG_UB, &p, &flag);
+        CHECK(flag && *p == tag_ub, "MPI_TAG_UB on %s: flag %d value %d", names[c], flag,
+              flag ? *p : 0);
+        p = NULL;
+        MPI_Comm_get_attr(others[c], MPI_UNIVERSE_SIZE, &p, &flag);
+        CHECK(flag && *p == universe, "MPI_UNIVERSE_SIZE on %s", names[c]);
+    }
+    expect_class(MPI_Comm_delete_attr(dup, MPI_TAG_UB), MPI_ERR_KEYVAL,
+                 "deleting MPI_TAG_UB from a duplicate");
+    MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
 
     /* the program cannot change or free them */
