@@ -244,7 +244,12 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Records the first failure (taking ownership of line): its line and exit
- * status are final from here on. False when an earlier failure won. */
+ * status are final from here on. False when an earlier failure won. The
+ * status is exit_code even when 0: MPI_Abort(comm, 0) ends the job with
+ * status 0, as the standard advises (MPI-4.1 11.6: the errorcode is
+ * returned to the invoking environment) and Open MPI and MPICH do; codes
+ * that stop a whole run early with it, and OpenSHMEM's shmem_global_exit(0)
+ * over MPI, expect it. */
 static bool record_failure(struct mpirun *m, char *line, int exit_code)
 {
     if (m->failed) {
@@ -254,7 +259,7 @@ static bool record_failure(struct mpirun *m, char *line, int exit_code)
     ol_trace("job failed: %s", line);
     m->failed = true;
     m->fail_line = line;
-    m->exit_code = exit_code ? exit_code : 1;
+    m->exit_code = exit_code;
     return true;
 }
 

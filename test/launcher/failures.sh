@@ -1,7 +1,8 @@
 #!/bin/sh
 # A rank that fails ends the job at once: mpirun prints one line naming the
-# rank, its pid and host and how it ended, exits non-zero (the rank's code,
-# 128+signal, the abort code), and no process of the job survives.
+# rank, its pid and host and how it ended, exits with the rank's code,
+# 128+signal or the abort code (0 for MPI_Abort(comm, 0)), and no process of
+# the job survives.
 . "${top_srcdir:-.}/test/launcher/common.sh"
 need_helpers "$PMIX_CLIENT"
 
@@ -40,6 +41,10 @@ expect_failure 6 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) stopped on an err
 grep -q "called MPI_Abort" "$TMP/err" && fail "a fatal MPI error is reported as MPI_Abort: $(cat "$TMP/err")"
 expect_failure 5 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) called MPI_Abort with code 5$" \
     -np 2 "$EXIT_AFTER" before abort 5 1 "$MARKER"
+# MPI_Abort(comm, 0) ends the job with status 0, as Open MPI and MPICH do
+# (shmem_global_exit(0), and codes that stop every rank early with it).
+expect_failure 0 "^mpirun: rank 1 \(pid [0-9]+ on host $host\) called MPI_Abort with code 0$" \
+    -np 2 "$EXIT_AFTER" before abort 0 1 "$MARKER"
 # Not a PMIx client: a non-zero exit still ends the job; sleepers are killed.
 expect_failure 5 "^mpirun: rank [01] \(pid [0-9]+ on host $host\) exited with code 5$" \
     -np 2 sh -c 'if [ "$OMPI_LITE_RANK" = 1 ]; then exit 5; fi; sleep 30' "$MARKER"
