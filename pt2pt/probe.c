@@ -89,8 +89,11 @@ ol_status_t ol_pt2pt_iprobe(int source, int tag, ol_comm_t *comm, bool remove, i
             *message = &message_no_proc;
         return OL_OK;
     }
-    ol_progress();
-    return probe_once(source, tag, comm, remove, flag, message, status);
+    int events = ol_progress();
+    ol_status_t rc = probe_once(source, tag, comm, remove, flag, message, status);
+    if (rc == OL_OK && !*flag && events == 0)
+        ol_poll_found_nothing();
+    return rc;
 }
 
 ol_status_t ol_pt2pt_iprobe_arrived(int source, int tag, ol_comm_t *comm, bool remove, int *flag,

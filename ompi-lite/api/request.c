@@ -107,7 +107,7 @@ int ol_api_test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!ol_request_is_complete(req))
-        ol_progress();
+        ol_progress_poll();
     if (!ol_request_is_complete(req)) {
         *flag = 0;
         return MPI_SUCCESS;
@@ -260,7 +260,7 @@ int ol_api_testall(int count, MPI_Request array_of_requests[], int *flag,
         return rc;
     all_wait_t w = {count, a.reqs};
     if (!all_complete(&w))
-        ol_progress();
+        ol_progress_poll();
     *flag = all_complete(&w);
     if (*flag)
         rc = finish_all(count, array_of_requests, a.reqs, array_of_statuses);
@@ -329,7 +329,7 @@ int ol_api_testany(int count, MPI_Request array_of_requests[], int *indx, int *f
         return rc;
     any_wait_t w = {count, a.reqs, -1};
     if (!any_complete(&w)) {
-        ol_progress();
+        ol_progress_poll();
         any_complete(&w);
     }
     *flag = w.index != -1;
@@ -367,7 +367,7 @@ static int some(int incount, MPI_Request requests[], int *outcount, int indices[
     if (block)
         ol_progress_wait(any_complete, &w);
     else if (!any_complete(&w)) {
-        ol_progress();
+        ol_progress_poll();
         any_complete(&w);
     }
     if (w.index == MPI_UNDEFINED)
@@ -404,7 +404,7 @@ int ol_api_request_get_status(MPI_Request request, int *flag, MPI_Status *status
         return MPI_SUCCESS;
     }
     if (!ol_request_is_complete(req))
-        ol_progress();
+        ol_progress_poll();
     *flag = ol_request_is_complete(req);
     if (*flag) {
         rc = query_status(req);
@@ -439,7 +439,7 @@ int ol_api_request_get_status_any(int count, const MPI_Request array_of_requests
         *flag = 1;
         set_empty(status);
     } else {
-        ol_progress();
+        ol_progress_poll();
     }
     return MPI_SUCCESS;
 }
@@ -453,7 +453,7 @@ int ol_api_request_get_status_all(int count, const MPI_Request array_of_requests
         return rc;
     all_wait_t w = {count, a.reqs};
     if (!all_complete(&w))
-        ol_progress();
+        ol_progress_poll();
     *flag = all_complete(&w);
     results_t r = {array_of_statuses, 0};
     for (int i = 0; *flag && i < count; i++)
@@ -472,7 +472,7 @@ int ol_api_request_get_status_some(int incount, const MPI_Request array_of_reque
         return rc;
     any_wait_t w = {incount, a.reqs, -1};
     if (!any_complete(&w)) {
-        ol_progress();
+        ol_progress_poll();
         any_complete(&w);
     }
     results_t r = {array_of_statuses, 0};

@@ -226,6 +226,13 @@ bool ol_wait_restarts_on_progress(void);
 /* ol_progress, and a wakeup for threads of this rank asleep on the worker
  * when it made progress they may be waiting for. */
 int ol_progress_and_wake(void);
+/* ol_progress for the calls a program polls with (MPI_Test and kin):
+ * where the job's ranks share this host's cores, a poll that moved nothing
+ * hands the core to another rank (ol_poll_found_nothing). */
+int ol_progress_poll(void);
+/* A polling call (MPI_Iprobe) found nothing: where ranks share cores, the
+ * core goes to another rank (progress.c says why). */
+void ol_poll_found_nothing(void);
 
 double ol_rt_wtime(void);
 

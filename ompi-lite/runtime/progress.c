@@ -94,6 +94,30 @@ int ol_progress_and_wake(void)
     return events;
 }
 
+/* A program that polls (MPI_Test in a loop, serving requests meanwhile, as
+ * OSHMPI's active messages do) on ranks that share cores keeps the core
+ * its peer needs to answer until the scheduler's time slice ends: 4 ranks
+ * on the 2 cores, each awaiting its neighbour's answer with MPI_Testall,
+ * took up to 80 ms a round trip, 5 runs of 6 past 30 s for 25000 (Open
+ * MPI, which yields when idle in an oversubscribed job: 5 us a request;
+ * MPICH 3-140 us). With a yield after an idle poll: 5.6-9.6 us, 6 runs of
+ * 6 (p2p_shm_oversub's third part: 8 ranks, 17 us, where it ran out of its
+ * 30 s before). Where every rank has a core, polls never yield: the core
+ * would go to nobody. */
+void ol_poll_found_nothing(void)
+{
+    if (!ol_rt.core_per_local_rank)
+        sched_yield();
+}
+
+int ol_progress_poll(void)
+{
+    int events = ol_progress();
+    if (events == 0)
+        ol_poll_found_nothing();
+    return events;
+}
+
 /* Idle polls between two looks at the clock while spinning: reading the
  * clock (about 20 ns here, 2-3 idle ucp_worker_progress calls) on every poll
  * would slow the loop that notices an arriving message. */

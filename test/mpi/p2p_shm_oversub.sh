@@ -1,7 +1,9 @@
 #!/bin/sh
-# p2p_shm_oversub: 3000 blocking exchanges and 400 token laps round a ring of
-# 3 and of 8 ranks on a 2-core machine: finishes in time only when waiting
-# ranks sleep and are woken by their message. Times go to the log.
+# p2p_shm_oversub: 3000 blocking exchanges, 400 token laps and 2000 requests
+# served while polling with MPI_Test round a ring of 3 and of 8 ranks on a
+# 2-core machine: finishes in time only when waiting ranks sleep and are
+# woken by their message, and polls that find nothing give the core away.
+# Times go to the log.
 # shellcheck source=test/mpi/common.sh
 . "$(dirname "$0")/common.sh"
 
