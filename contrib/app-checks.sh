@@ -570,7 +570,11 @@ apps=$(echo "$apps" | tr ',' ' ')
 for app in $apps; do # every name checked before the first long run
     case $app in
     hpcc | fftw | scotch | p4est | hdf5 | armci | shmem | scalapack) ;;
-    *) echo "app-checks: unknown application '$app' (hpcc, fftw, scotch, p4est, hdf5, armci, shmem, scalapack)" >&2; exit 2 ;;
+    *)
+        echo "app-checks: unknown application '$app'" \
+            "(hpcc, fftw, scotch, p4est, hdf5, armci, shmem, scalapack)" >&2
+        exit 2
+        ;;
     esac
 done
 mkdir -p "$work"
