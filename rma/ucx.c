@@ -209,12 +209,12 @@ ol_status_t ol_rma_ucx_flush(ol_rma_state_t *s, int target)
  * whichever way each goes: a get sees the put or accumulate before it, and
  * a put does not overtake a get before it, as in Open MPI (ARMCI-MPI's
  * location consistency rests on it; MPI itself orders only accumulates, by
- * accumulate_ordering's default). UCX
- * orders the operations on an endpoint only across a fence: one comes
- * before a UCX operation of another kind (put, get, atomic) to the same
- * target, and before an atomic behind another unless accumulate_ordering
- * is "none". Operations of one kind in a row (osu_put_bw's windows) take
- * none. The messages and UCX are kept in order in ol_rma_ucx_issue. */
+ * accumulate_ordering's default). UCX orders the operations on an endpoint
+ * only across a fence: one comes before a UCX operation of another kind
+ * (put, get, atomic) to the same target, and before an atomic behind
+ * another unless accumulate_ordering is "none". Operations of one kind in
+ * a row (osu_put_bw's windows) take none. The messages and UCX are kept in
+ * order in ol_rma_ucx_issue. */
 static void keep_order(ol_rma_state_t *s, int target, uint8_t kind)
 {
     struct ol_rma_ucx *u = s->ucx;
