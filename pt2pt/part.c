@@ -694,6 +694,8 @@ ol_status_t ol_part_arrived(ol_request_t *req, int partition, int *flag)
         ol_progress();
         *flag = partition_arrived(req, p, partition);
     }
+    if (!*flag)
+        ol_poll_found_nothing(); /* a program polls MPI_Parrived */
     return OL_OK;
 }
 

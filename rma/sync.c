@@ -394,15 +394,17 @@ ol_status_t ol_rma_test(ol_win_t *win, int *flag)
         ol_error_detail("MPI_Win_test without MPI_Win_post");
         return MPI_ERR_RMA_SYNC;
     }
+    ol_status_t rc = MPI_SUCCESS;
     if (s->direct) {
         *flag = ol_rma_direct_take_completes(s, s->exposure_size, false);
         s->exposed = !*flag;
-        ol_rma_unlock_state();
-        return MPI_SUCCESS;
+    } else {
+        *flag = all_completed(s);
+        rc = *flag ? end_exposure(s) : MPI_SUCCESS;
     }
-    *flag = all_completed(s);
-    ol_status_t rc = *flag ? end_exposure(s) : MPI_SUCCESS;
     ol_rma_unlock_state();
+    if (!*flag)
+        ol_poll_found_nothing(); /* a program polls MPI_Win_test */
     return rc;
 }
 

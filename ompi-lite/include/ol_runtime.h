@@ -230,8 +230,9 @@ int ol_progress_and_wake(void);
  * where the job's ranks share this host's cores, a poll that moved nothing
  * hands the core to another rank (ol_poll_found_nothing). */
 int ol_progress_poll(void);
-/* A polling call (MPI_Iprobe) found nothing: where ranks share cores, the
- * core goes to another rank (progress.c says why). */
+/* A polling call (MPI_Iprobe, MPI_Win_test, MPI_Parrived) found nothing:
+ * where ranks share cores, the core goes to another rank (progress.c says
+ * why). */
 void ol_poll_found_nothing(void);
 
 double ol_rt_wtime(void);
