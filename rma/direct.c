@@ -252,18 +252,17 @@ static bool completed(void *arg)
     return atomic_load_explicit(&c->slot->completes, memory_order_acquire) >= c->n;
 }
 
-/* Whether n completes have come (wait: waits for them); takes them. */
+/* Whether n completes have come (wait: waits for them); takes them. The
+ * origins count them in shared memory: a look needs no progress (MPI_Win_test
+ * has made its progress call already). */
 bool ol_rma_direct_take_completes(ol_rma_state_t *s, int n, bool wait)
 {
     ol_rma_slot_t *slot = &s->slots[s->win->comm->rank];
     completes_try_t c = {slot, (uint32_t)n};
-    if (wait) {
+    if (wait)
         wait_for(completed, &c, slot, &slot->completes);
-    } else {
-        ol_progress();
-        if (!completed(&c))
-            return false;
-    }
+    else if (!completed(&c))
+        return false;
     atomic_fetch_sub_explicit(&slot->completes, (uint32_t)n, memory_order_relaxed);
     return true;
 }

@@ -591,8 +591,8 @@ ol_status_t ol_rma_flush(ol_win_t *win, int rank, bool local)
      * paths flush_local is a full flush, and programs rely on it: OSHMPI's
      * shmem_clear_lock releases a lock after puts completed by
      * flush_local only, and the SOS suite's mt_lock_test lost updates (3
-     * runs of 3 on 4 ranks through messages, 62 of 64) while a local flush
-     * returned before the puts were done. */
+     * runs of 3 on 4 ranks through messages, 58-63 of 64 kept) while a
+     * local flush returned before the puts were done. */
     ol_status_t rc = flush_ucx(s, rank);
     if (rc == MPI_SUCCESS)
         rc = ask_and_wait(s, rank, MSG_FLUSH, true);
