@@ -53,10 +53,10 @@
  *                       consistency, which ARMCI-MPI needs and Open MPI
  *                       4.1.4 gives; MPICH 4.0.2 lets a put overtake a get
  *                       issued before it, in 6 runs of 12), with no flush
- *                       between them: put,
- *                       accumulates (16 elements, a vector, single
- *                       elements), get, put, fetch-and-op, compare-and-swap,
- *                       Get_accumulate; each read sees every write before it
+ *                       between them: put, accumulates (16 elements, a
+ *                       vector, single elements), get, put, fetch-and-op,
+ *                       compare-and-swap, Get_accumulate; each read sees
+ *                       every write before it
  *   random/all          a randomized checker with a fixed seed: every rank
  *                       draws the same list of accumulates of all ranks (SUM
  *                       on int64_t and int, BXOR on unsigned; counts 1 to 4,
