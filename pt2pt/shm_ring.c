@@ -327,9 +327,46 @@ bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes)
     return move_with_peer(peer, dst, address, bytes, false);
 }
 
+bool ol_ring_read_peer_pieces(int peer, const struct iovec *local, const struct iovec *remote,
+                              int count)
+{
+    size_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += local[i].iov_len;
+    if (peer == ol_rt.rank) {
+        for (int i = 0; i < count; i++)
+            ol_copy_bytes(local[i].iov_base, remote[i].iov_base, local[i].iov_len);
+        return true;
+    }
+    pid_t pid = header_of(peer)->pid;
+    ssize_t n = process_vm_readv(pid, local, (unsigned long)count, remote, (unsigned long)count, 0);
+    return n >= 0 && (size_t)n == total;
+}
+
 bool ol_ring_write_peer(int peer, uint64_t address, const void *src, size_t bytes)
 {
     return move_with_peer(peer, (char *)src, address, bytes, true);
+}
+
+double ol_ring_kernel_read_seconds(size_t bytes)
+{
+    char *from = aligned_alloc(4096, bytes), *to = aligned_alloc(4096, bytes);
+    double fastest = 1.0;
+    if (from && to) {
+        memset(from, 1, bytes);
+        memset(to, 0, bytes);
+        struct iovec local = {to, bytes}, remote = {from, bytes};
+        for (int i = 0; i < 32; i++) {
+            double start = ol_rt_wtime();
+            if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)bytes)
+                break;
+            double took = ol_rt_wtime() - start;
+            fastest = took < fastest ? took : fastest;
+        }
+    }
+    free(from);
+    free(to);
+    return fastest;
 }
 
 /* Each rank tells the producer of each of its rings whether it can read the

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 typedef enum {
     OL_RING_INLINE = 1, /* the message's bytes follow the header */
@@ -118,6 +119,16 @@ bool ol_ring_reads_peer(int peer);
 /* Copies `bytes` at `address` in world rank peer's memory to dst, or from
  * src to there; false (errno set) when the kernel refuses or moves less. */
 bool ol_ring_read_peer(int peer, void *dst, uint64_t address, size_t bytes);
+/* Reads `count` pieces of world rank peer's memory in one call, remote[i]
+ * into local[i]: one kernel entry for all; false when less than all moved
+ * (then what landed is undefined). */
+bool ol_ring_read_peer_pieces(int peer, const struct iovec *local, const struct iovec *remote,
+                              int count);
+/* The fastest of a few reads of `bytes` through the kernel
+ * (process_vm_readv, of this process itself), in seconds: what a receiver
+ * pays to copy a message out of its sender; a large number where the
+ * kernel refuses. */
+double ol_ring_kernel_read_seconds(size_t bytes);
 bool ol_ring_write_peer(int peer, uint64_t address, const void *src, size_t bytes);
 
 /* The OL_SHM_COPY_AREA_BYTES of world rank's segment that its shared

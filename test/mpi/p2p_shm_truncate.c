@@ -16,7 +16,12 @@
  * The next message of the same tag, sent right after the truncated one
  * (0 B, 60 B or 100 KiB), then arrives intact. Last, 200 KiB into a receive
  * of nothing at NULL: MPI_ERR_TRUNCATE, a count of 200 KiB, and the send
- * completes. */
+ * completes. Then a stream: eight 16 KiB messages sent at once to
+ * receives posted before them, which the receiver copies together (one
+ * read of the sender's memory for several messages): the fourth receive
+ * holds 100 bytes and the sixth none; each of those two ends in
+ * MPI_ERR_TRUNCATE with the whole count and nothing past its buffer, and
+ * the other six hold their messages. */
 #include "p2p_shm_util.h"
 
 #include <stdio.h>
@@ -99,6 +104,49 @@ static void into_nothing(unsigned char *out)
     p2p_check_ok("the send of a message truncated to nothing", MPI_Wait(&sreq, MPI_STATUS_IGNORE));
 }
 
+enum { STREAM = 8, STREAM_BYTES = 16384, SHORT_RECV = 3, EMPTY_RECV = 5 };
+
+static int stream_capacity(int i)
+{
+    return i == SHORT_RECV ? BUF : i == EMPTY_RECV ? 0 : STREAM_BYTES;
+}
+
+static void truncated_within_a_stream(unsigned char *out, unsigned char *in)
+{
+    MPI_Request sreq[STREAM], rreq[STREAM];
+    MPI_Status st[STREAM];
+    const size_t slot = STREAM_BYTES + SHM_GUARD;
+    for (int i = 0; i < STREAM; i++) {
+        shm_guard_set(in + i * slot + stream_capacity(i));
+        p2p_check_ok("MPI_Irecv", MPI_Irecv(in + i * slot, stream_capacity(i), MPI_BYTE, left,
+                                            TAG, MPI_COMM_WORLD, &rreq[i]));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < STREAM; i++) {
+        shm_make(out + i * STREAM_BYTES, STREAM_BYTES, shm_msg_seed(3, p2p_rank, right, i));
+        p2p_check_ok("MPI_Isend", MPI_Isend(out + i * STREAM_BYTES, STREAM_BYTES, MPI_BYTE,
+                                            right, TAG, MPI_COMM_WORLD, &sreq[i]));
+    }
+    shm_spin_us(2000); /* all eight are announced before the receiver looks */
+    P2P_CHECK_CLASS("a stream with two truncated receives",
+                    MPI_Waitall(STREAM, rreq, st), MPI_ERR_IN_STATUS);
+    for (int i = 0; i < STREAM; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "message %d of a stream of 16 KiB, into %d bytes", i,
+                 stream_capacity(i));
+        int cut = stream_capacity(i) < STREAM_BYTES;
+        if (cut)
+            P2P_CHECK_CLASS(what, st[i].MPI_ERROR, MPI_ERR_TRUNCATE);
+        else
+            p2p_check_ok(what, st[i].MPI_ERROR);
+        p2p_check_status(what, &st[i], left, TAG, MPI_BYTE, STREAM_BYTES);
+        if (!cut)
+            shm_check(what, in + i * slot, STREAM_BYTES, shm_msg_seed(3, left, p2p_rank, i));
+        shm_guard_check(what, in + i * slot + stream_capacity(i));
+    }
+    p2p_check_ok("the sends of the stream", MPI_Waitall(STREAM, sreq, MPI_STATUSES_IGNORE));
+}
+
 int main(int argc, char **argv)
 {
     static const int sizes[] = {101, 200, 5 * 1024, 65537, 200 * 1024};
@@ -119,6 +167,11 @@ int main(int argc, char **argv)
         for (int how = 0; how < NHOW; how++, c++)
             one_case(c, sizes[s], (enum how)how, nexts[c % 3], out, in);
     into_nothing(out);
+    free(out);
+    free(in);
+    out = shm_malloc(STREAM * STREAM_BYTES);
+    in = shm_malloc(STREAM * (STREAM_BYTES + SHM_GUARD));
+    truncated_within_a_stream(out, in);
     free(out);
     free(in);
     p2p_finish();
