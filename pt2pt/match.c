@@ -155,6 +155,7 @@ typedef struct backlog_record {
 
 typedef struct {
     backlog_record_t *head, *tail;
+    size_t bytes; /* of the payloads waiting */
 } backlog_t;
 
 static bool rings;          /* our matching runs */
@@ -965,6 +966,7 @@ static bool backlog_add(int peer, const ol_ring_envelope_t *envelope, const ol_u
         copy_in(b->payload, data);
     b->next = NULL;
     backlog_t *q = &backlogs[peer];
+    q->bytes += ol_ring_payload_bytes(envelope);
     if (q->tail)
         q->tail->next = b;
     else
@@ -989,6 +991,7 @@ static int flush_backlog(int peer)
         memcpy(slot, b->payload, ol_ring_payload_bytes(&b->envelope));
         sleeping = ol_ring_publish(peer, &b->envelope);
         q->head = b->next;
+        q->bytes -= ol_ring_payload_bytes(&b->envelope);
         backlog_record_free(b);
         events++;
     }
@@ -1025,6 +1028,19 @@ static int flush_backlogs(void)
  * either way. Hence 8 KiB where each rank has a core and the rings hold
  * 256 KiB, and the measured 2 KiB otherwise. */
 static size_t backlog_copy_bytes;
+/* The most bytes of messages that wait in copies for one peer's ring: past
+ * it, a message is announced and its bytes go over UCX, whose own queues
+ * make a sender that runs ahead wait. A window of 64 messages of 8 KiB
+ * overflows a 256 KiB ring by as much; a sender that runs further ahead
+ * of a receiver that is not running (beside busy processes, 2-rank
+ * osu_bcast of 8 KiB, whose root sends and never waits) filled the copies
+ * without bound: fresh pages, their faults, and copies out of memory
+ * instead of the cache, 8-11 us a broadcast where 16 KiB by address took
+ * 2.5, and 3.3-3.5 with this bound (2 ranks beside two busy processes;
+ * a bound of a quarter of the ring measured the same). Twice the ring's
+ * size, so that such a window still waits in copies whole: at the ring's
+ * size, osu_bibw at 8 KiB through the ring lost 3-5%. */
+static size_t backlog_max_bytes;
 
 static bool is_message(const ol_ring_envelope_t *envelope)
 {
@@ -1056,7 +1072,9 @@ static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol
         if (ol_ring_payload_bytes(envelope))
             copy_in(slot, data);
         sleeping = ol_ring_publish(peer, envelope);
-    } else if (ol_ring_payload_bytes(envelope) > backlog_copy_bytes) {
+    } else if (ol_ring_payload_bytes(envelope) > backlog_copy_bytes ||
+               (envelope->kind == OL_RING_INLINE &&
+                backlogs[peer].bytes + envelope->bytes > backlog_max_bytes)) {
         result = RING_FULL;
     } else if (!backlog_add(peer, envelope, data)) {
         result = NO_MEMORY;
@@ -1709,6 +1727,7 @@ ol_status_t ol_match_init(void)
                                  : measured_cma_bytes();
     init_shared_copies();
     backlog_copy_bytes = ol_rt_core_per_local_rank() && ring_bytes >= 262144 ? 8192 : 2048;
+    backlog_max_bytes = 2 * ring_bytes;
     rings = true;
     ol_match_by_ucx = false;
     ol_ucx_transport_packs_bytes = eager_bytes;
@@ -1743,6 +1762,7 @@ void ol_match_finalize(void)
             backlog_record_free(b);
         }
         backlogs[peer].tail = NULL;
+        backlogs[peer].bytes = 0;
     }
     backlogged = 0;
 }

@@ -4,7 +4,9 @@
  * Rank 1 sends COUNT messages of 1 KiB to 4 KiB (they go inline and
  * complete at once: what the ring to rank 0 cannot hold waits in rank 1's
  * backlog, which copies records of up to 8 KiB where each rank has a
- * core), then waits in MPI_Recv for rank 0's answer. Rank 0 starts
+ * core, up to twice the ring's bytes, and past that they are announced and
+ * go over UCX, in order behind them), then waits in MPI_Recv for rank 0's
+ * answer. Rank 0 starts
  * receiving only after PAUSE_MS, when rank 1 waits in MPI_Recv long past
  * its spin and yield, asleep: once rank 0 has emptied the ring, the rest
  * can only come from rank 1's progress, which rank 0's room must wake.
@@ -17,11 +19,11 @@
 #include <stdio.h>
 #include <time.h>
 
-#define COUNT 200
+#define COUNT 400
 #define MAX_BYTES 4096
 #define PAUSE_MS 50
 
-/* 1 KiB, an odd size, 4 KiB in turn: 200 of them are twice the ring. */
+/* 1 KiB, an odd size, 4 KiB in turn: 400 of them are four times the ring. */
 static int message_bytes(int i)
 {
     static const int sizes[] = {1024, 3001, MAX_BYTES};
