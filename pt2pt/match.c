@@ -659,6 +659,8 @@ static void wake(int peer);
  * room and a peer may have counted its last wake-up. */
 static void consume(int peer)
 {
+    if (ol_ring_oldest_scanned(peer)) /* a message counted as unexpected where it waited */
+        ol_level_down(&unexpected_level);
     if (ol_ring_consume(peer) && !closing)
         wake(peer);
 }
@@ -871,9 +873,32 @@ bool ol_match_cancel_send(int peer, uint32_t seq, void *asker)
 
 /* ---- draining the rings ------------------------------------------------------- */
 
+/* From MPI_Finalize on, progress takes every message: a sender's copies
+ * that wait for room in a ring must reach it before the sender leaves. */
+static bool taking_all;
+
+/* Whether progress may leave the message at the head of the ring from
+ * peer, which no posted receive takes, where it is: no receive is posted
+ * at all (each would have to be matched against the records behind it),
+ * and no control record waits behind it (a send's end, a cancel, which
+ * progress must take). The receive to come then copies it once, straight
+ * out of the ring, instead of twice through the unexpected queue. The
+ * messages the look passes count as unexpected from then on. */
+static bool may_stay(int peer)
+{
+    if (taking_all || posted.head != NULL)
+        return false;
+    unsigned passed;
+    bool control_waits = ol_ring_scan(peer, &passed);
+    while (passed-- > 0)
+        ol_level_up(&unexpected_level);
+    return !control_waits;
+}
+
 /* Takes what the ring from peer holds, or up to the record that `until`
- * takes (NULL: all), setting *reached then. */
-static int drain_ring(int peer, const local_recv_t *until, bool *reached)
+ * takes (NULL: all, or with `leave` up to a message that may stay in the
+ * ring), setting *reached then. */
+static int drain_ring(int peer, const local_recv_t *until, bool leave, bool *reached)
 {
     int events = 0;
     const void *payload;
@@ -891,6 +916,8 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
         if (r) {
             deliver(r, peer, &envelope, payload, NULL);
         } else {
+            if (leave && may_stay(peer))
+                break;
             if (!keep_arrived(peer, &envelope, payload))
                 break; /* stays in the ring until memory is back */
             consume(peer);
@@ -903,22 +930,28 @@ static int drain_ring(int peer, const local_recv_t *until, bool *reached)
 }
 
 /* Drains every ring (until NULL), or only until the posted receive `until`
- * has its message. Progress must drain everything: a send's completion
- * (OL_RING_CMA_DONE) may wait behind a message nobody receives yet. A new
- * receive need not: the records behind its message stay in the ring for
- * the receives to come, which then copy them once, instead of twice
- * through the unexpected queue (a root of back-to-back 2-rank broadcasts
- * keeps its peer's ring full). Only a receive posted when no other waits
- * reads the rings at all; one posted behind others leaves its message to
- * the next progress call, as the messages of the receives before it: in a
- * window of receives, each look at a record the sender is still writing
- * took the line from the sender's cache in the middle of its stores. A
- * window of 64 Irecvs then 64 Isends each way, 2 ranks, medians of 5
- * alternating runs, the first receive reading against all of them: osu_bibw
- * 1 B-1 KiB 1.25-1.53 times the bandwidth, osu_bw 16 B-8 KiB 1.07-1.88,
- * osu_latency the same. The ring to start from rotates, so that a wildcard
- * receive does not always favour the same sender. */
-static int drain_rings_until(const local_recv_t *until)
+ * has its message. A new receive need not drain everything: the records
+ * behind its message stay in the ring for the receives to come, which then
+ * copy them once, instead of twice through the unexpected queue (a root of
+ * back-to-back 2-rank broadcasts keeps its peer's ring full). Only a
+ * receive posted when no other waits reads the rings at all; one posted
+ * behind others leaves its message to the next progress call, as the
+ * messages of the receives before it: in a window of receives, each look
+ * at a record the sender is still writing took the line from the sender's
+ * cache in the middle of its stores. A window of 64 Irecvs then 64 Isends
+ * each way, 2 ranks, medians of 5 alternating runs, the first receive
+ * reading against all of them: osu_bibw 1 B-1 KiB 1.25-1.53 times the
+ * bandwidth, osu_bw 16 B-8 KiB 1.07-1.88, osu_latency the same. The ring
+ * to start from rotates, so that a wildcard receive does not always favour
+ * the same sender.
+ * Progress (`leave`) takes what posted receives and control records need
+ * and leaves the other messages where they are (may_stay). It took them
+ * all, and a receiver that waited in progress once (for the bytes of an
+ * announced message) copied every record behind into the unexpected
+ * queue, fell further behind a sender that streams and waited so more
+ * often: 300,000 2-rank broadcasts of 8 KiB back to back took 1.61-1.67 us
+ * a call, 0.95-0.97 now (MPICH 0.84-0.86). Probes and cancels take all. */
+static int drain_rings_until(const local_recv_t *until, bool leave)
 {
     static int first_peer;
     if (draining)
@@ -928,7 +961,7 @@ static int drain_rings_until(const local_recv_t *until)
     bool reached = false;
     for (int i = 0; i < ol_rt.size && !reached; i++) {
         int peer = (first_peer + i) % ol_rt.size;
-        events += drain_ring(peer, until, &reached);
+        events += drain_ring(peer, until, leave, &reached);
         if (reached)
             first_peer = (peer + 1) % ol_rt.size;
     }
@@ -936,9 +969,9 @@ static int drain_rings_until(const local_recv_t *until)
     return events;
 }
 
-static int drain_rings(void)
+static int drain_rings(bool leave)
 {
-    return drain_rings_until(NULL);
+    return drain_rings_until(NULL, leave);
 }
 
 /* ---- sends ---------------------------------------------------------------------- */
@@ -1042,12 +1075,6 @@ static size_t backlog_copy_bytes;
  * size, osu_bibw at 8 KiB through the ring lost 3-5%. */
 static size_t backlog_max_bytes;
 
-static bool is_message(const ol_ring_envelope_t *envelope)
-{
-    return envelope->kind == OL_RING_INLINE || envelope->kind == OL_RING_ANNOUNCE ||
-           envelope->kind == OL_RING_CMA;
-}
-
 /* Into the ring to peer, or behind what waits for room there; RING_FULL
  * (nothing done) for an inline record too large to wait in a copy. A
  * message that goes is numbered (envelope->seq). */
@@ -1056,7 +1083,7 @@ static enqueue_result_t enqueue(int peer, ol_ring_envelope_t *envelope, const ol
     bool sleeping = false;
     enqueue_result_t result = ENQUEUED;
     lock();
-    bool numbered = is_message(envelope);
+    bool numbered = ol_ring_is_message(envelope);
     uint32_t seq = messages_sent[peer] + 1;
     if (seq == 0) /* 0 names no message */
         seq = 1;
@@ -1365,7 +1392,7 @@ void *ol_match_recv(const ol_ucx_data_t *data, int peer, ucp_tag_t tag, ucp_tag_
         bool first = posted.head == NULL;
         post(r);
         if (first) /* a message in a ring lands in the buffer without a copy between */
-            drain_rings_until(r);
+            drain_rings_until(r, false);
     }
     unlock();
     return handle_of(r);
@@ -1383,7 +1410,7 @@ ol_match_message_t ol_match_probe(ucp_tag_t tag, ucp_tag_t mask, bool remove,
         return remove ? ucx_message(found) : found;
     }
     lock();
-    drain_rings();
+    drain_rings(false);
     unexpected_t *u = find_arrived(tag, mask);
     if (u) {
         info->sender_tag = u->envelope.tag;
@@ -1430,7 +1457,7 @@ static void drain_own_ring(void)
         return;
     draining = true;
     do
-        drain_ring(self, NULL, &reached);
+        drain_ring(self, NULL, false, &reached);
     while (backlogs[self].head && flush_backlog(self) > 0);
     draining = false;
 }
@@ -1545,7 +1572,7 @@ static void post_wake_recv(void);
 static int channel_progress(void)
 {
     lock();
-    int events = drain_rings();
+    int events = drain_rings(true);
     if (OL_UNLIKELY(backlogged > 0))
         events += flush_backlogs();
     if (copies.head)
@@ -1595,7 +1622,11 @@ static bool channel_sleep_begin(void)
     lock();
     want_room_for_backlogs();
     unlock();
-    bool quiet = ol_ring_sleep_begin() && !ol_ring_any_pending() && !channel_owes_progress();
+    /* Messages left in the rings (may_stay) wait for receives to come;
+     * with receives posted, progress takes all, so look from the oldest. */
+    bool past_scanned = __atomic_load_n(&posted.head, __ATOMIC_RELAXED) == NULL;
+    bool quiet = ol_ring_sleep_begin() && !ol_ring_any_pending(past_scanned) &&
+                 !channel_owes_progress();
     lock();
     quiet = quiet && !backlog_fits();
     unlock();
@@ -1735,6 +1766,7 @@ ol_status_t ol_match_init(void)
      * of the new rings are counted from 0, and taken again. */
     wakes_received = 0;
     wake_stopping = false;
+    taking_all = false;
     closing = false;
     post_wake_recv();
     ol_rt_channel = &channel;
@@ -1751,6 +1783,7 @@ void ol_match_finalize(void)
 {
     if (!rings)
         return;
+    taking_all = true;
     double deadline = ol_rt_wtime() + 1.0;
     while (backlogged > 0 && ol_rt_wtime() < deadline)
         if (ol_progress() > 0)

@@ -83,6 +83,7 @@ typedef struct {
 typedef struct {
     ring_t *ring;
     uint64_t tail;
+    uint64_t scanned;         /* ol_ring_scan has passed the messages before it */
     size_t last_record_bytes; /* the next is taken to be alike */
 } consumer_t;
 
@@ -628,9 +629,18 @@ static record_t *record_at(const consumer_t *c)
     return (record_t *)(c->ring->data + (c->tail & (ring_bytes - 1)));
 }
 
-static bool sealed(const consumer_t *c, const record_t *r)
+/* Whether the record at position is whole (its seal written last). */
+static bool sealed_at(const consumer_t *c, uint64_t position)
 {
-    return (__atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) & ~SEAL_CLEAR) == c->tail + 1;
+    const record_t *r = (const record_t *)(c->ring->data + (position & (ring_bytes - 1)));
+    return (__atomic_load_n(&r->seal, __ATOMIC_ACQUIRE) & ~SEAL_CLEAR) == position + 1;
+}
+
+/* Where the records not yet looked at begin: past the messages that
+ * ol_ring_scan passed. */
+static uint64_t unscanned(const consumer_t *c)
+{
+    return c->scanned > c->tail ? c->scanned : c->tail;
 }
 
 /* Hands a record's lines back, cleared first where its producer said so.
@@ -681,7 +691,7 @@ const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload)
 {
     consumer_t *c = &consumers[peer];
     record_t *r = record_at(c);
-    if (!sealed(c, r)) {
+    if (!sealed_at(c, c->tail)) {
         prefetch_awaited_record(peer, c);
         return NULL;
     }
@@ -689,7 +699,7 @@ const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload)
         /* no wake: the record after a wrap is published with it */
         release_record(c, sizeof(record_t) + r->envelope.bytes);
         r = record_at(c);
-        if (!sealed(c, r))
+        if (!sealed_at(c, c->tail))
             return NULL;
     }
     *payload = r + 1;
@@ -705,12 +715,47 @@ bool ol_ring_consume(int peer)
     return release_record(c, c->last_record_bytes);
 }
 
-bool ol_ring_any_pending(void)
+bool ol_ring_any_pending(bool past_scanned)
 {
-    for (int r = 0; r < ol_rt.size; r++)
-        if (sealed(&consumers[r], record_at(&consumers[r])))
+    for (int r = 0; r < ol_rt.size; r++) {
+        const consumer_t *c = &consumers[r];
+        if (sealed_at(c, past_scanned ? unscanned(c) : c->tail))
             return true;
+    }
     return false;
+}
+
+/* Walks the records the producer has published as the consumer will: a
+ * record ahead of the oldest is read only once its seal says it is whole,
+ * and no old word passes for a seal there either (see needs_clearing: such
+ * a word would pass on a later lap of its line, and every unwritten line
+ * ahead holds words of earlier laps). */
+bool ol_ring_scan(int peer, unsigned *messages)
+{
+    consumer_t *c = &consumers[peer];
+    uint64_t at = unscanned(c);
+    *messages = 0;
+    while (sealed_at(c, at)) {
+        const record_t *r = (const record_t *)(c->ring->data + (at & (ring_bytes - 1)));
+        if (r->envelope.kind == OL_RING_WRAP) {
+            at += sizeof(record_t) + r->envelope.bytes;
+            continue;
+        }
+        if (!ol_ring_is_message(&r->envelope)) {
+            c->scanned = at;
+            return true;
+        }
+        (*messages)++;
+        at += round_to_line(sizeof(record_t) + ol_ring_payload_bytes(&r->envelope));
+    }
+    c->scanned = at;
+    return false;
+}
+
+bool ol_ring_oldest_scanned(int peer)
+{
+    const consumer_t *c = &consumers[peer];
+    return c->scanned > c->tail;
 }
 
 void ol_ring_count_wake(int peer)

@@ -70,6 +70,14 @@ typedef struct {
  * consumer in any case (shm_ring.c says why). */
 #define OL_RING_CLEARED_BYTES 8192
 
+/* Whether a record is a message (a receive takes it), not a control
+ * record that progress takes (a send's end, a cancel) nor a wrap. */
+static inline bool ol_ring_is_message(const ol_ring_envelope_t *envelope)
+{
+    return envelope->kind == OL_RING_INLINE || envelope->kind == OL_RING_ANNOUNCE ||
+           envelope->kind == OL_RING_CMA;
+}
+
 /* The bytes of a record after its header. */
 static inline size_t ol_ring_payload_bytes(const ol_ring_envelope_t *envelope)
 {
@@ -106,8 +114,16 @@ bool ol_ring_has_room(int peer, size_t bytes);
  * the room that end made (ol_ring_want_room): the caller wakes it. */
 const ol_ring_envelope_t *ol_ring_peek(int peer, const void **payload);
 bool ol_ring_consume(int peer);
-/* True when a record waits in any ring to this rank. */
-bool ol_ring_any_pending(void);
+/* True when a record waits in any ring to this rank; past_scanned: one
+ * after the messages ol_ring_scan passed. */
+bool ol_ring_any_pending(bool past_scanned);
+/* Looks at the records of the ring from world rank peer after the oldest,
+ * from where the last scan stopped, up to the first that is no message:
+ * true when there is one (a control record waits). *messages: how many
+ * messages it passed that no scan had passed before. */
+bool ol_ring_scan(int peer, unsigned *messages);
+/* Whether the oldest record from peer is a message a scan passed. */
+bool ol_ring_oldest_scanned(int peer);
 
 /* Whether world rank peer has found that it can read this process's
  * memory (process_vm_readv, which a kernel or container may forbid); false

@@ -26,7 +26,8 @@ p2p_shm_programs = \
 	test/mpi/p2p_shm_shared \
 	test/mpi/p2p_shm_stale_seal \
 	test/mpi/p2p_shm_full_ring \
-	test/mpi/p2p_shm_moved
+	test/mpi/p2p_shm_moved \
+	test/mpi/p2p_shm_left
 check_PROGRAMS += $(p2p_shm_programs)
 # p2p_shm_fallback.sh runs p2p_shm_order with a /dev/shm too small for the
 # rings; p2p_shm_nocma.sh runs it and p2p_shm_truncate where the kernel
@@ -130,3 +131,8 @@ test_mpi_p2p_shm_moved_SOURCES = test/mpi/p2p_shm_moved.c $(P2P_SHM_UTIL)
 test_mpi_p2p_shm_moved_CPPFLAGS = $(MPI_TEST_INCLUDES)
 test_mpi_p2p_shm_moved_LDADD = $(MPI_TEST_LIBS)
 test_mpi_p2p_shm_moved_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
+
+test_mpi_p2p_shm_left_SOURCES = test/mpi/p2p_shm_left.c $(P2P_SHM_UTIL)
+test_mpi_p2p_shm_left_CPPFLAGS = $(MPI_TEST_INCLUDES)
+test_mpi_p2p_shm_left_LDADD = $(MPI_TEST_LIBS)
+test_mpi_p2p_shm_left_LDFLAGS = $(MPI_TEST_LINK_FLAGS)
