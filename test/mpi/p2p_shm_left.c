@@ -4,8 +4,8 @@
  * once; these cases would hang or mix messages up if it left too much.
  *
  * Ranks pair up (0-1, 2-3, ...; an odd last rank only joins the barriers):
- * the odd rank B sends NMSG messages of 4 KiB that its even partner A has
- * no receive for yet, then
+ * the odd rank B sends messages of 4 KiB that its even partner A has no
+ * receive for yet (NMSG, or NMSG_WRAP in round 3), then
  * 1. B receives a message of 1 MiB that A sends with a blocking MPI_Send,
  *    which (copied out of A by B) completes only once B's "done" comes back
  *    behind B's waiting messages: A, waiting with no receive posted, must
@@ -14,7 +14,8 @@
  *    a barrier with no receive posted, must give from behind the messages;
  * 3. A, with no receive posted, waits (MPI_Test of a send to itself that
  *    nobody receives) until pt2pt_unexpected_queue_length counts the
- *    messages.
+ *    messages; they fill most of the 256 KiB ring (the script sets its
+ *    size), so that they run past its end while A looks at them.
  * Each time A then receives them: the last one by its tag, the others in
  * order by MPI_ANY_TAG (the order they were sent in), each with its own
  * bytes and status, and the unexpected queue is empty again. */
@@ -26,6 +27,7 @@
 
 enum {
     NMSG = 8,
+    NMSG_WRAP = 56, /* 56 records of 4 KiB + 64 B: 228 KiB */
     MSG_BYTES = 4096,
     BIG_BYTES = 1 << 20,
     BIG_TAG = 99,
@@ -60,10 +62,10 @@ static unsigned seed_of(int round, int i)
     return (unsigned)(1000 * round + i + 1);
 }
 
-/* B's side of a round: the messages A has no receive for yet. */
-static void send_messages(int a, int round, char *bufs, MPI_Request *reqs)
+/* B's side of a round: the n messages A has no receive for yet. */
+static void send_messages(int a, int round, int n, char *bufs, MPI_Request *reqs)
 {
-    for (int i = 0; i < NMSG; i++) {
+    for (int i = 0; i < n; i++) {
         p2p_fill(bufs + (size_t)i * MSG_BYTES, MSG_BYTES, seed_of(round, i));
         p2p_check_ok("MPI_Isend",
                      MPI_Isend(bufs + (size_t)i * MSG_BYTES, MSG_BYTES, MPI_BYTE, a, i + 1,
@@ -71,16 +73,17 @@ static void send_messages(int a, int round, char *bufs, MPI_Request *reqs)
     }
 }
 
-/* A's side: the last message by its tag, then the rest by MPI_ANY_TAG. */
-static void receive_messages(int b, int round, char *buf)
+/* A's side: the last of n messages by its tag, then the rest by
+ * MPI_ANY_TAG. */
+static void receive_messages(int b, int round, int n, char *buf)
 {
     char what[96];
     MPI_Status st;
-    snprintf(what, sizeof what, "round %d, message %d by its tag", round, NMSG);
-    p2p_check_ok(what, MPI_Recv(buf, MSG_BYTES, MPI_BYTE, b, NMSG, MPI_COMM_WORLD, &st));
-    p2p_check_status(what, &st, b, NMSG, MPI_BYTE, MSG_BYTES);
-    p2p_check_data(what, buf, MSG_BYTES, seed_of(round, NMSG - 1));
-    for (int i = 0; i < NMSG - 1; i++) {
+    snprintf(what, sizeof what, "round %d, message %d by its tag", round, n);
+    p2p_check_ok(what, MPI_Recv(buf, MSG_BYTES, MPI_BYTE, b, n, MPI_COMM_WORLD, &st));
+    p2p_check_status(what, &st, b, n, MPI_BYTE, MSG_BYTES);
+    p2p_check_data(what, buf, MSG_BYTES, seed_of(round, n - 1));
+    for (int i = 0; i < n - 1; i++) {
         snprintf(what, sizeof what, "round %d, message %d by MPI_ANY_TAG", round, i + 1);
         p2p_check_ok(what, MPI_Recv(buf, MSG_BYTES, MPI_BYTE, b, MPI_ANY_TAG, MPI_COMM_WORLD,
                                     &st));
@@ -96,7 +99,7 @@ static void round_send_end(int partner, int a, char *bufs, char *big)
 {
     MPI_Request reqs[NMSG];
     if (!a) {
-        send_messages(partner, 1, bufs, reqs);
+        send_messages(partner, 1, NMSG, bufs, reqs);
         p2p_check_ok("MPI_Recv of 1 MiB", MPI_Recv(big, BIG_BYTES, MPI_BYTE, partner, BIG_TAG,
                                                    MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         p2p_check_data("the 1 MiB message", big, BIG_BYTES, 77);
@@ -106,14 +109,14 @@ static void round_send_end(int partner, int a, char *bufs, char *big)
     p2p_fill(big, BIG_BYTES, 77);
     p2p_check_ok("MPI_Send of 1 MiB",
                  MPI_Send(big, BIG_BYTES, MPI_BYTE, partner, BIG_TAG, MPI_COMM_WORLD));
-    receive_messages(partner, 1, bufs);
+    receive_messages(partner, 1, NMSG, bufs);
 }
 
 static void round_cancel(int partner, int a, char *bufs)
 {
     MPI_Request reqs[NMSG + 1];
     if (!a) {
-        send_messages(partner, 2, bufs, reqs);
+        send_messages(partner, 2, NMSG, bufs, reqs);
         static char extra[64];
         p2p_check_ok("MPI_Isend", MPI_Isend(extra, sizeof extra, MPI_BYTE, partner, CANCEL_TAG,
                                             MPI_COMM_WORLD, &reqs[NMSG]));
@@ -136,15 +139,15 @@ static void round_cancel(int partner, int a, char *bufs)
                                           MPI_STATUS_IGNORE));
     if (flag)
         p2p_die("the cancelled send arrived");
-    receive_messages(partner, 2, bufs);
+    receive_messages(partner, 2, NMSG, bufs);
 }
 
 static void round_counted(int partner, int a, char *bufs)
 {
-    MPI_Request reqs[NMSG];
+    MPI_Request reqs[NMSG_WRAP];
     if (!a) {
-        send_messages(partner, 3, bufs, reqs);
-        p2p_check_ok("MPI_Waitall", MPI_Waitall(NMSG, reqs, MPI_STATUSES_IGNORE));
+        send_messages(partner, 3, NMSG_WRAP, bufs, reqs);
+        p2p_check_ok("MPI_Waitall", MPI_Waitall(NMSG_WRAP, reqs, MPI_STATUSES_IGNORE));
         return;
     }
     /* A send to itself that nobody receives: each MPI_Test makes progress
@@ -154,13 +157,13 @@ static void round_counted(int partner, int a, char *bufs)
     p2p_check_ok("MPI_Issend to itself", MPI_Issend(self_msg, sizeof self_msg, MPI_BYTE,
                                                     p2p_rank, SELF_TAG, MPI_COMM_WORLD, &self));
     int done = 0;
-    while (queued() < NMSG + 1 && !done) /* the messages and the send to itself */
+    while (queued() < NMSG_WRAP + 1 && !done) /* the messages and the send to itself */
         p2p_check_ok("MPI_Test", MPI_Test(&self, &done, MPI_STATUS_IGNORE));
     if (done)
         p2p_die("a synchronous send to itself completed with no receive");
     p2p_check_ok("MPI_Cancel", MPI_Cancel(&self));
     p2p_check_ok("MPI_Wait of the cancelled send", MPI_Wait(&self, MPI_STATUS_IGNORE));
-    receive_messages(partner, 3, bufs);
+    receive_messages(partner, 3, NMSG_WRAP, bufs);
 }
 
 int main(int argc, char **argv)
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
     int partner = a ? p2p_rank + 1 : p2p_rank - 1;
     if (partner >= p2p_size)
         partner = -1;
-    char *bufs = malloc((size_t)NMSG * MSG_BYTES), *big = malloc(BIG_BYTES);
+    char *bufs = malloc((size_t)NMSG_WRAP * MSG_BYTES), *big = malloc(BIG_BYTES);
     if (!bufs || !big)
         p2p_die("out of memory");
 
