@@ -123,10 +123,10 @@ static ol_status_t post_recv(const pair_t *p, void *buf, MPI_Count count, ol_dat
 }
 
 static ol_status_t send_to_peer(const pair_t *p, const void *buf, MPI_Count count,
-                                ol_datatype_t *dt)
+                                ol_datatype_t *dt, ol_send_mode_t mode)
 {
     return ol_pt2pt_send(buf, count, dt, p->peer, ol_coll_tag(p->comm, p->tag), p->comm,
-                         OL_TAGSPACE_COLL, OL_SEND_STANDARD);
+                         OL_TAGSPACE_COLL, mode);
 }
 
 /* Receives in_count elements from the peer while sending out_count
@@ -146,8 +146,7 @@ static ol_status_t exchange(const pair_t *p, const void *out, MPI_Count out_coun
     ol_status_t rc = post_recv(p, in, in_count, dt, &in_flight);
     if (rc != OL_OK)
         return rc;
-    rc = ol_pt2pt_send(out, out_count, dt, p->peer, ol_coll_tag(p->comm, p->tag), p->comm,
-                       OL_TAGSPACE_COLL, OL_SEND_READY);
+    rc = send_to_peer(p, out, out_count, dt, OL_SEND_READY);
     if (rc != OL_OK)
         ol_pt2pt_cancel(in_flight);
     ol_status_t wait_rc = copy_then_wait(in_flight, in_count, dt, meanwhile);
@@ -199,7 +198,7 @@ static ol_status_t allreduce(const pair_t *p, const ol_coll_args_t *a, void *tmp
 static ol_status_t reduce(const pair_t *p, const ol_coll_args_t *a, void *tmp)
 {
     if (p->me != a->root)
-        return send_to_peer(p, a->sendbuf, a->sendcount, a->sendtype);
+        return send_to_peer(p, a->sendbuf, a->sendcount, a->sendtype, OL_SEND_STANDARD);
     const void *mine = ol_coll_in_place(a) ? a->recvbuf : a->sendbuf;
     local_copy_t start = copy_of_mine(p, a->op, a->recvbuf, mine, a->recvcount);
     ol_request_t *in_flight;
@@ -257,8 +256,9 @@ ol_status_t ol_coll_pair_run(const ol_coll_args_t *a)
     case OL_COLL_BARRIER:
         return exchange(&p, NULL, 0, NULL, 0, ol_dt_from_handle(MPI_BYTE), &no_copy);
     case OL_COLL_BCAST:
-        return p.me == a->root ? send_to_peer(&p, a->recvbuf, a->recvcount, a->recvtype)
-                               : recv_from_peer(&p, a->recvbuf, a->recvcount, a->recvtype);
+        return p.me == a->root
+                   ? send_to_peer(&p, a->recvbuf, a->recvcount, a->recvtype, OL_SEND_STANDARD)
+                   : recv_from_peer(&p, a->recvbuf, a->recvcount, a->recvtype);
     case OL_COLL_ALLREDUCE: return allreduce(&p, a, tmp);
     case OL_COLL_REDUCE: return reduce(&p, a, tmp);
     case OL_COLL_REDUCE_SCATTER:
