@@ -462,8 +462,14 @@ static void recv_recycle(local_recv_t *r)
 
 /* length: the message's size, also when it was truncated (as UCX reports
  * it, and so the status on every path). */
+/* Receives matched whose bytes are on their way (announced over UCX, or
+ * to copy out of their sender): see may_stay. */
+static int matched_waiting;
+
 static void recv_complete(local_recv_t *r, ucs_status_t st, uint64_t sender_tag, size_t length)
 {
+    if (r->state == RECV_MATCHED)
+        __atomic_sub_fetch(&matched_waiting, 1, __ATOMIC_RELAXED);
     r->state = RECV_DONE;
     r->status = st;
     ucp_tag_recv_info_t info = {.sender_tag = sender_tag, .length = length};
@@ -483,6 +489,7 @@ static void token_done(void *ucx_request, ucs_status_t st, const ucp_tag_recv_in
 static void receive_announced(local_recv_t *r, const ol_ring_envelope_t *envelope)
 {
     r->state = RECV_MATCHED;
+    __atomic_add_fetch(&matched_waiting, 1, __ATOMIC_RELAXED);
     r->sender_tag = envelope->tag;
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
@@ -557,6 +564,7 @@ static void receive_from_sender(local_recv_t *r, int peer, const ol_ring_envelop
                                 const ol_ring_cma_ref_t *ref)
 {
     r->state = RECV_MATCHED;
+    __atomic_add_fetch(&matched_waiting, 1, __ATOMIC_RELAXED);
     r->sender_tag = envelope->tag;
     r->sender = peer;
     r->bytes = envelope->bytes;
@@ -878,15 +886,22 @@ bool ol_match_cancel_send(int peer, uint32_t seq, void *asker)
 static bool taking_all;
 
 /* Whether progress may leave the message at the head of the ring from
- * peer, which no posted receive takes, where it is: no receive is posted
- * at all (each would have to be matched against the records behind it),
- * and no control record waits behind it (a send's end, a cancel, which
- * progress must take). The receive to come then copies it once, straight
- * out of the ring, instead of twice through the unexpected queue. The
- * messages the look passes count as unexpected from then on. */
-static bool may_stay(int peer)
+ * peer, which no posted receive takes, where it is, for the receive to
+ * come to copy it once, straight out of the ring, instead of twice through
+ * the unexpected queue. Only while this rank is in a receive: one of its
+ * receives has just taken the record before (`took`) or waits for the
+ * bytes of its message, and no receive is posted (each would have to be
+ * matched against the records behind). A rank that waits for anything
+ * else (a barrier, a send, a test loop) moves them out, so that their
+ * sender finds room: 64 messages of 4 KiB sent to a rank that waits in a
+ * barrier took 49-52 us a round left in the ring against 35-37 moved. And
+ * not while a control record waits behind it (a send's end, a cancel),
+ * which progress must take. The messages the look passes count as
+ * unexpected from then on. */
+static bool may_stay(int peer, bool took)
 {
-    if (taking_all || posted.head != NULL)
+    if (taking_all || posted.head != NULL ||
+        (!took && __atomic_load_n(&matched_waiting, __ATOMIC_RELAXED) == 0))
         return false;
     unsigned passed;
     bool control_waits = ol_ring_scan(peer, &passed);
@@ -903,6 +918,7 @@ static int drain_ring(int peer, const local_recv_t *until, bool leave, bool *rea
     int events = 0;
     const void *payload;
     const ol_ring_envelope_t *record;
+    bool took = false;
     while ((record = ol_ring_peek(peer, &payload)) != NULL) {
         ol_ring_envelope_t envelope = *record;
         if (OL_UNLIKELY(is_control(&envelope))) {
@@ -915,8 +931,9 @@ static int drain_ring(int peer, const local_recv_t *until, bool leave, bool *rea
         *reached = r != NULL && r == until; /* compared before a callback recycles r */
         if (r) {
             deliver(r, peer, &envelope, payload, NULL);
+            took = true;
         } else {
-            if (leave && may_stay(peer))
+            if (leave && may_stay(peer, took))
                 break;
             if (!keep_arrived(peer, &envelope, payload))
                 break; /* stays in the ring until memory is back */
@@ -944,13 +961,13 @@ static int drain_ring(int peer, const local_recv_t *until, bool leave, bool *rea
  * bandwidth, osu_bw 16 B-8 KiB 1.07-1.88, osu_latency the same. The ring
  * to start from rotates, so that a wildcard receive does not always favour
  * the same sender.
- * Progress (`leave`) takes what posted receives and control records need
- * and leaves the other messages where they are (may_stay). It took them
- * all, and a receiver that waited in progress once (for the bytes of an
- * announced message) copied every record behind into the unexpected
- * queue, fell further behind a sender that streams and waited so more
- * often: 300,000 2-rank broadcasts of 8 KiB back to back took 1.61-1.67 us
- * a call, 0.95-0.97 now (MPICH 0.84-0.86). Probes and cancels take all. */
+ * Progress (`leave`) takes what posted receives and control records need;
+ * in a receive it leaves the other messages where they are (may_stay). It
+ * took them all, and a receiver that streams (the peer of back-to-back
+ * 2-rank broadcasts) copied every record behind its message into the
+ * unexpected queue whenever it waited, fell further behind its sender and
+ * waited so more often: 300,000 broadcasts of 8 KiB took 1.61-2.21 us a
+ * call, 0.78-0.81 now (MPICH 0.84-0.86). Probes and cancels take all. */
 static int drain_rings_until(const local_recv_t *until, bool leave)
 {
     static int first_peer;

@@ -1,7 +1,9 @@
 /* p2p_shm_left: messages that wait for their receives while the receiver
- * makes progress for something else. On one host pt2pt/match.c may leave
- * such messages in the ring they came through, for their receives to copy
- * once; these cases would hang or mix messages up if it left too much.
+ * makes progress. On one host pt2pt/match.c leaves such messages in the
+ * ring they came through while the receiver is in a receive (round 4), for
+ * the receives that follow to copy once, and moves them into the
+ * unexpected queue while it waits for anything else (rounds 1-3); these
+ * cases would hang or mix messages up if it left too much.
  *
  * Ranks pair up (0-1, 2-3, ...; an odd last rank only joins the barriers):
  * the odd rank B sends messages of 4 KiB that its even partner A has no
@@ -14,8 +16,11 @@
  *    a barrier with no receive posted, must give from behind the messages;
  * 3. A, with no receive posted, waits (MPI_Test of a send to itself that
  *    nobody receives) until pt2pt_unexpected_queue_length counts the
- *    messages; they fill most of the 256 KiB ring (the script sets its
- *    size), so that they run past its end while A looks at them.
+ *    messages, which fill most of the 256 KiB ring (the script sets its
+ *    size);
+ * 4. A waits in a receive of the first of B's messages, sent once A says
+ *    it waits: the others, behind it in the ring and past its end, stay
+ *    there for the receives that follow.
  * Each time A then receives them: the last one by its tag, the others in
  * order by MPI_ANY_TAG (the order they were sent in), each with its own
  * bytes and status, and the unexpected queue is empty again. */
@@ -33,6 +38,7 @@ enum {
     BIG_TAG = 99,
     CANCEL_TAG = 98,
     SELF_TAG = 97,
+    READY_TAG = 96,
 };
 
 static MPI_T_pvar_session session;
@@ -166,6 +172,28 @@ static void round_counted(int partner, int a, char *bufs)
     receive_messages(partner, 3, NMSG_WRAP, bufs);
 }
 
+static void round_in_a_receive(int partner, int a, char *bufs)
+{
+    MPI_Request reqs[NMSG_WRAP + 1];
+    if (!a) {
+        p2p_check_ok("MPI_Recv", MPI_Recv(NULL, 0, MPI_BYTE, partner, READY_TAG, MPI_COMM_WORLD,
+                                          MPI_STATUS_IGNORE));
+        p2p_fill(bufs, MSG_BYTES, seed_of(4, -1));
+        p2p_check_ok("MPI_Isend", MPI_Isend(bufs, MSG_BYTES, MPI_BYTE, partner, 0,
+                                            MPI_COMM_WORLD, &reqs[NMSG_WRAP]));
+        send_messages(partner, 4, NMSG_WRAP, bufs + MSG_BYTES, reqs);
+        p2p_check_ok("MPI_Waitall", MPI_Waitall(NMSG_WRAP + 1, reqs, MPI_STATUSES_IGNORE));
+        return;
+    }
+    MPI_Request first;
+    p2p_check_ok("MPI_Irecv", MPI_Irecv(bufs, MSG_BYTES, MPI_BYTE, partner, 0, MPI_COMM_WORLD,
+                                        &first));
+    p2p_check_ok("MPI_Send", MPI_Send(NULL, 0, MPI_BYTE, partner, READY_TAG, MPI_COMM_WORLD));
+    p2p_check_ok("MPI_Wait", MPI_Wait(&first, MPI_STATUS_IGNORE));
+    p2p_check_data("round 4, the first message", bufs, MSG_BYTES, seed_of(4, -1));
+    receive_messages(partner, 4, NMSG_WRAP, bufs);
+}
+
 int main(int argc, char **argv)
 {
     p2p_init("p2p_shm_left", &argc, &argv, MPI_THREAD_SINGLE);
@@ -174,7 +202,7 @@ int main(int argc, char **argv)
     int partner = a ? p2p_rank + 1 : p2p_rank - 1;
     if (partner >= p2p_size)
         partner = -1;
-    char *bufs = malloc((size_t)NMSG_WRAP * MSG_BYTES), *big = malloc(BIG_BYTES);
+    char *bufs = malloc((size_t)(NMSG_WRAP + 1) * MSG_BYTES), *big = malloc(BIG_BYTES);
     if (!bufs || !big)
         p2p_die("out of memory");
 
@@ -185,6 +213,9 @@ int main(int argc, char **argv)
     p2p_check_ok("MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
     if (partner >= 0)
         round_counted(partner, a, bufs);
+    p2p_check_ok("MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD));
+    if (partner >= 0)
+        round_in_a_receive(partner, a, bufs);
 
     free(bufs);
     free(big);
