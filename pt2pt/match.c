@@ -460,12 +460,12 @@ static void recv_recycle(local_recv_t *r)
     free_recvs = r;
 }
 
-/* length: the message's size, also when it was truncated (as UCX reports
- * it, and so the status on every path). */
 /* Receives matched whose bytes are on their way (announced over UCX, or
  * to copy out of their sender): see may_stay. */
 static int matched_waiting;
 
+/* length: the message's size, also when it was truncated (as UCX reports
+ * it, and so the status on every path). */
 static void recv_complete(local_recv_t *r, ucs_status_t st, uint64_t sender_tag, size_t length)
 {
     if (r->state == RECV_MATCHED)
